@@ -1,0 +1,13 @@
+// Logging set-up: spdlog sinks and level from the config (loglevel, logfile), Redis' level names.
+#pragma once
+
+#include <string>
+
+#include "listd/server/config.h"
+
+namespace listd::app {
+
+/// Installs the default logger. Returns false and fills `error` if the log file cannot be opened.
+bool setup_logging(const server::ServerSettings& settings, std::string& error);
+
+}  // namespace listd::app

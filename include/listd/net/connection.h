@@ -1,0 +1,71 @@
+// One client connection: socket, read buffer, request parser and write path.
+//
+// Reads with async_read_some, parses and executes every complete request in the buffer (stopping
+// while the client is blocked), and writes replies with a direct non-blocking write_some when
+// the Server flushes at the end of the loop turn; only what the socket does not take goes to an
+// async_write. The object outlives its async operations: the Server frees it once it is closed
+// and no operation is pending.
+#pragma once
+
+#include <asio.hpp>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "listd/protocol/request_parser.h"
+#include "listd/server/client.h"
+
+namespace listd::server {
+class Executor;
+}
+
+namespace listd::net {
+
+class Server;
+
+class Connection final : public server::ClientTransport {
+ public:
+  Connection(Server& server, asio::ip::tcp::socket socket);
+  ~Connection() override;
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+
+  void start();
+  /// Runs the requests already buffered (after the client was unblocked).
+  void process_input();
+  /// Writes the client's pending output; closes afterwards if the client asked for it.
+  void flush();
+  /// Closes the socket; the Server frees the object once no operation is pending.
+  void close();
+  bool closed() const noexcept { return closed_; }
+  bool idle_freeable() const noexcept { return closed_ && !read_pending_ && !write_pending_; }
+  server::Client* client() noexcept { return client_; }
+  /// Best-effort synchronous flush used at shutdown.
+  void flush_for_shutdown();
+
+  // server::ClientTransport
+  bool peer_gone() override;
+  std::size_t query_buffer_bytes() const override { return in_end_ - in_begin_; }
+  std::size_t pending_output_bytes() const override;
+
+ private:
+  void read_more();
+  void on_read(const asio::error_code& ec, std::size_t n);
+  void on_write(const asio::error_code& ec);
+  void protocol_error(std::string_view message);
+
+  Server& server_;
+  asio::ip::tcp::socket socket_;
+  server::Client* client_ = nullptr;
+  protocol::RequestParser parser_;
+  std::vector<char> in_;
+  std::size_t in_begin_ = 0;
+  std::size_t in_end_ = 0;
+  std::string writing_;  // bytes handed to an async_write in flight
+  bool read_pending_ = false;
+  bool write_pending_ = false;
+  bool closed_ = false;
+  bool eof_ = false;
+};
+
+}  // namespace listd::net

@@ -1,0 +1,77 @@
+// The network front: acceptors, the set of connections, end-of-turn flushing, the waiter timer
+// and shutdown. The only part of listd (with Connection) that includes asio.
+//
+// Flush scheduling: any event that produced output posts one flush_all() to the io_context;
+// asio runs it after the completions already queued, so all requests read in one reactor turn
+// are executed before replies are written: one write per client per turn.
+#pragma once
+
+#include <asio.hpp>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "listd/protocol/request_parser.h"
+#include "listd/server/executor.h"
+
+namespace listd::net {
+
+class Connection;
+
+struct NetOptions {
+  std::vector<std::string> bind{"127.0.0.1"};
+  std::uint16_t port = 6379;
+  std::size_t max_clients = 10000;
+  int tcp_backlog = 511;
+};
+
+class Server {
+ public:
+  Server(asio::io_context& io, server::Executor& exec, NetOptions options);
+  ~Server();
+
+  /// Binds every address; returns false and fills `error` if one fails.
+  bool listen(std::string& error);
+  /// Graceful stop: stop accepting, write what is buffered, close every connection.
+  void shutdown();
+  bool stopping() const noexcept { return stopping_; }
+
+  server::Executor& executor() noexcept { return exec_; }
+  asio::io_context& io() noexcept { return io_; }
+  /// Limits applied to every connection's parser, read from the config each turn.
+  const protocol::ParserLimits& parser_limits() const noexcept { return limits_; }
+  std::size_t query_buffer_limit() const noexcept { return query_buffer_limit_; }
+
+  /// Asks for a flush_all() at the end of this loop turn.
+  void schedule_flush();
+  void connection_closed(Connection& conn);
+  std::uint16_t bound_port() const noexcept { return bound_port_; }
+
+ private:
+  void accept_next(asio::ip::tcp::acceptor& acceptor);
+  void on_accept(asio::ip::tcp::acceptor& acceptor, asio::ip::tcp::socket socket);
+  void flush_all();
+  void arm_timer();
+  void on_timer();
+  void refresh_limits();
+  void run_cron();
+
+  asio::io_context& io_;
+  server::Executor& exec_;
+  NetOptions options_;
+  std::vector<std::unique_ptr<asio::ip::tcp::acceptor>> acceptors_;
+  std::unordered_map<Connection*, std::unique_ptr<Connection>> connections_;
+  std::vector<Connection*> closed_;
+  asio::steady_timer timer_;
+  std::uint64_t timer_armed_ms_ = 0;  // 0: not armed
+  asio::steady_timer cron_;
+  protocol::ParserLimits limits_;
+  std::size_t query_buffer_limit_ = 1ull << 30;
+  std::uint16_t bound_port_ = 0;
+  bool flush_posted_ = false;
+  bool stopping_ = false;
+};
+
+}  // namespace listd::net

@@ -1,0 +1,22 @@
+// How a parked client is served once one of its keys is ready. Implemented next to the
+// blocking commands (src/server/commands/blocking_commands.cpp) so the serving path and the
+// non-blocking commands share one pop implementation.
+#pragma once
+
+#include "listd/blocking/waiter_registry.h"
+#include "listd/server/client.h"
+
+namespace listd::server {
+
+class Executor;
+
+enum class ServeResult {
+  kServed,  ///< the client got its reply and is no longer blocked
+  kNoData,  ///< the key has nothing for this client: stop serving this key
+};
+
+/// Serves `client` (the oldest waiter on `key`) from `key`, replying exactly what its command
+/// would have replied had the data been there. Called only by Executor::drain_ready_keys.
+ServeResult serve_blocked_client(Executor& exec, Client& client, const blocking::BlockKey& key);
+
+}  // namespace listd::server

@@ -1,0 +1,101 @@
+// A connected client as the executor sees it: identity, selected db, protocol version,
+// transaction and blocking state, and its output buffer. No socket: the transport (net) sits
+// behind ClientTransport and flushes `out` after each loop turn.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "listd/blocking/waiter_registry.h"
+#include "listd/protocol/reply_writer.h"
+
+namespace listd::server {
+
+/// What the executor may ask of the transport behind a client (implemented by net).
+class ClientTransport {
+ public:
+  virtual ~ClientTransport() = default;
+  /// True when the peer has closed or half-closed its side: such a client must never be handed
+  /// an element (checked just before serving a waiter).
+  virtual bool peer_gone() = 0;
+  /// Bytes buffered but not yet parsed (CLIENT LIST qbuf).
+  virtual std::size_t query_buffer_bytes() const = 0;
+  /// Bytes of output not yet written to the socket (CLIENT LIST omem).
+  virtual std::size_t pending_output_bytes() const = 0;
+};
+
+/// Which end of a list: LEFT/head or RIGHT/tail.
+enum class End : std::uint8_t { kHead, kTail };
+
+/// What a blocked client is waiting to do once one of its keys is ready.
+struct BlockSpec {
+  enum class Kind : std::uint8_t {
+    kPop,        ///< BLPOP/BRPOP: reply [key, element]
+    kMove,       ///< BLMOVE/BRPOPLPUSH: push into `destination`, reply element
+    kMultiPop,   ///< BLMPOP: reply [key, [elements...]] up to `count`
+    kZPop,       ///< BZPOPMIN/BZPOPMAX: reply [key, member, score]
+    kZMultiPop,  ///< BZMPOP: reply [key, [[member, score]...]]
+  };
+  Kind kind = Kind::kPop;
+  End from = End::kHead;
+  End to = End::kHead;
+  bool zmax = false;
+  long long count = 1;
+  std::string destination;
+};
+
+enum class ReplyMode : std::uint8_t { kOn, kOff, kSkip };
+
+struct Client {
+  explicit Client(std::uint64_t client_id) : id(client_id), waiter(this) {}
+  Client(const Client&) = delete;
+  Client& operator=(const Client&) = delete;
+
+  protocol::ReplyWriter reply() noexcept { return protocol::ReplyWriter(out, resp); }
+  bool blocked() const noexcept { return waiter.blocked(); }
+
+  std::uint64_t id;
+  std::string addr;   ///< "ip:port" of the peer
+  std::string laddr;  ///< "ip:port" of our side
+  int fd = -1;
+  std::string name;
+  std::string lib_name;
+  std::string lib_ver;
+  int db = 0;
+  protocol::RespVersion resp = protocol::RespVersion::kResp2;
+  bool authenticated = false;
+  bool close_after_reply = false;  ///< QUIT, protocol error, CLIENT KILL: close once flushed
+  bool monitor = false;
+  ReplyMode reply_mode = ReplyMode::kOn;
+  bool no_evict = false;
+  bool no_touch = false;
+
+  // MULTI/EXEC
+  bool in_multi = false;
+  bool multi_error = false;  ///< a command failed to queue: EXEC answers EXECABORT
+  std::vector<std::vector<std::string>> queued;
+  // WATCH
+  bool watch_dirty = false;
+  std::vector<blocking::BlockKey> watched;
+
+  // Blocking
+  blocking::Waiter waiter;
+  BlockSpec block;
+  bool unblock_pending_resume = false;
+
+  // Output produced by commands, flushed by the transport.
+  std::string out;
+  bool queued_for_flush = false;
+
+  // Stats for CLIENT LIST / INFO.
+  std::uint64_t created_ms = 0;
+  std::uint64_t last_interaction_ms = 0;
+  std::string last_command = "NULL";
+  std::size_t argv_mem = 0;
+
+  ClientTransport* transport = nullptr;
+};
+
+}  // namespace listd::server

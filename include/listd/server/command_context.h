@@ -1,0 +1,79 @@
+// Everything a command handler sees: its argv, the client, the selected database and the reply
+// writer, plus helpers that give every handler the same Redis-exact argument errors.
+//
+// A handler is parse -> store operation -> reply. It never touches a socket and never blocks:
+// a blocking command that must wait calls block_on() and returns.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include "listd/protocol/reply_writer.h"
+#include "listd/server/client.h"
+#include "listd/store/database.h"
+
+namespace listd::server {
+
+class Executor;
+struct CommandSpec;
+
+class CommandContext {
+ public:
+  CommandContext(Executor& exec, Client& client, const CommandSpec& spec,
+                 std::span<const std::string_view> argv, bool in_exec) noexcept;
+
+  Executor& exec() noexcept { return exec_; }
+  Client& client() noexcept { return client_; }
+  const CommandSpec& spec() const noexcept { return spec_; }
+  /// A writer into the client's output buffer, in the client's current protocol.
+  protocol::ReplyWriter reply() noexcept { return client_.reply(); }
+  store::Database& db() noexcept { return *db_; }
+  /// Unix time in ms, read once when the command started (Redis caches it the same way).
+  std::int64_t now_ms() const noexcept { return now_ms_; }
+  /// True inside EXEC: blocking commands answer like their non-blocking forms.
+  bool in_exec() const noexcept { return in_exec_; }
+
+  std::size_t argc() const noexcept { return argv_.size(); }
+  std::string_view arg(std::size_t i) const noexcept { return argv_[i]; }
+  std::span<const std::string_view> argv() const noexcept { return argv_; }
+
+  /// Parses argv[i] as Redis' strict integer; on failure replies `err` and returns false.
+  bool parse_integer(std::size_t i, long long& out, std::string_view err);
+  bool parse_integer(std::size_t i, long long& out);
+  /// Parses a blocking timeout (seconds as a float) into milliseconds (0 = forever), with
+  /// Redis 7.0's errors. Returns false after replying the error.
+  bool parse_timeout_ms(std::size_t i, long long& out_ms);
+
+  /// The live entry for `key` (expired keys vanish here), or null.
+  store::Entry* lookup(std::string_view key);
+  /// lookup() plus a type check: replies WRONGTYPE and sets `wrongtype` on a mismatch.
+  store::Entry* lookup_typed(std::string_view key, store::ValueType type, bool& wrongtype);
+
+  /// Creates a key. Every path that creates a key goes through here, because creating a list
+  /// (or sorted set) is what wakes blocked clients (Redis' signalKeyAsReady rule).
+  store::Entry* add_key(std::string_view key, store::Value value);
+  /// Deletes `key` if present; returns whether it existed.
+  bool delete_key(std::string_view key);
+
+  /// Records that the command changed data (`n` changes): drives WATCH, AOF and `dirty`.
+  void mark_dirty(long long n = 1) noexcept { dirty_ += n; }
+  long long dirty() const noexcept { return dirty_; }
+
+  /// Parks the client on `keys` until one is ready or `timeout_ms` passes (0 = forever).
+  void block_on(std::span<const std::string_view> keys, long long timeout_ms, BlockSpec spec);
+
+  void switch_db(int index);
+
+ private:
+  Executor& exec_;
+  Client& client_;
+  const CommandSpec& spec_;
+  std::span<const std::string_view> argv_;
+  store::Database* db_;
+  std::int64_t now_ms_;
+  long long dirty_ = 0;
+  bool in_exec_;
+};
+
+}  // namespace listd::server

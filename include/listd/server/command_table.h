@@ -1,0 +1,121 @@
+// The command table: one CommandSpec per command (and per subcommand of container commands
+// such as CLIENT or CONFIG). It drives dispatch, arity errors, key extraction (WATCH, COMMAND
+// GETKEYS) and the COMMAND introspection replies.
+//
+// Each family registers its commands in one explicit function (register_<family>_commands),
+// all called from CommandTable::with_all_commands(). Lookup is case-insensitive and does not
+// allocate.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace listd::server {
+
+class CommandContext;
+using Handler = void (*)(CommandContext&);
+
+/// Redis command flags (the ones COMMAND reports); combine with |.
+enum CommandFlag : std::uint32_t {
+  kWrite = 1u << 0,
+  kReadonly = 1u << 1,
+  kDenyOom = 1u << 2,
+  kAdmin = 1u << 3,
+  kPubsub = 1u << 4,
+  kNoScript = 1u << 5,
+  kBlocking = 1u << 6,
+  kLoading = 1u << 7,
+  kStale = 1u << 8,
+  kSkipMonitor = 1u << 9,
+  kSkipSlowlog = 1u << 10,
+  kFast = 1u << 11,
+  kNoAuth = 1u << 12,   ///< allowed before AUTH (AUTH, HELLO, QUIT, RESET)
+  kMayReplicate = 1u << 13,
+  kNoMulti = 1u << 14,
+  kAllowBusy = 1u << 15,
+  kSentinel = 1u << 16,
+  /// Internal, not reported by COMMAND: runs at once inside MULTI instead of being queued.
+  kNotQueued = 1u << 24,
+};
+
+/// Where the keys are in argv, Redis' (first, last, step) convention; last < 0 counts from the
+/// end. With `numkeys_at` > 0 the key count is read from that argument and keys follow it
+/// (LMPOP, BLMPOP, ZMPOP: first = numkeys_at + 1).
+struct KeySpec {
+  int first = 0;
+  int last = 0;
+  int step = 0;
+  int numkeys_at = 0;
+};
+
+struct CommandSpec {
+  std::string_view name;  ///< lower case; for subcommands "container|sub" is derived
+  int arity = 0;          ///< N exact, -N at least N (the name counts)
+  std::uint32_t flags = 0;
+  KeySpec keys;
+  Handler handler = nullptr;
+  std::string_view group;  ///< "list", "connection", ... (COMMAND DOCS / INFO)
+  std::string_view since;  ///< Redis version that introduced it
+  std::string_view summary;
+
+  /// Container commands (CLIENT, CONFIG, ...) dispatch on argv[1] through this table.
+  std::vector<std::unique_ptr<CommandSpec>> subcommands;
+  const CommandSpec* parent = nullptr;
+  std::string full_name;  ///< "lpush", or "client|setname" for a subcommand
+
+  const CommandSpec* find_subcommand(std::string_view name) const noexcept;
+  /// Positions of the key arguments in argv (empty if the arguments are malformed).
+  std::vector<int> key_positions(std::span<const std::string_view> argv) const;
+};
+
+class CommandTable {
+ public:
+  /// A table holding every command listd implements.
+  static CommandTable with_all_commands();
+
+  /// Adds a command; returns it so subcommands can be attached.
+  CommandSpec& add(CommandSpec spec);
+  /// Adds `sub` as a subcommand of `parent` (sub.name is the subcommand name only).
+  CommandSpec& add_subcommand(CommandSpec& parent, CommandSpec sub);
+
+  /// Case-insensitive lookup; null if unknown. Never allocates for names up to 64 bytes.
+  const CommandSpec* find(std::string_view name) const noexcept;
+
+  std::size_t size() const noexcept { return commands_.size(); }
+  template <class F>
+  void for_each(F&& f) const {
+    for (const auto& c : ordered_) f(*c);
+  }
+
+ private:
+  struct NameHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const noexcept {
+      return std::hash<std::string_view>{}(s);
+    }
+  };
+  std::unordered_map<std::string, std::unique_ptr<CommandSpec>, NameHash, std::equal_to<>> commands_;
+  std::vector<const CommandSpec*> ordered_;
+};
+
+/// Lower-cases ASCII into `out` (which must hold name.size() bytes); returns the view.
+std::string_view ascii_lower(std::string_view name, char* out) noexcept;
+
+/// Registration functions, one per command family (src/server/commands/*.cpp).
+void register_connection_commands(CommandTable& table);
+void register_server_commands(CommandTable& table);
+void register_transaction_commands(CommandTable& table);
+void register_keyspace_commands(CommandTable& table);
+void register_list_commands(CommandTable& table);
+void register_blocking_commands(CommandTable& table);
+void register_string_commands(CommandTable& table);
+void register_hash_commands(CommandTable& table);
+void register_set_commands(CommandTable& table);
+void register_zset_commands(CommandTable& table);
+
+}  // namespace listd::server

@@ -1,0 +1,42 @@
+// Error replies, byte-identical to Redis 7.0 (without the leading '-' and trailing CRLF, which
+// the ReplyWriter adds). Tests reference these constants instead of repeating the texts.
+#pragma once
+
+#include <string_view>
+
+namespace listd::server {
+
+inline constexpr std::string_view kWrongTypeErr =
+    "WRONGTYPE Operation against a key holding the wrong kind of value";
+inline constexpr std::string_view kSyntaxErr = "ERR syntax error";
+inline constexpr std::string_view kNotIntegerErr = "ERR value is not an integer or out of range";
+inline constexpr std::string_view kNotFloatErr = "ERR value is not a valid float";
+inline constexpr std::string_view kMustBePositiveErr = "ERR value is out of range, must be positive";
+inline constexpr std::string_view kOutOfRangeErr = "ERR value is out of range";
+inline constexpr std::string_view kNoSuchKeyErr = "ERR no such key";
+inline constexpr std::string_view kIndexOutOfRangeErr = "ERR index out of range";
+inline constexpr std::string_view kDbIndexOutOfRangeErr = "ERR DB index is out of range";
+inline constexpr std::string_view kInvalidDbIndexErr = "ERR invalid DB index";
+inline constexpr std::string_view kTimeoutNotFloatErr = "ERR timeout is not a float or out of range";
+inline constexpr std::string_view kTimeoutNegativeErr = "ERR timeout is negative";
+inline constexpr std::string_view kNumkeysErr = "ERR numkeys should be greater than 0";
+inline constexpr std::string_view kNoAuthErr = "NOAUTH Authentication required.";
+inline constexpr std::string_view kWrongPassErr =
+    "WRONGPASS invalid username-password pair or user is disabled.";
+inline constexpr std::string_view kAuthNotConfiguredErr =
+    "ERR AUTH <password> called without any password configured for the default user. Are you "
+    "sure your configuration is correct?";
+inline constexpr std::string_view kNoProtoErr = "NOPROTO unsupported protocol version";
+inline constexpr std::string_view kExecAbortErr =
+    "EXECABORT Transaction discarded because of previous errors.";
+inline constexpr std::string_view kExecWithoutMultiErr = "ERR EXEC without MULTI";
+inline constexpr std::string_view kDiscardWithoutMultiErr = "ERR DISCARD without MULTI";
+inline constexpr std::string_view kMultiNestedErr = "ERR MULTI calls can not be nested";
+inline constexpr std::string_view kWatchInMultiErr = "ERR WATCH inside MULTI is not allowed";
+inline constexpr std::string_view kSameObjectErr = "ERR source and destination objects are the same";
+inline constexpr std::string_view kClientNameErr =
+    "ERR Client names cannot contain spaces, newlines or special characters.";
+inline constexpr std::string_view kNoSuchClientErr = "ERR No such client";
+inline constexpr std::string_view kOverflowErr = "ERR increment or decrement would overflow";
+
+}  // namespace listd::server

@@ -1,0 +1,27 @@
+// Small text helpers shared by command families (option keywords, client names).
+#pragma once
+
+#include <string_view>
+
+namespace listd::server {
+
+/// ASCII case-insensitive equality, for option keywords ("LEFT", "withscores", ...).
+inline bool strcasecmp_eq(std::string_view a, std::string_view b) noexcept {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    char x = a[i], y = b[i];
+    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x + 32);
+    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y + 32);
+    if (x != y) return false;
+  }
+  return true;
+}
+
+/// Redis' rule for CLIENT SETNAME: printable ASCII, no spaces.
+inline bool valid_client_name(std::string_view name) noexcept {
+  for (unsigned char c : name)
+    if (c < '!' || c > '~') return false;
+  return true;
+}
+
+}  // namespace listd::server

@@ -1,0 +1,100 @@
+// One numbered database: its dictionary plus the expiry index.
+//
+// API: lookup (lazily removes an expired key) / add / remove / set_expire / persist /
+// expire_cycle (bounded active reclamation) / clear.
+// Expiry index: a min-heap of (deadline, key) with lazy invalidation. An entry in the heap is
+// live only while the key still exists with exactly that deadline, so persist, re-expire and
+// delete cost nothing there; the heap is rebuilt when stale items outnumber live ones 2:1.
+// Invariant: expires_count() == number of entries with has_expire().
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "listd/store/dict.h"
+
+namespace listd::store {
+
+class Database {
+ public:
+  /// Called with the key just before an expired entry is destroyed (lazily or actively).
+  using ExpiredHook = std::function<void(Database&, std::string_view key)>;
+
+  explicit Database(int index = 0) : index_(index) {}
+  Database(Database&&) noexcept = default;
+  Database& operator=(Database&&) noexcept = default;
+
+  int index() const noexcept { return index_; }
+  std::size_t size() const noexcept { return dict_.size(); }
+  std::size_t expires_count() const noexcept { return expires_; }
+
+  /// The live entry for `key`, or null. Removes the key first if it has expired at `now_ms`.
+  Entry* lookup(std::string_view key, std::int64_t now_ms);
+  /// Like lookup but never deletes (for reads that must not have side effects, e.g. scans).
+  Entry* peek(std::string_view key) const noexcept { return dict_.find(key); }
+  static bool expired(const Entry& e, std::int64_t now_ms) noexcept {
+    return e.expire_at_ms >= 0 && e.expire_at_ms <= now_ms;
+  }
+
+  /// Adds a new key (it must be absent: call lookup first).
+  Entry* add(std::string_view key, Value value);
+  /// Adds a detached entry (keeps its expiry).
+  void add_entry(Entry* entry);
+  /// Unlinks and returns the entry (caller owns it); null if absent.
+  Entry* detach(std::string_view key);
+  bool remove(std::string_view key);
+
+  void set_expire(Entry& e, std::int64_t at_ms);
+  /// Removes the expiry; returns whether there was one.
+  bool persist(Entry& e);
+
+  /// Deletes up to `budget` keys whose deadline is <= now_ms, earliest first. Returns the count.
+  std::size_t expire_cycle(std::int64_t now_ms, std::size_t budget);
+  /// Earliest deadline that may still be live (a lower bound), or -1.
+  std::int64_t next_expire_hint() const noexcept;
+  /// Average remaining TTL in ms over keys with an expiry (INFO keyspace avg_ttl), 0 if none.
+  long long average_ttl(std::int64_t now_ms) const noexcept;
+
+  void clear() noexcept;
+  void swap_contents(Database& other) noexcept;
+
+  const Dict& dict() const noexcept { return dict_; }
+  void set_expired_hook(ExpiredHook hook) { expired_hook_ = std::move(hook); }
+
+ private:
+  struct Deadline {
+    std::int64_t at_ms;
+    std::string key;
+    bool operator>(const Deadline& o) const noexcept { return at_ms > o.at_ms; }
+  };
+  void forget_expire(const Entry& e) noexcept;
+  void delete_expired(Entry* e);
+  void compact_heap();
+
+  int index_;
+  Dict dict_;
+  std::size_t expires_ = 0;
+  long double expire_sum_ = 0;  // sum of live deadlines, for average_ttl
+  std::vector<Deadline> heap_;  // min-heap by at_ms
+  ExpiredHook expired_hook_;
+};
+
+class Keyspace {
+ public:
+  explicit Keyspace(int databases);
+
+  int database_count() const noexcept { return static_cast<int>(dbs_.size()); }
+  Database& db(int index) noexcept { return dbs_[static_cast<std::size_t>(index)]; }
+  const Database& db(int index) const noexcept { return dbs_[static_cast<std::size_t>(index)]; }
+  /// SWAPDB: exchanges the contents; indexes stay with their slots.
+  void swap(int a, int b) noexcept;
+  void set_expired_hook(const Database::ExpiredHook& hook);
+
+ private:
+  std::vector<Database> dbs_;
+};
+
+}  // namespace listd::store

@@ -1,0 +1,53 @@
+// The value stored at a key: a tagged union of the data types, owning its payload.
+//
+// Every alternative is pointer-sized so a key costs the same whatever its type; the type tag is
+// the variant index. Adding a data type means adding an alternative here and a case in each
+// of type_name/encoding_name/memory_usage/clone (value.cpp).
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <variant>
+
+#include "listd/store/compact_string.h"
+#include "listd/store/packed_list.h"
+
+namespace listd::store {
+
+enum class ValueType : std::uint8_t { kString, kList, kHash, kSet, kZSet };
+
+class Value {
+ public:
+  static Value make_string(std::string_view bytes) { return Value(CompactString(bytes)); }
+  static Value make_list() { return Value(PackedList()); }
+
+  explicit Value(CompactString s) noexcept : v_(std::move(s)) {}
+  explicit Value(PackedList l) noexcept : v_(std::move(l)) {}
+
+  Value(Value&&) noexcept = default;
+  Value& operator=(Value&&) noexcept = default;
+
+  ValueType type() const noexcept { return static_cast<ValueType>(v_.index()); }
+  bool is(ValueType t) const noexcept { return type() == t; }
+
+  CompactString& as_string() noexcept { return *std::get_if<CompactString>(&v_); }
+  const CompactString& as_string() const noexcept { return *std::get_if<CompactString>(&v_); }
+  PackedList& as_list() noexcept { return *std::get_if<PackedList>(&v_); }
+  const PackedList& as_list() const noexcept { return *std::get_if<PackedList>(&v_); }
+
+  /// A deep copy (COPY, and the transaction-free RENAME path never needs it).
+  Value clone() const;
+  /// The TYPE reply: "string", "list", "hash", "set", "zset".
+  std::string_view type_name() const noexcept;
+  /// The OBJECT ENCODING reply, honest about the representation.
+  std::string_view encoding_name() const noexcept;
+  /// Bytes the payload allocates (MEMORY USAGE adds the key's own overhead).
+  std::size_t memory_usage() const noexcept;
+
+ private:
+  std::variant<CompactString, PackedList> v_;
+};
+
+std::string_view type_name(ValueType type) noexcept;
+
+}  // namespace listd::store

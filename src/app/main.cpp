@@ -1,0 +1,71 @@
+// listd entry point: `listd [path/to/listd.conf] [--name value ...]`, like redis-server.
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <asio.hpp>
+#include <csignal>
+#include <cstdio>
+
+#include "listd/app/config_loader.h"
+#include "listd/app/logging.h"
+#include "listd/net/server.h"
+#include "listd/server/clock.h"
+#include "listd/server/config.h"
+#include "listd/server/executor.h"
+#include "listd/server/version.h"
+
+int main(int argc, char** argv) {
+  using namespace listd;
+  std::signal(SIGPIPE, SIG_IGN);
+
+  server::Config config;
+  const app::ConfigLoadOutcome outcome = app::load_config(argc, argv, config);
+  if (outcome.error) {
+    std::fputs(outcome.error->c_str(), stderr);
+    std::fputc('\n', stderr);
+    return 1;
+  }
+  if (outcome.action == app::StartupAction::kPrintVersion) {
+    std::printf("listd v=%s (Redis %s compatible)\n", server::kListdVersion.data(),
+                server::kRedisCompatVersion.data());
+    return 0;
+  }
+  if (outcome.action == app::StartupAction::kPrintHelp) {
+    std::printf("Usage: listd [/path/to/listd.conf] [--option value ...]\n"
+                "       listd --version\n"
+                "Example: listd --port 6380 --bind 127.0.0.1\n");
+    return 0;
+  }
+
+  const server::ServerSettings& settings = config.settings();
+  std::string error;
+  if (!app::setup_logging(settings, error)) {
+    std::fprintf(stderr, "Can't open the log file: %s\n", error.c_str());
+    return 1;
+  }
+
+  server::SystemClock clock;
+  server::Executor executor(config, clock);
+  asio::io_context io(1);
+  net::Server server(io, executor,
+                     net::NetOptions{settings.bind, static_cast<std::uint16_t>(settings.port),
+                                     settings.maxclients, settings.tcp_backlog});
+  if (!server.listen(error)) {
+    spdlog::warn("{}", error);
+    return 1;
+  }
+  spdlog::info("listd version={} (redis_version={}), port={}, pid={}, config file={}",
+               server::kListdVersion, server::kRedisCompatVersion, server.bound_port(), ::getpid(),
+               config.config_file().empty() ? "(none)" : config.config_file());
+
+  asio::signal_set signals(io, SIGINT, SIGTERM);
+  signals.async_wait([&](const asio::error_code& ec, int signo) {
+    if (ec) return;
+    spdlog::info("Received {}, scheduling shutdown...", signo == SIGINT ? "SIGINT" : "SIGTERM");
+    server.shutdown();
+  });
+  spdlog::info("Ready to accept connections tcp");
+  io.run();
+  spdlog::info("listd is now ready to exit, bye bye...");
+  return 0;
+}

@@ -1,0 +1,198 @@
+#include "listd/net/server.h"
+
+#include <netinet/tcp.h>
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+
+#include "listd/net/connection.h"
+
+namespace listd::net {
+namespace {
+
+std::chrono::steady_clock::time_point to_time_point(std::uint64_t monotonic_ms) {
+  return std::chrono::steady_clock::time_point(std::chrono::milliseconds(monotonic_ms));
+}
+
+}  // namespace
+
+Server::Server(asio::io_context& io, server::Executor& exec, NetOptions options)
+    : io_(io), exec_(exec), options_(std::move(options)), timer_(io), cron_(io) {
+  refresh_limits();
+}
+
+Server::~Server() = default;
+
+void Server::refresh_limits() {
+  const server::Config& cfg = exec_.config();
+  limits_.max_bulk_len = static_cast<std::size_t>(cfg.settings().proto_max_bulk_len);
+  query_buffer_limit_ = cfg.settings().client_query_buffer_limit;
+}
+
+bool Server::listen(std::string& error) {
+  for (const std::string& addr : options_.bind) {
+    asio::error_code ec;
+    const auto address = asio::ip::make_address(addr, ec);
+    if (ec) {
+      error = "Invalid bind address '" + addr + "'";
+      return false;
+    }
+    auto acceptor = std::make_unique<asio::ip::tcp::acceptor>(io_);
+    const asio::ip::tcp::endpoint ep(address, options_.port);
+    acceptor->open(ep.protocol(), ec);
+    if (!ec) acceptor->set_option(asio::socket_base::reuse_address(true), ec);
+    if (!ec) acceptor->bind(ep, ec);
+    if (!ec) acceptor->listen(options_.tcp_backlog, ec);
+    if (ec) {
+      error = "Could not create server TCP listening socket " + addr + ":" +
+              std::to_string(options_.port) + ": " + ec.message();
+      return false;
+    }
+    bound_port_ = acceptor->local_endpoint().port();
+    acceptors_.push_back(std::move(acceptor));
+  }
+  for (auto& a : acceptors_) accept_next(*a);
+  run_cron();
+  return true;
+}
+
+void Server::accept_next(asio::ip::tcp::acceptor& acceptor) {
+  acceptor.async_accept([this, &acceptor](const asio::error_code& ec, asio::ip::tcp::socket s) {
+    if (ec) {
+      if (ec == asio::error::operation_aborted || stopping_) return;
+      spdlog::warn("Accept error: {}", ec.message());
+    } else {
+      on_accept(acceptor, std::move(s));
+    }
+    if (!stopping_) accept_next(acceptor);
+  });
+}
+
+void Server::on_accept(asio::ip::tcp::acceptor&, asio::ip::tcp::socket socket) {
+  const server::Config& cfg = exec_.config();
+  if (connections_.size() >= static_cast<std::size_t>(cfg.settings().maxclients)) {
+    asio::error_code ec;
+    static constexpr std::string_view kMsg = "-ERR max number of clients reached\r\n";
+    socket.write_some(asio::buffer(kMsg.data(), kMsg.size()), ec);
+    ++exec_.stats().rejected_connections;
+    spdlog::debug("Rejected connection: max number of clients reached");
+    return;
+  }
+  asio::error_code ec;
+  const int keepalive = cfg.settings().tcp_keepalive;
+  if (keepalive > 0) {
+    socket.set_option(asio::socket_base::keep_alive(true), ec);
+    const int fd = socket.native_handle();
+    int idle = keepalive, intvl = std::max(1, keepalive / 3), cnt = 3;
+    ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof idle);
+    ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof intvl);
+    ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof cnt);
+  }
+  auto conn = std::make_unique<Connection>(*this, std::move(socket));
+  Connection* raw = conn.get();
+  connections_.emplace(raw, std::move(conn));
+  raw->start();
+}
+
+void Server::schedule_flush() {
+  if (flush_posted_) return;
+  flush_posted_ = true;
+  asio::post(io_, [this] { flush_all(); });
+}
+
+void Server::flush_all() {
+  flush_posted_ = false;
+  refresh_limits();
+  // Resumed clients may produce output and wake others, which may resume more clients.
+  for (int rounds = 0; exec_.has_resume() && rounds < 1000; ++rounds) {
+    for (server::Client* c : exec_.take_resume_list()) {
+      auto* conn = static_cast<Connection*>(c->transport);
+      if (conn && !conn->closed()) conn->process_input();
+    }
+  }
+  for (server::Client* c : exec_.take_kill_list()) {
+    auto* conn = static_cast<Connection*>(c->transport);
+    if (conn && !conn->closed()) conn->flush();  // closes after writing (close_after_reply)
+  }
+  for (server::Client* c : exec_.take_flush_list()) {
+    auto* conn = static_cast<Connection*>(c->transport);
+    if (conn) conn->flush();
+  }
+  if (exec_.has_resume()) schedule_flush();
+  // Free connections whose socket is closed and whose operations have all completed.
+  for (Connection* conn : closed_) {
+    if (conn->idle_freeable()) connections_.erase(conn);
+  }
+  std::erase_if(closed_, [this](Connection* c) { return !connections_.contains(c); });
+  if (exec_.shutdown_requested() && !stopping_) {
+    shutdown();
+    return;
+  }
+  arm_timer();
+}
+
+void Server::connection_closed(Connection& conn) {
+  if (std::find(closed_.begin(), closed_.end(), &conn) == closed_.end()) closed_.push_back(&conn);
+  schedule_flush();
+}
+
+void Server::arm_timer() {
+  if (stopping_) return;
+  const auto next = exec_.next_wakeup_ms();
+  if (!next) return;
+  if (timer_armed_ms_ != 0 && timer_armed_ms_ <= *next) return;
+  timer_armed_ms_ = *next;
+  timer_.expires_at(to_time_point(*next));
+  timer_.async_wait([this](const asio::error_code& ec) {
+    if (ec == asio::error::operation_aborted) return;
+    timer_armed_ms_ = 0;
+    on_timer();
+  });
+}
+
+void Server::on_timer() {
+  exec_.tick();
+  flush_all();
+}
+
+void Server::run_cron() {
+  // Once a second: idle-client timeout (config `timeout`), like Redis' clientsCron.
+  cron_.expires_after(std::chrono::seconds(1));
+  cron_.async_wait([this](const asio::error_code& ec) {
+    if (ec || stopping_) return;
+    const long long idle_limit = exec_.config().settings().timeout;
+    if (idle_limit > 0) {
+      const std::uint64_t now = exec_.clock().monotonic_ms();
+      std::vector<Connection*> idle;
+      for (auto& [raw, conn] : connections_) {
+        server::Client* c = conn->client();
+        if (!c || conn->closed() || c->blocked()) continue;
+        if (now - c->last_interaction_ms > static_cast<std::uint64_t>(idle_limit) * 1000)
+          idle.push_back(raw);
+      }
+      for (Connection* conn : idle) {
+        spdlog::debug("Closing idle client");
+        conn->close();
+      }
+    }
+    // A timer that fired late or a wakeup that moved earlier gets re-armed here too.
+    arm_timer();
+    run_cron();
+  });
+}
+
+void Server::shutdown() {
+  if (stopping_) return;
+  stopping_ = true;
+  asio::error_code ec;
+  for (auto& a : acceptors_) a->close(ec);
+  timer_.cancel();
+  cron_.cancel();
+  for (auto& [raw, conn] : connections_) {
+    conn->flush_for_shutdown();
+    conn->close();
+  }
+  io_.stop();
+}
+
+}  // namespace listd::net

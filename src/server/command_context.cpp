@@ -1,0 +1,89 @@
+#include "listd/server/command_context.h"
+
+#include <cmath>
+
+#include "listd/server/errors.h"
+#include "listd/server/executor.h"
+#include "listd/store/number.h"
+
+namespace listd::server {
+
+CommandContext::CommandContext(Executor& exec, Client& client, const CommandSpec& spec,
+                               std::span<const std::string_view> argv, bool in_exec) noexcept
+    : exec_(exec),
+      client_(client),
+      spec_(spec),
+      argv_(argv),
+      db_(&exec.keyspace().db(client.db)),
+      now_ms_(exec.clock().unix_ms()),
+      in_exec_(in_exec) {}
+
+bool CommandContext::parse_integer(std::size_t i, long long& out, std::string_view err) {
+  if (store::parse_strict_integer(argv_[i], out)) return true;
+  reply().error(err);
+  return false;
+}
+
+bool CommandContext::parse_integer(std::size_t i, long long& out) {
+  return parse_integer(i, out, kNotIntegerErr);
+}
+
+bool CommandContext::parse_timeout_ms(std::size_t i, long long& out_ms) {
+  long double seconds = 0;
+  if (!store::parse_long_double(argv_[i], seconds)) {
+    reply().error(kTimeoutNotFloatErr);
+    return false;
+  }
+  // Redis 7.0.15: ms = (long long)ceill(seconds * 1000); a value beyond long long wraps to a
+  // negative number there, hence "timeout is negative" for inf or 1e400.
+  const long double ms = std::ceil(seconds * 1000.0L);
+  if (!(ms < 9223372036854775807.0L) || ms < 0) {
+    reply().error(kTimeoutNegativeErr);
+    return false;
+  }
+  out_ms = static_cast<long long>(ms);
+  return true;
+}
+
+store::Entry* CommandContext::lookup(std::string_view key) {
+  store::Entry* e = db_->lookup(key, now_ms_);
+  if (e) {
+    if (!client_.no_touch) e->access_time_s = static_cast<std::uint32_t>(now_ms_ / 1000);
+    ++exec_.stats().keyspace_hits;
+  } else {
+    ++exec_.stats().keyspace_misses;
+  }
+  return e;
+}
+
+store::Entry* CommandContext::lookup_typed(std::string_view key, store::ValueType type,
+                                           bool& wrongtype) {
+  wrongtype = false;
+  store::Entry* e = lookup(key);
+  if (e && !e->value.is(type)) {
+    wrongtype = true;
+    reply().error(kWrongTypeErr);
+    return nullptr;
+  }
+  return e;
+}
+
+store::Entry* CommandContext::add_key(std::string_view key, store::Value value) {
+  store::Entry* e = exec_.add_key(*db_, key, std::move(value));
+  e->access_time_s = static_cast<std::uint32_t>(now_ms_ / 1000);
+  return e;
+}
+
+bool CommandContext::delete_key(std::string_view key) { return db_->remove(key); }
+
+void CommandContext::block_on(std::span<const std::string_view> keys, long long timeout_ms,
+                              BlockSpec spec) {
+  exec_.block_client(client_, keys, timeout_ms, std::move(spec));
+}
+
+void CommandContext::switch_db(int index) {
+  client_.db = index;
+  db_ = &exec_.keyspace().db(index);
+}
+
+}  // namespace listd::server

@@ -1,0 +1,87 @@
+#include "listd/server/command_table.h"
+
+#include <algorithm>
+
+#include "listd/store/number.h"
+
+namespace listd::server {
+
+std::string_view ascii_lower(std::string_view name, char* out) noexcept {
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    const char c = name[i];
+    out[i] = (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c;
+  }
+  return {out, name.size()};
+}
+
+const CommandSpec* CommandSpec::find_subcommand(std::string_view sub) const noexcept {
+  char buf[64];
+  if (sub.size() > sizeof buf) return nullptr;
+  const std::string_view lower = ascii_lower(sub, buf);
+  for (const auto& s : subcommands)
+    if (s->name == lower) return s.get();
+  return nullptr;
+}
+
+std::vector<int> CommandSpec::key_positions(std::span<const std::string_view> argv) const {
+  std::vector<int> out;
+  const int argc = static_cast<int>(argv.size());
+  int first = keys.first, last = keys.last, step = keys.step;
+  if (keys.numkeys_at > 0) {
+    if (keys.numkeys_at >= argc) return out;
+    long long n = 0;
+    if (!store::parse_strict_integer(argv[static_cast<std::size_t>(keys.numkeys_at)], n) || n <= 0 ||
+        n > argc - keys.numkeys_at - 1)
+      return out;
+    first = keys.numkeys_at + 1;
+    last = first + static_cast<int>(n) - 1;
+    step = 1;
+  } else {
+    if (first == 0 || step == 0) return out;
+    if (last < 0) last = argc + last;
+  }
+  for (int i = first; i <= last && i < argc; i += step) out.push_back(i);
+  return out;
+}
+
+CommandSpec& CommandTable::add(CommandSpec spec) {
+  auto owned = std::make_unique<CommandSpec>(std::move(spec));
+  owned->full_name = std::string(owned->name);
+  CommandSpec& ref = *owned;
+  ordered_.push_back(&ref);
+  commands_.emplace(std::string(ref.name), std::move(owned));
+  return ref;
+}
+
+CommandSpec& CommandTable::add_subcommand(CommandSpec& parent, CommandSpec sub) {
+  auto owned = std::make_unique<CommandSpec>(std::move(sub));
+  owned->parent = &parent;
+  owned->full_name = std::string(parent.name) + "|" + std::string(owned->name);
+  CommandSpec& ref = *owned;
+  parent.subcommands.push_back(std::move(owned));
+  return ref;
+}
+
+const CommandSpec* CommandTable::find(std::string_view name) const noexcept {
+  char buf[64];
+  if (name.size() > sizeof buf) return nullptr;
+  auto it = commands_.find(ascii_lower(name, buf));
+  return it == commands_.end() ? nullptr : it->second.get();
+}
+
+CommandTable CommandTable::with_all_commands() {
+  CommandTable table;
+  register_connection_commands(table);
+  register_server_commands(table);
+  register_transaction_commands(table);
+  register_keyspace_commands(table);
+  register_list_commands(table);
+  register_blocking_commands(table);
+  register_string_commands(table);
+  register_hash_commands(table);
+  register_set_commands(table);
+  register_zset_commands(table);
+  return table;
+}
+
+}  // namespace listd::server

@@ -1,0 +1,178 @@
+// Connection commands: PING, ECHO, QUIT, SELECT, AUTH, HELLO, RESET.
+#include "listd/server/command_context.h"
+#include "listd/server/command_table.h"
+#include "listd/server/errors.h"
+#include "listd/server/executor.h"
+#include "listd/server/text.h"
+#include "listd/server/version.h"
+#include "listd/store/number.h"
+
+namespace listd::server {
+namespace {
+
+// Redis' "default" user with requirepass: any password when none is configured.
+bool password_accepted(Executor& exec, std::string_view user, std::string_view pass) {
+  if (user != "default") return false;
+  const std::string& required = exec.requirepass();
+  return required.empty() || pass == required;
+}
+
+// PING [message]
+void cmd_ping(CommandContext& ctx) {
+  if (ctx.argc() == 2)
+    ctx.reply().bulk(ctx.arg(1));
+  else
+    ctx.reply().simple("PONG");
+}
+
+// ECHO message
+void cmd_echo(CommandContext& ctx) { ctx.reply().bulk(ctx.arg(1)); }
+
+// QUIT
+void cmd_quit(CommandContext& ctx) {
+  ctx.reply().ok();
+  ctx.client().close_after_reply = true;
+}
+
+// SELECT index
+void cmd_select(CommandContext& ctx) {
+  long long index = 0;
+  if (!ctx.parse_integer(1, index)) return;
+  if (index < 0 || index >= ctx.exec().keyspace().database_count()) {
+    ctx.reply().error(kDbIndexOutOfRangeErr);
+    return;
+  }
+  ctx.switch_db(static_cast<int>(index));
+  ctx.reply().ok();
+}
+
+// AUTH [username] password
+void cmd_auth(CommandContext& ctx) {
+  if (ctx.argc() > 3) {
+    ctx.reply().error(kSyntaxErr);
+    return;
+  }
+  const bool with_user = ctx.argc() == 3;
+  if (!with_user && ctx.exec().requirepass().empty()) {
+    ctx.reply().error(kAuthNotConfiguredErr);
+    return;
+  }
+  const std::string_view user = with_user ? ctx.arg(1) : std::string_view("default");
+  if (password_accepted(ctx.exec(), user, ctx.arg(ctx.argc() - 1))) {
+    ctx.client().authenticated = true;
+    ctx.reply().ok();
+  } else {
+    ctx.reply().error(kWrongPassErr);
+  }
+}
+
+// HELLO [protover [AUTH username password] [SETNAME clientname]]
+void cmd_hello(CommandContext& ctx) {
+  Client& c = ctx.client();
+  long long version = static_cast<long long>(c.resp);
+  std::size_t i = 1;
+  if (ctx.argc() >= 2) {
+    if (!store::parse_strict_integer(ctx.arg(1), version)) {
+      ctx.reply().error("ERR Protocol version is not an integer or out of range");
+      return;
+    }
+    if (version < 2 || version > 3) {
+      ctx.reply().error(kNoProtoErr);
+      return;
+    }
+    i = 2;
+  }
+  std::string_view user, pass, name;
+  bool has_auth = false, has_name = false;
+  for (; i < ctx.argc(); ++i) {
+    const std::string_view opt = ctx.arg(i);
+    const std::size_t more = ctx.argc() - i - 1;
+    if (strcasecmp_eq(opt, "auth") && more >= 2) {
+      has_auth = true;
+      user = ctx.arg(i + 1);
+      pass = ctx.arg(i + 2);
+      i += 2;
+    } else if (strcasecmp_eq(opt, "setname") && more >= 1) {
+      has_name = true;
+      name = ctx.arg(++i);
+    } else {
+      ctx.reply().error("ERR Syntax error in HELLO option '" + std::string(opt) + "'");
+      return;
+    }
+  }
+  if (has_auth) {
+    if (!password_accepted(ctx.exec(), user, pass)) {
+      ctx.reply().error(kWrongPassErr);
+      return;
+    }
+    c.authenticated = true;
+  }
+  if (!c.authenticated) {
+    ctx.reply().error(
+        "NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO "
+        "<proto> AUTH <user> <pass> option can be used to authenticate the client and select "
+        "the RESP protocol version at the same time");
+    return;
+  }
+  if (has_name) {
+    if (!valid_client_name(name)) {
+      ctx.reply().error(kClientNameErr);
+      return;
+    }
+    c.name = std::string(name);
+  }
+  c.resp = static_cast<protocol::RespVersion>(version);
+  auto r = ctx.reply();
+  r.map_header(7);
+  r.bulk("server");
+  r.bulk("redis");
+  r.bulk("version");
+  r.bulk(kRedisCompatVersion);
+  r.bulk("proto");
+  r.integer(version);
+  r.bulk("id");
+  r.integer(static_cast<long long>(c.id));
+  r.bulk("mode");
+  r.bulk("standalone");
+  r.bulk("role");
+  r.bulk("master");
+  r.bulk("modules");
+  r.array_header(0);
+}
+
+// RESET
+void cmd_reset(CommandContext& ctx) {
+  Client& c = ctx.client();
+  Executor& exec = ctx.exec();
+  c.in_multi = false;
+  c.multi_error = false;
+  c.queued.clear();
+  exec.unwatch_all(c);
+  ctx.switch_db(0);
+  c.resp = protocol::RespVersion::kResp2;
+  c.reply_mode = ReplyMode::kOn;
+  c.no_evict = false;
+  c.no_touch = false;
+  c.name.clear();
+  c.authenticated = exec.requirepass().empty();
+  ctx.reply().simple("RESET");
+}
+
+}  // namespace
+
+void register_connection_commands(CommandTable& t) {
+  t.add({"ping", -1, kFast | kSentinel, {}, &cmd_ping, "connection", "1.0.0", "Ping the server"});
+  t.add({"echo", 2, kFast, {}, &cmd_echo, "connection", "1.0.0", "Echo the given string"});
+  t.add({"quit", -1, kAllowBusy | kNoAuth | kLoading | kStale | kFast | kNotQueued, {}, &cmd_quit,
+         "connection", "1.0.0", "Close the connection"});
+  t.add({"select", 2, kLoading | kStale | kFast, {}, &cmd_select, "connection", "1.0.0",
+         "Change the selected database for the current connection"});
+  t.add({"auth", -2, kNoScript | kLoading | kStale | kFast | kNoAuth | kSentinel | kAllowBusy, {},
+         &cmd_auth, "connection", "1.0.0", "Authenticate to the server"});
+  t.add({"hello", -1, kNoScript | kLoading | kStale | kFast | kNoAuth | kSentinel | kAllowBusy, {},
+         &cmd_hello, "connection", "6.0.0", "Handshake with Redis"});
+  t.add({"reset", 1, kNoScript | kLoading | kStale | kFast | kNoAuth | kAllowBusy | kNotQueued, {},
+         &cmd_reset, "connection", "6.2.0", "Reset the connection"});
+}
+
+}  // namespace listd::server

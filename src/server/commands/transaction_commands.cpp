@@ -1,0 +1,74 @@
+// Transactions: MULTI, EXEC, DISCARD, WATCH, UNWATCH. Queueing itself happens in
+// Executor::execute (commands are validated, then queued); EXEC is Executor::run_transaction.
+#include "listd/server/command_context.h"
+#include "listd/server/command_table.h"
+#include "listd/server/errors.h"
+#include "listd/server/executor.h"
+
+namespace listd::server {
+namespace {
+
+// MULTI
+void cmd_multi(CommandContext& ctx) {
+  Client& c = ctx.client();
+  if (c.in_multi) {
+    ctx.reply().error(kMultiNestedErr);
+    return;
+  }
+  c.in_multi = true;
+  c.multi_error = false;
+  c.queued.clear();
+  ctx.reply().ok();
+}
+
+// EXEC
+void cmd_exec(CommandContext& ctx) { ctx.exec().run_transaction(ctx.client()); }
+
+// DISCARD
+void cmd_discard(CommandContext& ctx) {
+  Client& c = ctx.client();
+  if (!c.in_multi) {
+    ctx.reply().error(kDiscardWithoutMultiErr);
+    return;
+  }
+  c.in_multi = false;
+  c.multi_error = false;
+  c.queued.clear();
+  ctx.exec().unwatch_all(c);
+  ctx.reply().ok();
+}
+
+// WATCH key [key ...]
+void cmd_watch(CommandContext& ctx) {
+  Client& c = ctx.client();
+  if (c.in_multi) {
+    ctx.reply().error(kWatchInMultiErr);
+    return;
+  }
+  for (std::size_t i = 1; i < ctx.argc(); ++i) ctx.exec().watch_key(c, c.db, ctx.arg(i));
+  ctx.reply().ok();
+}
+
+// UNWATCH
+void cmd_unwatch(CommandContext& ctx) {
+  ctx.exec().unwatch_all(ctx.client());
+  ctx.reply().ok();
+}
+
+}  // namespace
+
+void register_transaction_commands(CommandTable& t) {
+  const std::uint32_t common = kNoScript | kLoading | kStale | kFast | kAllowBusy;
+  t.add({"multi", 1, common | kNotQueued, {}, &cmd_multi, "transactions", "1.2.0",
+         "Mark the start of a transaction block"});
+  t.add({"exec", 1, kNoScript | kLoading | kStale | kSkipSlowlog | kNotQueued, {}, &cmd_exec,
+         "transactions", "1.2.0", "Execute all commands issued after MULTI"});
+  t.add({"discard", 1, common | kNotQueued, {}, &cmd_discard, "transactions", "2.0.0",
+         "Discard all commands issued after MULTI"});
+  t.add({"watch", -2, common | kNotQueued, {1, -1, 1}, &cmd_watch, "transactions", "2.2.0",
+         "Watch the given keys to determine execution of the MULTI/EXEC block"});
+  t.add({"unwatch", 1, common, {}, &cmd_unwatch, "transactions", "2.2.0",
+         "Forget about all watched keys"});
+}
+
+}  // namespace listd::server
