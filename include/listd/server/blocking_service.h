@@ -19,4 +19,8 @@ enum class ServeResult {
 /// would have replied had the data been there. Called only by Executor::drain_ready_keys.
 ServeResult serve_blocked_client(Executor& exec, Client& client, const blocking::BlockKey& key);
 
+/// The sorted-set half of serving (BZPOPMIN/BZPOPMAX/BZMPOP), implemented with the sorted-set
+/// commands; serve_blocked_client delegates kZPop/kZMultiPop waiters to it.
+ServeResult serve_zset_waiter(Executor& exec, Client& client, const blocking::BlockKey& key);
+
 }  // namespace listd::server
