@@ -26,14 +26,11 @@ int main(int argc, char** argv) {
     return 1;
   }
   if (outcome.action == app::StartupAction::kPrintVersion) {
-    std::printf("listd v=%s (Redis %s compatible)\n", server::kListdVersion.data(),
-                server::kRedisCompatVersion.data());
+    std::fputs(app::version_text().c_str(), stdout);
     return 0;
   }
   if (outcome.action == app::StartupAction::kPrintHelp) {
-    std::printf("Usage: listd [/path/to/listd.conf] [--option value ...]\n"
-                "       listd --version\n"
-                "Example: listd --port 6380 --bind 127.0.0.1\n");
+    std::fputs(app::usage_text(argv[0]).c_str(), stdout);
     return 0;
   }
 

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs the Debian packages listd needs to build, test and benchmark, skipping those already
+# present. Debian 12; run as root (or with sudo available).
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config
+  libasio-dev libfmt-dev libspdlog-dev libgtest-dev libhiredis-dev
+  redis-server redis-tools python3 python3-redis python3-pytest
+  procps util-linux tmux
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if ((${#missing[@]})); then
+  echo "Installing missing packages: ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+# Debian's redis-server package may start a system instance on 6379; listd's tests never use
+# that port, but `make run` does: stop it if it is running.
+if command -v service >/dev/null 2>&1 && pgrep -x redis-server >/dev/null 2>&1; then
+  service redis-server stop >/dev/null 2>&1 || true
+fi

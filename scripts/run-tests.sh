@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Builds listd and runs every test: unit, integration (real listd + redis-server + redis-cli +
+# redis-py), then the same suites again against an ASan/UBSan build. Ends with ctest's summary.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+JOBS=${JOBS:-$(nproc)}
+
+echo "== build (RelWithDebInfo) =="
+cmake -S . -B build/test -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build/test -j"$JOBS"
+
+echo "== build (ASan/UBSan) =="
+cmake -S . -B build/asan -DCMAKE_BUILD_TYPE=Debug -DLISTD_SANITIZE=ON -DLISTD_BUILD_BENCH=OFF >/dev/null
+cmake --build build/asan -j"$JOBS"
+
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+
+status=0
+echo "== tests, sanitizer build =="
+ctest --test-dir build/asan --output-on-failure -j2 --timeout 600 || status=1
+echo "== tests, optimized build =="
+ctest --test-dir build/test --output-on-failure -j2 --timeout 600 || status=1
+exit $status
