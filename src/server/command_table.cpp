@@ -73,6 +73,9 @@ CommandTable CommandTable::with_all_commands() {
   CommandTable table;
   register_connection_commands(table);
   register_server_commands(table);
+  register_client_commands(table);
+  register_config_commands(table);
+  register_introspection_commands(table);
   register_transaction_commands(table);
   register_keyspace_commands(table);
   register_expire_commands(table);

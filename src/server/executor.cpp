@@ -184,6 +184,7 @@ void Executor::dispatch(Client& c, const CommandSpec& spec,
   const ReplyMode mode_before = c.reply_mode;
   const auto t0 = std::chrono::steady_clock::now();
 
+  c.last_command = spec.full_name;  // CLIENT LIST shows the running (or blocking) command
   CommandContext ctx(*this, c, spec, argv, in_exec);
   spec.handler(ctx);
 
@@ -202,7 +203,6 @@ void Executor::dispatch(Client& c, const CommandSpec& spec,
     if (!watched_.empty())
       for (int pos : spec.key_positions(argv)) touch_key(ctx.db().index(), argv[static_cast<std::size_t>(pos)]);
   }
-  c.last_command = spec.full_name;
   // CLIENT REPLY OFF|SKIP: the command ran, its reply is dropped.
   if ((mode_before == ReplyMode::kOff && c.reply_mode == ReplyMode::kOff) ||
       (mode_before == ReplyMode::kSkip && c.reply_mode == ReplyMode::kSkip)) {
@@ -276,8 +276,11 @@ void Executor::block_client(Client& c, std::span<const std::string_view> keys,
   c.block = std::move(spec);
   std::vector<std::string_view> k(keys.begin(), keys.end());
   waiters_.block(c.waiter, c.db, k);
+  // The clock is read in whole ms (truncated): a client that blocked at 1000.9 reads 1000, so
+  // a deadline of 1000 + timeout could fire up to 1 ms early. +1 ms means never early.
   if (timeout_ms > 0)
-    timers_.schedule(c.waiter.timer, clock_.monotonic_ms() + static_cast<std::uint64_t>(timeout_ms));
+    timers_.schedule(c.waiter.timer,
+                     clock_.monotonic_ms() + static_cast<std::uint64_t>(timeout_ms) + 1);
 }
 
 void Executor::finish_block(Client& c) {

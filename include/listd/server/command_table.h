@@ -109,6 +109,9 @@ std::string_view ascii_lower(std::string_view name, char* out) noexcept;
 /// Registration functions, one per command family (src/server/commands/*.cpp).
 void register_connection_commands(CommandTable& table);
 void register_server_commands(CommandTable& table);
+void register_client_commands(CommandTable& table);
+void register_config_commands(CommandTable& table);
+void register_introspection_commands(CommandTable& table);
 void register_transaction_commands(CommandTable& table);
 void register_keyspace_commands(CommandTable& table);
 void register_expire_commands(CommandTable& table);

@@ -1,8 +1,186 @@
-// server commands: registered in register_server_commands (none yet).
+// Server commands: INFO, DBSIZE, FLUSHDB, FLUSHALL, SWAPDB, TIME, LASTSAVE, SHUTDOWN, MONITOR,
+// DEBUG (SLEEP, WAITERS).
+#include <chrono>
+#include <thread>
+
+#include "listd/server/command_context.h"
 #include "listd/server/command_table.h"
+#include "listd/server/errors.h"
+#include "listd/server/executor.h"
+#include "listd/server/info.h"
+#include "listd/server/text.h"
+#include "listd/store/number.h"
 
 namespace listd::server {
+namespace {
 
-void register_server_commands(CommandTable&) {}
+// INFO [section [section ...]]
+void cmd_info(CommandContext& ctx) {
+  ctx.reply().verbatim(build_info(ctx.exec(), ctx.argv().subspan(1)));
+}
+
+// DBSIZE
+void cmd_dbsize(CommandContext& ctx) { ctx.reply().integer(static_cast<long long>(ctx.db().size())); }
+
+bool parse_flush_mode(CommandContext& ctx) {
+  if (ctx.argc() > 2 ||
+      (ctx.argc() == 2 && !strcasecmp_eq(ctx.arg(1), "async") && !strcasecmp_eq(ctx.arg(1), "sync"))) {
+    ctx.reply().error(kSyntaxErr);
+    return false;
+  }
+  return true;
+}
+
+void flush_db(CommandContext& ctx, store::Database& db) {
+  const long long removed = static_cast<long long>(db.size());
+  db.clear();
+  ctx.exec().touch_all_watched(db.index());
+  ctx.mark_dirty(removed);
+}
+
+// FLUSHDB [ASYNC|SYNC]
+void cmd_flushdb(CommandContext& ctx) {
+  if (!parse_flush_mode(ctx)) return;
+  flush_db(ctx, ctx.db());
+  ctx.reply().ok();
+}
+
+// FLUSHALL [ASYNC|SYNC]
+void cmd_flushall(CommandContext& ctx) {
+  if (!parse_flush_mode(ctx)) return;
+  for (int i = 0; i < ctx.exec().keyspace().database_count(); ++i)
+    flush_db(ctx, ctx.exec().keyspace().db(i));
+  ctx.mark_dirty();
+  ctx.reply().ok();
+}
+
+// SWAPDB index1 index2
+void cmd_swapdb(CommandContext& ctx) {
+  long long a = 0, b = 0;
+  if (!store::parse_strict_integer(ctx.arg(1), a)) {
+    ctx.reply().error("ERR invalid first DB index");
+    return;
+  }
+  if (!store::parse_strict_integer(ctx.arg(2), b)) {
+    ctx.reply().error("ERR invalid second DB index");
+    return;
+  }
+  const int n = ctx.exec().keyspace().database_count();
+  if (a < 0 || a >= n || b < 0 || b >= n) {
+    ctx.reply().error(kDbIndexOutOfRangeErr);
+    return;
+  }
+  Executor& exec = ctx.exec();
+  exec.keyspace().swap(static_cast<int>(a), static_cast<int>(b));
+  exec.touch_all_watched(static_cast<int>(a));
+  exec.touch_all_watched(static_cast<int>(b));
+  // Lists may now exist where clients wait: serve them (Redis scanDatabaseForReadyKeys).
+  exec.signal_all_waited_keys(static_cast<int>(a));
+  exec.signal_all_waited_keys(static_cast<int>(b));
+  ctx.mark_dirty();
+  ctx.switch_db(ctx.client().db);
+  ctx.reply().ok();
+}
+
+// TIME
+void cmd_time(CommandContext& ctx) {
+  const std::int64_t us = ctx.exec().clock().unix_us();
+  auto r = ctx.reply();
+  r.array_header(2);
+  r.bulk(std::to_string(us / 1000000));
+  r.bulk(std::to_string(us % 1000000));
+}
+
+// LASTSAVE
+void cmd_lastsave(CommandContext& ctx) { ctx.reply().integer(ctx.exec().stats().lastsave_unix_s); }
+
+// SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT]
+void cmd_shutdown(CommandContext& ctx) {
+  for (std::size_t i = 1; i < ctx.argc(); ++i) {
+    const std::string_view a = ctx.arg(i);
+    if (!strcasecmp_eq(a, "nosave") && !strcasecmp_eq(a, "save") && !strcasecmp_eq(a, "now") &&
+        !strcasecmp_eq(a, "force")) {
+      if (strcasecmp_eq(a, "abort")) {
+        ctx.reply().error("ERR No shutdown in progress.");
+        return;
+      }
+      ctx.reply().error(kSyntaxErr);
+      return;
+    }
+  }
+  // No reply: the connection closes when the server stops, as with Redis.
+  ctx.exec().request_shutdown();
+}
+
+// MONITOR
+void cmd_monitor(CommandContext& ctx) {
+  ctx.exec().add_monitor(ctx.client());
+  ctx.reply().ok();
+}
+
+// DEBUG SLEEP seconds | DEBUG WAITERS
+void cmd_debug(CommandContext& ctx) {
+  const std::string_view sub = ctx.arg(1);
+  if (strcasecmp_eq(sub, "sleep") && ctx.argc() == 3) {
+    long double secs = 0;
+    if (!store::parse_long_double(ctx.arg(2), secs) || secs < 0) {
+      ctx.reply().error(kNotFloatErr);
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(static_cast<long long>(secs * 1e6L)));
+    ctx.reply().ok();
+    return;
+  }
+  if (strcasecmp_eq(sub, "waiters") && ctx.argc() == 2) {
+    // listd's own introspection: [db, key, waiter count] for every key with waiters, so tests
+    // can assert that no waiter leaked.
+    std::vector<std::pair<const blocking::BlockKey*, std::size_t>> rows;
+    ctx.exec().waiters().for_each_key(
+        [&](const blocking::BlockKey& k, std::size_t n) { rows.emplace_back(&k, n); });
+    auto r = ctx.reply();
+    r.array_header(rows.size());
+    for (const auto& [k, n] : rows) {
+      r.array_header(3);
+      r.integer(k->db);
+      r.bulk(k->key);
+      r.integer(static_cast<long long>(n));
+    }
+    return;
+  }
+  if (strcasecmp_eq(sub, "help")) {
+    auto r = ctx.reply();
+    r.array_header(3);
+    r.simple("DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:");
+    r.simple("SLEEP <seconds>: stop the server for <seconds> (a float).");
+    r.simple("WAITERS: every key with blocked clients, as [db, key, count].");
+    return;
+  }
+  ctx.reply().error("ERR unknown subcommand or wrong number of arguments for '" +
+                    std::string(sub) + "'. Try DEBUG HELP.");
+}
+
+}  // namespace
+
+void register_server_commands(CommandTable& t) {
+  t.add({"info", -1, kLoading | kStale | kSentinel, {}, &cmd_info, "server", "1.0.0",
+         "Get information and statistics about the server"});
+  t.add({"dbsize", 1, kReadonly | kFast, {}, &cmd_dbsize, "server", "1.0.0",
+         "Return the number of keys in the selected database"});
+  t.add({"flushdb", -1, kWrite, {}, &cmd_flushdb, "server", "1.0.0",
+         "Remove all keys from the current database"});
+  t.add({"flushall", -1, kWrite, {}, &cmd_flushall, "server", "1.0.0",
+         "Remove all keys from all databases"});
+  t.add({"swapdb", 3, kWrite | kFast, {}, &cmd_swapdb, "server", "4.0.0", "Swaps two Redis databases"});
+  t.add({"time", 1, kLoading | kStale | kFast, {}, &cmd_time, "server", "2.6.0",
+         "Return the current server time"});
+  t.add({"lastsave", 1, kLoading | kStale | kFast, {}, &cmd_lastsave, "server", "1.0.0",
+         "Get the UNIX time stamp of the last successful save to disk"});
+  t.add({"shutdown", -1, kAdmin | kNoScript | kLoading | kStale | kNoMulti | kSentinel | kAllowBusy,
+         {}, &cmd_shutdown, "server", "1.0.0", "Synchronously save the dataset to disk and then shut down the server"});
+  t.add({"monitor", 1, kAdmin | kNoScript | kLoading | kStale, {}, &cmd_monitor, "server", "1.0.0",
+         "Listen for all requests received by the server in real time"});
+  t.add({"debug", -2, kAdmin | kNoScript | kLoading | kStale, {}, &cmd_debug, "server", "1.0.0",
+         "A container for debugging commands"});
+}
 
 }  // namespace listd::server

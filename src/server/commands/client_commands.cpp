@@ -1,0 +1,319 @@
+// CLIENT and its subcommands: ID, SETNAME, GETNAME, LIST, INFO, KILL, SETINFO, REPLY, NO-EVICT,
+// NO-TOUCH, UNBLOCK, HELP.
+#include <fmt/format.h>
+
+#include "listd/server/command_context.h"
+#include "listd/server/command_table.h"
+#include "listd/server/errors.h"
+#include "listd/server/executor.h"
+#include "listd/server/text.h"
+#include "listd/store/number.h"
+
+namespace listd::server {
+namespace {
+
+std::string client_flags(const Client& c) {
+  std::string f;
+  if (c.monitor) f += 'O';
+  if (c.in_multi) f += 'x';
+  if (c.blocked()) f += 'b';
+  if (c.close_after_reply) f += 'c';
+  if (c.watch_dirty) f += 'd';
+  if (c.no_evict) f += 'e';
+  if (c.no_touch) f += 'T';
+  if (f.empty()) f = "N";
+  return f;
+}
+
+/// One CLIENT LIST / CLIENT INFO line, Redis 7.0 fields (plus 7.2's lib-name/lib-ver).
+std::string client_info_line(Executor& exec, const Client& c) {
+  const std::uint64_t now = exec.clock().monotonic_ms();
+  const std::size_t qbuf = c.transport ? c.transport->query_buffer_bytes() : 0;
+  const std::size_t omem = c.transport ? c.transport->pending_output_bytes() : c.out.size();
+  std::size_t multi_mem = 0;
+  for (const auto& q : c.queued)
+    for (const auto& a : q) multi_mem += a.size();
+  return fmt::format(
+      "id={} addr={} laddr={} fd={} name={} age={} idle={} flags={} db={} sub=0 psub=0 ssub=0 "
+      "multi={} qbuf={} qbuf-free={} argv-mem={} multi-mem={} rbs=16384 rbp=0 obl=0 oll=0 "
+      "omem={} tot-mem={} events=r cmd={} user=default redir=-1 resp={} lib-name={} lib-ver={}\n",
+      c.id, c.addr, c.laddr, c.fd, c.name, (now - c.created_ms) / 1000,
+      (now - c.last_interaction_ms) / 1000, client_flags(c), c.db,
+      c.in_multi ? static_cast<long long>(c.queued.size()) : -1LL, qbuf,
+      qbuf > 16384 ? 0 : 16384 - qbuf, c.argv_mem, multi_mem, omem,
+      qbuf + omem + multi_mem + 16384, c.last_command, static_cast<int>(c.resp), c.lib_name,
+      c.lib_ver);
+}
+
+// CLIENT ID
+void cmd_client_id(CommandContext& ctx) { ctx.reply().integer(static_cast<long long>(ctx.client().id)); }
+
+// CLIENT SETNAME connection-name
+void cmd_client_setname(CommandContext& ctx) {
+  if (!valid_client_name(ctx.arg(2))) {
+    ctx.reply().error(kClientNameErr);
+    return;
+  }
+  ctx.client().name = std::string(ctx.arg(2));
+  ctx.reply().ok();
+}
+
+// CLIENT GETNAME
+void cmd_client_getname(CommandContext& ctx) {
+  if (ctx.client().name.empty())
+    ctx.reply().null();
+  else
+    ctx.reply().bulk(ctx.client().name);
+}
+
+// CLIENT LIST [TYPE normal|master|replica|pubsub] [ID client-id ...]
+void cmd_client_list(CommandContext& ctx) {
+  Executor& exec = ctx.exec();
+  std::vector<std::uint64_t> ids;
+  bool only_none = false;
+  for (std::size_t i = 2; i < ctx.argc(); ++i) {
+    if (strcasecmp_eq(ctx.arg(i), "type") && i + 1 < ctx.argc()) {
+      const std::string_view type = ctx.arg(++i);
+      if (strcasecmp_eq(type, "normal")) continue;
+      if (strcasecmp_eq(type, "master") || strcasecmp_eq(type, "replica") ||
+          strcasecmp_eq(type, "slave") || strcasecmp_eq(type, "pubsub")) {
+        only_none = true;
+        continue;
+      }
+      ctx.reply().error("ERR Unknown client type '" + std::string(type) + "'");
+      return;
+    }
+    if (strcasecmp_eq(ctx.arg(i), "id") && i + 1 < ctx.argc()) {
+      for (++i; i < ctx.argc(); ++i) {
+        long long id = 0;
+        if (!store::parse_strict_integer(ctx.arg(i), id) || id <= 0) {
+          ctx.reply().error("ERR Invalid client ID");
+          return;
+        }
+        ids.push_back(static_cast<std::uint64_t>(id));
+      }
+      break;
+    }
+    ctx.reply().error(kSyntaxErr);
+    return;
+  }
+  std::vector<const Client*> rows;
+  exec.for_each_client([&](Client& c) { rows.push_back(&c); });
+  std::sort(rows.begin(), rows.end(), [](const Client* a, const Client* b) { return a->id < b->id; });
+  std::string text;
+  for (const Client* c : rows) {
+    if (only_none) break;
+    if (!ids.empty() && std::find(ids.begin(), ids.end(), c->id) == ids.end()) continue;
+    text += client_info_line(exec, *c);
+  }
+  ctx.reply().verbatim(text);
+}
+
+// CLIENT INFO
+void cmd_client_info(CommandContext& ctx) {
+  ctx.reply().verbatim(client_info_line(ctx.exec(), ctx.client()));
+}
+
+// CLIENT KILL ip:port | CLIENT KILL <filter> <value> ...
+void cmd_client_kill(CommandContext& ctx) {
+  Executor& exec = ctx.exec();
+  if (ctx.argc() == 3) {  // old form: by address, replies OK or an error
+    Client* victim = nullptr;
+    exec.for_each_client([&](Client& c) {
+      if (c.addr == ctx.arg(2)) victim = &c;
+    });
+    if (!victim) {
+      ctx.reply().error(kNoSuchClientErr);
+      return;
+    }
+    exec.request_kill(*victim);
+    ctx.reply().ok();
+    return;
+  }
+  if ((ctx.argc() - 2) % 2 != 0) {
+    ctx.reply().error(kSyntaxErr);
+    return;
+  }
+  std::optional<std::uint64_t> id;
+  std::optional<std::string_view> addr, laddr, user;
+  bool skipme = true;
+  bool type_matches_none = false;  // master/replica/pubsub: listd has no such clients
+  std::optional<long long> maxage;
+  for (std::size_t i = 2; i < ctx.argc(); i += 2) {
+    const std::string_view opt = ctx.arg(i), val = ctx.arg(i + 1);
+    long long n = 0;
+    if (strcasecmp_eq(opt, "id")) {
+      if (!store::parse_strict_integer(val, n) || n <= 0) {
+        ctx.reply().error("ERR client-id should be greater than 0");
+        return;
+      }
+      id = static_cast<std::uint64_t>(n);
+    } else if (strcasecmp_eq(opt, "addr")) {
+      addr = val;
+    } else if (strcasecmp_eq(opt, "laddr")) {
+      laddr = val;
+    } else if (strcasecmp_eq(opt, "user")) {
+      user = val;
+    } else if (strcasecmp_eq(opt, "type")) {
+      if (!strcasecmp_eq(val, "normal") && !strcasecmp_eq(val, "master") &&
+          !strcasecmp_eq(val, "replica") && !strcasecmp_eq(val, "slave") &&
+          !strcasecmp_eq(val, "pubsub")) {
+        ctx.reply().error("ERR Unknown client type '" + std::string(val) + "'");
+        return;
+      }
+      if (!strcasecmp_eq(val, "normal")) type_matches_none = true;
+    } else if (strcasecmp_eq(opt, "skipme")) {
+      if (strcasecmp_eq(val, "yes")) skipme = true;
+      else if (strcasecmp_eq(val, "no")) skipme = false;
+      else {
+        ctx.reply().error(kSyntaxErr);
+        return;
+      }
+    } else if (strcasecmp_eq(opt, "maxage")) {
+      if (!store::parse_strict_integer(val, n)) {
+        ctx.reply().error(kNotIntegerErr);
+        return;
+      }
+      maxage = n;
+    } else {
+      ctx.reply().error(kSyntaxErr);
+      return;
+    }
+  }
+  const std::uint64_t now = exec.clock().monotonic_ms();
+  std::vector<Client*> victims;
+  exec.for_each_client([&](Client& c) {
+    if (type_matches_none) return;
+    if (id && c.id != *id) return;
+    if (addr && c.addr != *addr) return;
+    if (laddr && c.laddr != *laddr) return;
+    if (user && *user != "default") return;
+    if (maxage && static_cast<long long>((now - c.created_ms) / 1000) < *maxage) return;
+    if (skipme && &c == &ctx.client()) return;
+    victims.push_back(&c);
+  });
+  for (Client* c : victims) exec.request_kill(*c);
+  ctx.reply().integer(static_cast<long long>(victims.size()));
+}
+
+// CLIENT SETINFO LIB-NAME libname | LIB-VER libver
+void cmd_client_setinfo(CommandContext& ctx) {
+  const std::string_view attr = ctx.arg(2), val = ctx.arg(3);
+  const bool name = strcasecmp_eq(attr, "lib-name");
+  if (!name && !strcasecmp_eq(attr, "lib-ver")) {
+    ctx.reply().error("ERR Unrecognized option '" + std::string(attr) + "'");
+    return;
+  }
+  for (unsigned char ch : val) {
+    if (ch < '!' || ch > '~') {
+      ctx.reply().error("ERR " + std::string(name ? "lib-name" : "lib-ver") +
+                        " cannot contain spaces, newlines or special characters.");
+      return;
+    }
+  }
+  (name ? ctx.client().lib_name : ctx.client().lib_ver) = std::string(val);
+  ctx.reply().ok();
+}
+
+// CLIENT REPLY ON|OFF|SKIP
+void cmd_client_reply(CommandContext& ctx) {
+  Client& c = ctx.client();
+  const std::string_view mode = ctx.arg(2);
+  if (strcasecmp_eq(mode, "on")) {
+    c.reply_mode = ReplyMode::kOn;
+    ctx.reply().ok();
+  } else if (strcasecmp_eq(mode, "off")) {
+    c.reply_mode = ReplyMode::kOff;
+  } else if (strcasecmp_eq(mode, "skip")) {
+    if (c.reply_mode == ReplyMode::kOn) c.reply_mode = ReplyMode::kSkip;
+  } else {
+    ctx.reply().error(kSyntaxErr);
+  }
+}
+
+bool parse_on_off(CommandContext& ctx, bool& out) {
+  if (strcasecmp_eq(ctx.arg(2), "on")) out = true;
+  else if (strcasecmp_eq(ctx.arg(2), "off")) out = false;
+  else {
+    ctx.reply().error(kSyntaxErr);
+    return false;
+  }
+  return true;
+}
+
+// CLIENT NO-EVICT ON|OFF
+void cmd_client_no_evict(CommandContext& ctx) {
+  if (parse_on_off(ctx, ctx.client().no_evict)) ctx.reply().ok();
+}
+
+// CLIENT NO-TOUCH ON|OFF
+void cmd_client_no_touch(CommandContext& ctx) {
+  if (parse_on_off(ctx, ctx.client().no_touch)) ctx.reply().ok();
+}
+
+// CLIENT UNBLOCK client-id [TIMEOUT|ERROR]
+void cmd_client_unblock(CommandContext& ctx) {
+  long long id = 0;
+  if (!ctx.parse_integer(2, id)) return;
+  bool with_error = false;
+  if (ctx.argc() == 4) {
+    if (strcasecmp_eq(ctx.arg(3), "error")) with_error = true;
+    else if (!strcasecmp_eq(ctx.arg(3), "timeout")) {
+      ctx.reply().error("ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR");
+      return;
+    }
+  }
+  Client* target = ctx.exec().find_client(static_cast<std::uint64_t>(id));
+  if (!target || !target->blocked()) {
+    ctx.reply().integer(0);
+    return;
+  }
+  ctx.exec().unblock_with_timeout(
+      *target, with_error ? "UNBLOCKED client unblocked via CLIENT UNBLOCK" : std::string_view{});
+  ctx.reply().integer(1);
+}
+
+// CLIENT HELP
+void cmd_client_help(CommandContext& ctx) {
+  static constexpr std::string_view kLines[] = {
+      "CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "GETNAME", "    Return the name of the current connection.",
+      "ID", "    Return the ID of the current connection.",
+      "INFO", "    Return information about the current client connection.",
+      "KILL <ip:port>", "    Kill connection made from <ip:port>.",
+      "KILL <option> <value> [<option> <value> [...]]",
+      "    Kill connections. Options are: ID, ADDR, LADDR, TYPE, USER, SKIPME, MAXAGE.",
+      "LIST [options ...]", "    Return information about client connections (TYPE, ID).",
+      "UNBLOCK <clientid> [TIMEOUT|ERROR]", "    Unblock the specified blocked client.",
+      "REPLY (ON|OFF|SKIP)", "    Control the replies sent to the current connection.",
+      "SETNAME <name>", "    Assign the name <name> to the current connection.",
+      "SETINFO <option> <value>", "    Set client meta attr (LIB-NAME, LIB-VER).",
+      "NO-EVICT (ON|OFF)", "    Protect current client connection from eviction.",
+      "NO-TOUCH (ON|OFF)", "    Commands of this client do not touch the LRU/LFU of keys.",
+      "HELP", "    Print this help."};
+  auto r = ctx.reply();
+  r.array_header(std::size(kLines));
+  for (std::string_view l : kLines) r.simple(l);
+}
+
+}  // namespace
+
+void register_client_commands(CommandTable& t) {
+  const std::uint32_t conn = kNoScript | kLoading | kStale;
+  CommandSpec& client = t.add({"client", -2, kSentinel, {}, nullptr, "connection", "2.4.0",
+                               "A container for client connection commands"});
+  t.add_subcommand(client, {"id", 2, conn, {}, &cmd_client_id, "connection", "5.0.0", "Returns the client ID for the current connection"});
+  t.add_subcommand(client, {"setname", 3, conn, {}, &cmd_client_setname, "connection", "2.6.9", "Set the current connection name"});
+  t.add_subcommand(client, {"getname", 2, conn, {}, &cmd_client_getname, "connection", "2.6.9", "Get the current connection name"});
+  t.add_subcommand(client, {"list", -2, kAdmin | conn, {}, &cmd_client_list, "connection", "2.4.0", "Get the list of client connections"});
+  t.add_subcommand(client, {"info", 2, conn, {}, &cmd_client_info, "connection", "6.2.0", "Returns information about the current client connection."});
+  t.add_subcommand(client, {"kill", -3, kAdmin | conn, {}, &cmd_client_kill, "connection", "2.4.0", "Kill the connection of a client"});
+  t.add_subcommand(client, {"setinfo", 4, conn, {}, &cmd_client_setinfo, "connection", "7.2.0", "Set client or connection specific info"});
+  t.add_subcommand(client, {"reply", 3, conn, {}, &cmd_client_reply, "connection", "3.2.0", "Instruct the server whether to reply to commands"});
+  t.add_subcommand(client, {"no-evict", 3, kAdmin | conn, {}, &cmd_client_no_evict, "connection", "7.0.0", "Set client eviction mode for the current connection"});
+  t.add_subcommand(client, {"no-touch", 3, conn, {}, &cmd_client_no_touch, "connection", "7.2.0", "Controls whether commands sent by the client will alter the LRU/LFU of the keys they access."});
+  t.add_subcommand(client, {"unblock", -3, kAdmin | conn, {}, &cmd_client_unblock, "connection", "5.0.0", "Unblock a client blocked in a blocking command from a different connection"});
+  t.add_subcommand(client, {"help", 2, kLoading | kStale, {}, &cmd_client_help, "connection", "5.0.0", "Show helpful text about the different subcommands"});
+}
+
+}  // namespace listd::server

@@ -1,0 +1,84 @@
+// CONFIG GET / SET / RESETSTAT / REWRITE / HELP, over the option table in server/config.
+#include "listd/server/command_context.h"
+#include "listd/server/command_table.h"
+#include "listd/server/config.h"
+#include "listd/server/errors.h"
+#include "listd/server/executor.h"
+
+namespace listd::server {
+namespace {
+
+// CONFIG GET parameter [parameter ...]
+void cmd_config_get(CommandContext& ctx) {
+  const Config::NameValueList pairs = ctx.exec().config().get(ctx.argv().subspan(2));
+  auto r = ctx.reply();
+  r.map_header(pairs.size());
+  for (const auto& [name, value] : pairs) {
+    r.bulk(name);
+    r.bulk(value);
+  }
+}
+
+// CONFIG SET parameter value [parameter value ...]
+void cmd_config_set(CommandContext& ctx) {
+  if ((ctx.argc() - 2) % 2 != 0) {
+    ctx.reply().error("ERR wrong number of arguments for 'config|set' command");
+    return;
+  }
+  std::vector<Config::NameValue> pairs;
+  for (std::size_t i = 2; i + 1 < ctx.argc(); i += 2) pairs.emplace_back(ctx.arg(i), ctx.arg(i + 1));
+  const bool local = ctx.client().addr.rfind("127.", 0) == 0 || ctx.client().addr.rfind("::1", 0) == 0;
+  if (auto err = ctx.exec().config().set_many(pairs, local))
+    ctx.reply().error(*err);
+  else
+    ctx.reply().ok();
+}
+
+// CONFIG RESETSTAT
+void cmd_config_resetstat(CommandContext& ctx) {
+  ctx.exec().reset_stats();
+  ctx.reply().ok();
+}
+
+// CONFIG REWRITE
+void cmd_config_rewrite(CommandContext& ctx) {
+  const Config& cfg = ctx.exec().config();
+  if (cfg.config_file().empty()) {
+    ctx.reply().error(kConfigNoFileErr);
+    return;
+  }
+  std::string err;
+  if (!rewrite_config_file(cfg.config_file(), cfg, err))
+    ctx.reply().error("ERR Rewriting config file: " + err);
+  else
+    ctx.reply().ok();
+}
+
+// CONFIG HELP
+void cmd_config_help(CommandContext& ctx) {
+  static constexpr std::string_view kLines[] = {
+      "CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "GET <pattern>", "    Return parameters matching the glob-like <pattern> and their values.",
+      "SET <directive> <value>", "    Set the configuration <directive> to <value>.",
+      "RESETSTAT", "    Reset statistics reported by the INFO command.",
+      "REWRITE", "    Rewrite the configuration file.",
+      "HELP", "    Print this help."};
+  auto r = ctx.reply();
+  r.array_header(std::size(kLines));
+  for (std::string_view l : kLines) r.simple(l);
+}
+
+}  // namespace
+
+void register_config_commands(CommandTable& t) {
+  const std::uint32_t admin = kAdmin | kNoScript | kLoading | kStale;
+  CommandSpec& config = t.add({"config", -2, 0, {}, nullptr, "server", "2.0.0",
+                               "A container for server configuration commands"});
+  t.add_subcommand(config, {"get", -3, admin, {}, &cmd_config_get, "server", "2.0.0", "Get the values of configuration parameters"});
+  t.add_subcommand(config, {"set", -4, admin | kMayReplicate, {}, &cmd_config_set, "server", "2.0.0", "Set configuration parameters to the given values"});
+  t.add_subcommand(config, {"resetstat", 2, admin, {}, &cmd_config_resetstat, "server", "2.0.0", "Reset the stats returned by INFO"});
+  t.add_subcommand(config, {"rewrite", 2, admin, {}, &cmd_config_rewrite, "server", "2.8.0", "Rewrite the configuration file with the in memory configuration"});
+  t.add_subcommand(config, {"help", 2, kLoading | kStale, {}, &cmd_config_help, "server", "5.0.0", "Show helpful text about the different subcommands"});
+}
+
+}  // namespace listd::server

@@ -1,0 +1,200 @@
+#include "listd/server/info.h"
+
+#include <fmt/format.h>
+#include <malloc.h>
+#include <sys/resource.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "listd/server/executor.h"
+#include "listd/server/text.h"
+#include "listd/server/version.h"
+
+namespace listd::server {
+namespace {
+
+constexpr std::string_view kDefaultSections[] = {"server",      "clients", "memory",
+                                                 "persistence", "stats",   "replication",
+                                                 "cpu",         "keyspace"};
+
+std::string human_bytes(std::size_t n) {
+  const double d = static_cast<double>(n);
+  if (n < 1024) return fmt::format("{}B", n);
+  if (n < 1024 * 1024) return fmt::format("{:.2f}K", d / 1024);
+  if (n < 1024ull * 1024 * 1024) return fmt::format("{:.2f}M", d / (1024 * 1024));
+  return fmt::format("{:.2f}G", d / (1024.0 * 1024 * 1024));
+}
+
+void section_server(Executor& exec, std::string& out) {
+  utsname u{};
+  ::uname(&u);
+  const std::uint64_t uptime_ms = exec.clock().monotonic_ms() - exec.stats().start_ms;
+  out += "# Server\r\n";
+  out += fmt::format("redis_version:{}\r\n", kRedisCompatVersion);
+  out += fmt::format("listd_version:{}\r\n", kListdVersion);
+  out += "redis_git_sha1:00000000\r\nredis_git_dirty:0\r\nredis_build_id:0\r\n";
+  out += "redis_mode:standalone\r\n";
+  out += fmt::format("os:{} {} {}\r\n", u.sysname, u.release, u.machine);
+  out += fmt::format("arch_bits:{}\r\n", sizeof(void*) * 8);
+  out += "multiplexing_api:epoll\r\n";
+  out += fmt::format("gcc_version:{}.{}.{}\r\n", __GNUC__, __GNUC_MINOR__, __GNUC_PATCHLEVEL__);
+  out += fmt::format("process_id:{}\r\n", ::getpid());
+  out += fmt::format("tcp_port:{}\r\n", exec.config().settings().port);
+  out += fmt::format("server_time_usec:{}\r\n", exec.clock().unix_us());
+  out += fmt::format("uptime_in_seconds:{}\r\n", uptime_ms / 1000);
+  out += fmt::format("uptime_in_days:{}\r\n", uptime_ms / 86400000);
+  out += fmt::format("hz:{}\r\n", exec.config().settings().hz);
+  out += "executable:listd\r\n";
+  out += fmt::format("config_file:{}\r\n", exec.config().config_file());
+}
+
+void section_clients(Executor& exec, std::string& out) {
+  out += "# Clients\r\n";
+  out += fmt::format("connected_clients:{}\r\n", exec.client_count());
+  out += fmt::format("maxclients:{}\r\n", exec.config().settings().maxclients);
+  out += fmt::format("blocked_clients:{}\r\n", exec.waiters().blocked_count());
+  out += "tracking_clients:0\r\n";
+  out += "clients_in_timeout_table:0\r\n";
+  out += fmt::format("total_blocking_keys:{}\r\n", exec.waiters().blocking_key_count());
+  out += "total_blocking_keys_on_nokey:0\r\n";
+}
+
+void section_memory(Executor&, std::string& out) {
+  const std::size_t used = allocated_memory_bytes();
+  const std::size_t rss = resident_memory_bytes();
+  out += "# Memory\r\n";
+  out += fmt::format("used_memory:{}\r\n", used);
+  out += fmt::format("used_memory_human:{}\r\n", human_bytes(used));
+  out += fmt::format("used_memory_rss:{}\r\n", rss);
+  out += fmt::format("used_memory_rss_human:{}\r\n", human_bytes(rss));
+  out += fmt::format("used_memory_peak:{}\r\n", used);
+  out += "maxmemory:0\r\nmaxmemory_human:0B\r\nmaxmemory_policy:noeviction\r\n";
+  out += fmt::format("mem_fragmentation_ratio:{:.2f}\r\n",
+                     used ? static_cast<double>(rss) / static_cast<double>(used) : 0.0);
+  out += "mem_allocator:libc\r\n";
+}
+
+void section_persistence(Executor& exec, std::string& out) {
+  out += "# Persistence\r\n";
+  out += "loading:0\r\nasync_loading:0\r\n";
+  out += fmt::format("rdb_changes_since_last_save:{}\r\n", exec.stats().dirty);
+  out += "rdb_bgsave_in_progress:0\r\n";
+  out += fmt::format("rdb_last_save_time:{}\r\n", exec.stats().lastsave_unix_s);
+  out += "rdb_last_bgsave_status:ok\r\n";
+  out += fmt::format("aof_enabled:{}\r\n", exec.config().settings().appendonly ? 1 : 0);
+  out += "aof_rewrite_in_progress:0\r\naof_rewrite_scheduled:0\r\n";
+  out += "aof_last_bgrewrite_status:ok\r\naof_last_write_status:ok\r\n";
+}
+
+void section_stats(Executor& exec, std::string& out) {
+  const ServerStats& s = exec.stats();
+  out += "# Stats\r\n";
+  out += fmt::format("total_connections_received:{}\r\n", s.total_connections);
+  out += fmt::format("total_commands_processed:{}\r\n", s.total_commands);
+  out += "instantaneous_ops_per_sec:0\r\n";
+  out += fmt::format("total_net_input_bytes:{}\r\n", s.net_input_bytes);
+  out += fmt::format("total_net_output_bytes:{}\r\n", s.net_output_bytes);
+  out += fmt::format("rejected_connections:{}\r\n", s.rejected_connections);
+  out += fmt::format("expired_keys:{}\r\n", s.expired_keys);
+  out += "evicted_keys:0\r\n";
+  out += fmt::format("keyspace_hits:{}\r\n", s.keyspace_hits);
+  out += fmt::format("keyspace_misses:{}\r\n", s.keyspace_misses);
+  out += "pubsub_channels:0\r\npubsub_patterns:0\r\n";
+  out += fmt::format("total_error_replies:{}\r\n", s.total_error_replies);
+}
+
+void section_replication(Executor&, std::string& out) {
+  out += "# Replication\r\nrole:master\r\nconnected_slaves:0\r\n";
+  out += "master_replid:0000000000000000000000000000000000000000\r\nmaster_repl_offset:0\r\n";
+}
+
+void section_cpu(Executor&, std::string& out) {
+  rusage self{};
+  ::getrusage(RUSAGE_SELF, &self);
+  auto secs = [](const timeval& tv) {
+    return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6;
+  };
+  out += "# CPU\r\n";
+  out += fmt::format("used_cpu_sys:{:.6f}\r\n", secs(self.ru_stime));
+  out += fmt::format("used_cpu_user:{:.6f}\r\n", secs(self.ru_utime));
+}
+
+void section_keyspace(Executor& exec, std::string& out) {
+  out += "# Keyspace\r\n";
+  const std::int64_t now = exec.clock().unix_ms();
+  for (int i = 0; i < exec.keyspace().database_count(); ++i) {
+    const store::Database& db = exec.keyspace().db(i);
+    if (db.size() == 0) continue;
+    out += fmt::format("db{}:keys={},expires={},avg_ttl={}\r\n", i, db.size(), db.expires_count(),
+                       db.average_ttl(now));
+  }
+}
+
+void section_commandstats(Executor& exec, std::string& out) {
+  out += "# Commandstats\r\n";
+  std::vector<std::pair<std::string, CommandStats>> rows(exec.command_stats().begin(),
+                                                         exec.command_stats().end());
+  std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const auto& [name, cs] : rows) {
+    std::string n = name;
+    std::replace(n.begin(), n.end(), '|', '|');
+    out += fmt::format("cmdstat_{}:calls={},usec={},usec_per_call={:.2f},rejected_calls={},failed_calls={}\r\n",
+                       n, cs.calls, cs.usec,
+                       cs.calls ? static_cast<double>(cs.usec) / static_cast<double>(cs.calls) : 0.0,
+                       cs.rejected, cs.failed);
+  }
+}
+
+struct Section {
+  std::string_view name;
+  void (*emit)(Executor&, std::string&);
+  bool in_default;
+};
+
+constexpr Section kSections[] = {
+    {"server", section_server, true},           {"clients", section_clients, true},
+    {"memory", section_memory, true},           {"persistence", section_persistence, true},
+    {"stats", section_stats, true},             {"replication", section_replication, true},
+    {"cpu", section_cpu, true},                 {"commandstats", section_commandstats, false},
+    {"keyspace", section_keyspace, true},
+};
+
+}  // namespace
+
+std::size_t resident_memory_bytes() {
+  FILE* f = std::fopen("/proc/self/statm", "r");
+  if (!f) return 0;
+  unsigned long size = 0, resident = 0;
+  const int n = std::fscanf(f, "%lu %lu", &size, &resident);
+  std::fclose(f);
+  return n == 2 ? resident * static_cast<std::size_t>(::sysconf(_SC_PAGESIZE)) : 0;
+}
+
+std::size_t allocated_memory_bytes() {
+  const struct mallinfo2 mi = ::mallinfo2();
+  return mi.uordblks + mi.hblkhd;
+}
+
+std::string build_info(Executor& exec, std::span<const std::string_view> sections) {
+  bool all = false, defaults = sections.empty();
+  std::vector<std::string_view> wanted;
+  for (std::string_view s : sections) {
+    if (strcasecmp_eq(s, "all") || strcasecmp_eq(s, "everything")) all = true;
+    else if (strcasecmp_eq(s, "default")) defaults = true;
+    else wanted.push_back(s);
+  }
+  std::string out;
+  for (const Section& sec : kSections) {
+    bool include = all || (defaults && sec.in_default);
+    for (std::string_view w : wanted) include = include || strcasecmp_eq(w, sec.name);
+    if (!include) continue;
+    if (!out.empty()) out += "\r\n";
+    sec.emit(exec, out);
+  }
+  return out;
+}
+
+}  // namespace listd::server
