@@ -1,8 +1,146 @@
-// expire commands: registered in register_expire_commands (none yet).
+// Expiry commands: EXPIRE, PEXPIRE, EXPIREAT, PEXPIREAT (NX|XX|GT|LT), TTL, PTTL, EXPIRETIME,
+// PEXPIRETIME, PERSIST. Deadlines are absolute Unix ms; store::Database keeps the index.
+#include <climits>
+
+#include "listd/server/command_context.h"
 #include "listd/server/command_table.h"
+#include "listd/server/errors.h"
+#include "listd/server/executor.h"
+#include "listd/server/text.h"
 
 namespace listd::server {
+namespace {
 
-void register_expire_commands(CommandTable&) {}
+enum ExpireFlag : unsigned { kNx = 1, kXx = 2, kGt = 4, kLt = 8 };
+
+bool parse_expire_flags(CommandContext& ctx, unsigned& flags) {
+  for (std::size_t i = 3; i < ctx.argc(); ++i) {
+    const std::string_view a = ctx.arg(i);
+    if (strcasecmp_eq(a, "nx")) flags |= kNx;
+    else if (strcasecmp_eq(a, "xx")) flags |= kXx;
+    else if (strcasecmp_eq(a, "gt")) flags |= kGt;
+    else if (strcasecmp_eq(a, "lt")) flags |= kLt;
+    else {
+      ctx.reply().error("ERR Unsupported option " + std::string(a));
+      return false;
+    }
+  }
+  if ((flags & kNx) && (flags & (kXx | kGt | kLt))) {
+    ctx.reply().error("ERR NX and XX, GT or LT options at the same time are not compatible");
+    return false;
+  }
+  if ((flags & kGt) && (flags & kLt)) {
+    ctx.reply().error("ERR GT and LT options at the same time are not compatible");
+    return false;
+  }
+  return true;
+}
+
+// Redis 7.0 expireGenericCommand: flags, then the number, overflow checks, then the key.
+void expire_generic(CommandContext& ctx, long long basetime_ms, bool seconds) {
+  unsigned flags = 0;
+  if (!parse_expire_flags(ctx, flags)) return;
+  long long when = 0;
+  if (!ctx.parse_integer(2, when)) return;
+  const std::string invalid = "ERR invalid expire time in '" + ctx.spec().full_name + "' command";
+  if (seconds) {
+    if (when > LLONG_MAX / 1000 || when < LLONG_MIN / 1000) {
+      ctx.reply().error(invalid);
+      return;
+    }
+    when *= 1000;
+  }
+  if (when > LLONG_MAX - basetime_ms) {
+    ctx.reply().error(invalid);
+    return;
+  }
+  when += basetime_ms;
+  store::Entry* e = ctx.lookup(ctx.arg(1));
+  if (!e) {
+    ctx.reply().integer(0);
+    return;
+  }
+  const long long current = e->expire_at_ms;  // -1: none (an infinite TTL for GT/LT)
+  if (((flags & kNx) && current != -1) || ((flags & kXx) && current == -1) ||
+      ((flags & kGt) && (current == -1 || when <= current)) ||
+      ((flags & kLt) && current != -1 && when >= current)) {
+    ctx.reply().integer(0);
+    return;
+  }
+  if (when <= ctx.now_ms()) {
+    ctx.delete_key(ctx.arg(1));  // already expired: the key goes now (Redis propagates DEL)
+  } else {
+    ctx.db().set_expire(*e, when);
+  }
+  ctx.mark_dirty();
+  ctx.reply().integer(1);
+}
+
+// EXPIRE key seconds [NX|XX|GT|LT]
+void cmd_expire(CommandContext& ctx) { expire_generic(ctx, ctx.now_ms(), true); }
+// PEXPIRE key milliseconds [NX|XX|GT|LT]
+void cmd_pexpire(CommandContext& ctx) { expire_generic(ctx, ctx.now_ms(), false); }
+// EXPIREAT key unix-time-seconds [NX|XX|GT|LT]
+void cmd_expireat(CommandContext& ctx) { expire_generic(ctx, 0, true); }
+// PEXPIREAT key unix-time-milliseconds [NX|XX|GT|LT]
+void cmd_pexpireat(CommandContext& ctx) { expire_generic(ctx, 0, false); }
+
+enum class TtlKind { kTtl, kPttl, kExpireTime, kPexpireTime };
+
+void ttl_generic(CommandContext& ctx, TtlKind kind) {
+  store::Entry* e = ctx.lookup(ctx.arg(1));
+  if (!e) {
+    ctx.reply().integer(-2);
+    return;
+  }
+  const long long at = e->expire_at_ms;
+  if (at < 0) {
+    ctx.reply().integer(-1);
+    return;
+  }
+  long long ttl = at - ctx.now_ms();
+  if (ttl < 0) ttl = 0;
+  switch (kind) {
+    case TtlKind::kTtl: ctx.reply().integer((ttl + 500) / 1000); break;
+    case TtlKind::kPttl: ctx.reply().integer(ttl); break;
+    case TtlKind::kExpireTime: ctx.reply().integer(at / 1000); break;
+    case TtlKind::kPexpireTime: ctx.reply().integer(at); break;
+  }
+}
+
+// TTL key
+void cmd_ttl(CommandContext& ctx) { ttl_generic(ctx, TtlKind::kTtl); }
+// PTTL key
+void cmd_pttl(CommandContext& ctx) { ttl_generic(ctx, TtlKind::kPttl); }
+// EXPIRETIME key
+void cmd_expiretime(CommandContext& ctx) { ttl_generic(ctx, TtlKind::kExpireTime); }
+// PEXPIRETIME key
+void cmd_pexpiretime(CommandContext& ctx) { ttl_generic(ctx, TtlKind::kPexpireTime); }
+
+// PERSIST key
+void cmd_persist(CommandContext& ctx) {
+  store::Entry* e = ctx.lookup(ctx.arg(1));
+  if (e && ctx.db().persist(*e)) {
+    ctx.mark_dirty();
+    ctx.reply().integer(1);
+  } else {
+    ctx.reply().integer(0);
+  }
+}
+
+}  // namespace
+
+void register_expire_commands(CommandTable& t) {
+  const KeySpec one{1, 1, 1};
+  t.add({"expire", -3, kWrite | kFast, one, &cmd_expire, "generic", "1.0.0", "Set a key's time to live in seconds"});
+  t.add({"pexpire", -3, kWrite | kFast, one, &cmd_pexpire, "generic", "2.6.0", "Set a key's time to live in milliseconds"});
+  t.add({"expireat", -3, kWrite | kFast, one, &cmd_expireat, "generic", "1.2.0", "Set the expiration for a key as a UNIX timestamp"});
+  t.add({"pexpireat", -3, kWrite | kFast, one, &cmd_pexpireat, "generic", "2.6.0", "Set the expiration for a key as a UNIX timestamp specified in milliseconds"});
+  t.add({"ttl", 2, kReadonly | kFast, one, &cmd_ttl, "generic", "1.0.0", "Get the time to live for a key in seconds"});
+  t.add({"pttl", 2, kReadonly | kFast, one, &cmd_pttl, "generic", "2.6.0", "Get the time to live for a key in milliseconds"});
+  t.add({"expiretime", 2, kReadonly | kFast, one, &cmd_expiretime, "generic", "7.0.0", "Get the expiration Unix timestamp for a key"});
+  t.add({"pexpiretime", 2, kReadonly | kFast, one, &cmd_pexpiretime, "generic", "7.0.0", "Get the expiration Unix timestamp for a key in milliseconds"});
+  t.add({"persist", 2, kWrite | kFast, one, &cmd_persist, "generic", "2.2.0", "Remove the expiration from a key"});
+}
 
 }  // namespace listd::server

@@ -1,8 +1,381 @@
-// keyspace commands: registered in register_keyspace_commands (none yet).
+// Keyspace commands: DEL, UNLINK, EXISTS, TYPE, KEYS, SCAN, RANDOMKEY, RENAME, RENAMENX, COPY,
+// MOVE, TOUCH, OBJECT, MEMORY USAGE.
+#include <climits>
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+
+#include "listd/server/command_context.h"
 #include "listd/server/command_table.h"
+#include "listd/server/errors.h"
+#include "listd/server/executor.h"
+#include "listd/server/text.h"
+#include "listd/store/glob.h"
+#include "listd/store/number.h"
 
 namespace listd::server {
+namespace {
 
-void register_keyspace_commands(CommandTable&) {}
+// DEL key [key ...]   (UNLINK is the same here: values are freed in O(blocks), not per element)
+void cmd_del(CommandContext& ctx) {
+  long long removed = 0;
+  for (std::size_t i = 1; i < ctx.argc(); ++i)
+    if (ctx.lookup(ctx.arg(i)) && ctx.delete_key(ctx.arg(i))) ++removed;
+  ctx.mark_dirty(removed);
+  ctx.reply().integer(removed);
+}
+
+// EXISTS key [key ...]
+void cmd_exists(CommandContext& ctx) {
+  long long n = 0;
+  for (std::size_t i = 1; i < ctx.argc(); ++i)
+    if (ctx.lookup(ctx.arg(i))) ++n;
+  ctx.reply().integer(n);
+}
+
+// TOUCH key [key ...]
+void cmd_touch(CommandContext& ctx) { cmd_exists(ctx); }
+
+// TYPE key
+void cmd_type(CommandContext& ctx) {
+  store::Entry* e = ctx.lookup(ctx.arg(1));
+  ctx.reply().simple(e ? e->value.type_name() : "none");
+}
+
+// KEYS pattern
+void cmd_keys(CommandContext& ctx) {
+  const std::string_view pattern = ctx.arg(1);
+  const bool all = pattern == "*";
+  const std::int64_t now = ctx.now_ms();
+  std::vector<std::string_view> keys;
+  ctx.db().dict().for_each([&](const store::Entry& e) {
+    if (store::Database::expired(e, now)) return;
+    if (all || store::glob_match(pattern, e.key())) keys.push_back(e.key());
+  });
+  auto r = ctx.reply();
+  r.array_header(keys.size());
+  for (std::string_view k : keys) r.bulk(k);
+}
+
+// SCAN cursor [MATCH pattern] [COUNT count] [TYPE type]
+void cmd_scan(CommandContext& ctx) {
+  // Redis parses the cursor with strtoull and rejects anything else.
+  const std::string cursor_text(ctx.arg(1));
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long cursor_in = std::strtoull(cursor_text.c_str(), &end, 10);
+  // Like strtoull, "-1" wraps around and is accepted.
+  if (cursor_text.empty() || *end != '\0' || errno == ERANGE ||
+      std::isspace(static_cast<unsigned char>(cursor_text[0]))) {
+    ctx.reply().error("ERR invalid cursor");
+    return;
+  }
+  std::string_view pattern;
+  bool has_pattern = false;
+  long long count = 10;
+  std::string_view type;
+  for (std::size_t i = 2; i < ctx.argc(); i += 2) {
+    if (i + 1 >= ctx.argc()) {
+      ctx.reply().error(kSyntaxErr);
+      return;
+    }
+    const std::string_view opt = ctx.arg(i);
+    if (strcasecmp_eq(opt, "count")) {
+      if (!ctx.parse_integer(i + 1, count)) return;
+      if (count < 1) {
+        ctx.reply().error(kSyntaxErr);
+        return;
+      }
+    } else if (strcasecmp_eq(opt, "match")) {
+      pattern = ctx.arg(i + 1);
+      has_pattern = !(pattern.size() == 1 && pattern[0] == '*');
+    } else if (strcasecmp_eq(opt, "type")) {
+      type = ctx.arg(i + 1);
+    } else {
+      ctx.reply().error(kSyntaxErr);
+      return;
+    }
+  }
+  const std::int64_t now = ctx.now_ms();
+  std::vector<std::string> keys;
+  std::uint64_t cursor = cursor_in;
+  // Like Redis: visit buckets until `count` keys were collected, at most count*10 buckets.
+  long long budget = count * 10;
+  do {
+    cursor = ctx.db().dict().scan(cursor, [&](const store::Entry& e) {
+      if (store::Database::expired(e, now)) return;
+      if (has_pattern && !store::glob_match(pattern, e.key())) return;
+      if (!type.empty() && !strcasecmp_eq(type, e.value.type_name())) return;
+      keys.emplace_back(e.key());
+    });
+  } while (cursor != 0 && --budget > 0 && static_cast<long long>(keys.size()) < count);
+  auto r = ctx.reply();
+  r.array_header(2);
+  r.bulk(std::to_string(cursor));
+  r.array_header(keys.size());
+  for (const auto& k : keys) r.bulk(k);
+}
+
+// RANDOMKEY
+void cmd_randomkey(CommandContext& ctx) {
+  store::Database& db = ctx.db();
+  for (int tries = 0; tries < 100 && db.size() > 0; ++tries) {
+    store::Entry* e = db.dict().random_entry(ctx.exec().rng());
+    if (!store::Database::expired(*e, ctx.now_ms())) {
+      ctx.reply().bulk(e->key());
+      return;
+    }
+    const std::string key(e->key());
+    ctx.lookup(key);  // deletes it as expired
+  }
+  ctx.reply().null();
+}
+
+/// Moves the entry of `src` (in `from`) to `dst` in `to`, keeping value and expiry. Goes
+/// through add_key so that a list landing on a waited key wakes its waiters.
+void move_entry(Executor& exec, store::Database& from, std::string_view src, store::Database& to,
+                std::string_view dst) {
+  store::Entry* old = from.detach(src);
+  const std::int64_t expire = old->expire_at_ms;
+  store::Entry* fresh = exec.add_key(to, dst, std::move(old->value));
+  fresh->access_time_s = old->access_time_s;
+  store::Entry::destroy(old);
+  if (expire >= 0) to.set_expire(*fresh, expire);
+  exec.touch_key(from.index(), src);
+  exec.touch_key(to.index(), dst);
+}
+
+void rename_generic(CommandContext& ctx, bool nx) {
+  const std::string_view src = ctx.arg(1), dst = ctx.arg(2);
+  if (!ctx.lookup(src)) {
+    ctx.reply().error(kNoSuchKeyErr);
+    return;
+  }
+  if (src == dst) {
+    if (nx)
+      ctx.reply().integer(0);
+    else
+      ctx.reply().ok();
+    return;
+  }
+  if (ctx.lookup(dst)) {
+    if (nx) {
+      ctx.reply().integer(0);
+      return;
+    }
+    ctx.delete_key(dst);
+  }
+  move_entry(ctx.exec(), ctx.db(), src, ctx.db(), dst);
+  ctx.mark_dirty();
+  if (nx)
+    ctx.reply().integer(1);
+  else
+    ctx.reply().ok();
+}
+
+// RENAME key newkey
+void cmd_rename(CommandContext& ctx) { rename_generic(ctx, false); }
+// RENAMENX key newkey
+void cmd_renamenx(CommandContext& ctx) { rename_generic(ctx, true); }
+
+bool parse_db_index(CommandContext& ctx, std::string_view text, int& out) {
+  long long n = 0;
+  if (!store::parse_strict_integer(text, n) || n < INT_MIN || n > INT_MAX) {
+    ctx.reply().error(kNotIntegerErr);
+    return false;
+  }
+  if (n < 0 || n >= ctx.exec().keyspace().database_count()) {
+    ctx.reply().error(kDbIndexOutOfRangeErr);
+    return false;
+  }
+  out = static_cast<int>(n);
+  return true;
+}
+
+// COPY source destination [DB destination-db] [REPLACE]
+void cmd_copy(CommandContext& ctx) {
+  const std::string_view src = ctx.arg(1), dst = ctx.arg(2);
+  int dbid = ctx.client().db;
+  bool replace = false;
+  for (std::size_t i = 3; i < ctx.argc(); ++i) {
+    if (strcasecmp_eq(ctx.arg(i), "replace")) {
+      replace = true;
+    } else if (strcasecmp_eq(ctx.arg(i), "db") && i + 1 < ctx.argc()) {
+      if (!parse_db_index(ctx, ctx.arg(++i), dbid)) return;
+    } else {
+      ctx.reply().error(kSyntaxErr);
+      return;
+    }
+  }
+  if (dbid == ctx.client().db && src == dst) {
+    ctx.reply().error(kSameObjectErr);
+    return;
+  }
+  store::Entry* e = ctx.lookup(src);
+  if (!e) {
+    ctx.reply().integer(0);
+    return;
+  }
+  store::Database& to = ctx.exec().keyspace().db(dbid);
+  if (to.lookup(dst, ctx.now_ms())) {
+    if (!replace) {
+      ctx.reply().integer(0);
+      return;
+    }
+    to.remove(dst);
+  }
+  const std::int64_t expire = e->expire_at_ms;
+  store::Entry* copy = ctx.exec().add_key(to, dst, e->value.clone());
+  if (expire >= 0) to.set_expire(*copy, expire);
+  ctx.exec().touch_key(dbid, dst);
+  ctx.mark_dirty();
+  ctx.reply().integer(1);
+}
+
+// MOVE key db
+void cmd_move(CommandContext& ctx) {
+  int dbid = 0;
+  if (!parse_db_index(ctx, ctx.arg(2), dbid)) return;
+  if (dbid == ctx.client().db) {
+    ctx.reply().error(kSameObjectErr);
+    return;
+  }
+  const std::string_view key = ctx.arg(1);
+  store::Database& to = ctx.exec().keyspace().db(dbid);
+  if (!ctx.lookup(key) || to.lookup(key, ctx.now_ms())) {
+    ctx.reply().integer(0);
+    return;
+  }
+  move_entry(ctx.exec(), ctx.db(), key, to, key);
+  ctx.mark_dirty();
+  ctx.reply().integer(1);
+}
+
+// OBJECT ENCODING|REFCOUNT|IDLETIME|FREQ key
+store::Entry* object_target(CommandContext& ctx) {
+  // OBJECT does not count as an access (Redis uses LOOKUP_NOTOUCH).
+  return ctx.db().lookup(ctx.arg(2), ctx.now_ms());
+}
+
+void cmd_object_encoding(CommandContext& ctx) {
+  store::Entry* e = object_target(ctx);
+  if (e)
+    ctx.reply().bulk(e->value.encoding_name());
+  else
+    ctx.reply().null();
+}
+
+void cmd_object_refcount(CommandContext& ctx) {
+  store::Entry* e = object_target(ctx);
+  if (!e) {
+    ctx.reply().null();
+    return;
+  }
+  // Redis shares the string objects of the integers 0..9999 (refcount INT_MAX).
+  long long v = 0;
+  const bool shared = e->value.is(store::ValueType::kString) &&
+                      store::parse_strict_integer(e->value.as_string().view(), v) && v >= 0 &&
+                      v < 10000;
+  ctx.reply().integer(shared ? INT_MAX : 1);
+}
+
+void cmd_object_idletime(CommandContext& ctx) {
+  store::Entry* e = object_target(ctx);
+  if (!e) {
+    ctx.reply().null();
+    return;
+  }
+  const auto now_s = static_cast<std::uint32_t>(ctx.now_ms() / 1000);
+  ctx.reply().integer(now_s >= e->access_time_s ? now_s - e->access_time_s : 0);
+}
+
+void cmd_object_freq(CommandContext& ctx) {
+  if (!object_target(ctx)) {
+    ctx.reply().null();
+    return;
+  }
+  ctx.reply().error(
+      "ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note "
+      "that when switching between policies at runtime LRU and LFU data will take some time to "
+      "adjust.");
+}
+
+void reply_help(CommandContext& ctx, std::initializer_list<std::string_view> lines) {
+  auto r = ctx.reply();
+  r.array_header(lines.size());
+  for (std::string_view l : lines) r.simple(l);
+}
+
+void cmd_object_help(CommandContext& ctx) {
+  reply_help(ctx, {"OBJECT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+                   "ENCODING <key>", "    Return the kind of internal representation used in order to store the value",
+                   "    associated with a <key>.",
+                   "FREQ <key>", "    Return the access frequency index of the <key>. The returned integer is",
+                   "    proportional to the logarithm of the recent access frequency of the key.",
+                   "IDLETIME <key>", "    Return the idle time of the <key>, that is the approximated number of",
+                   "    seconds elapsed since the last access to the key.",
+                   "REFCOUNT <key>", "    Return the number of references of the value associated with the specified",
+                   "    <key>.",
+                   "HELP", "    Print this help."});
+}
+
+// MEMORY USAGE key [SAMPLES count]
+void cmd_memory_usage(CommandContext& ctx) {
+  if (ctx.argc() != 3 && !(ctx.argc() == 5 && strcasecmp_eq(ctx.arg(3), "samples"))) {
+    ctx.reply().error(kSyntaxErr);
+    return;
+  }
+  if (ctx.argc() == 5) {
+    long long samples = 0;
+    if (!ctx.parse_integer(4, samples)) return;
+  }
+  store::Entry* e = ctx.db().lookup(ctx.arg(2), ctx.now_ms());
+  if (!e) {
+    ctx.reply().null();
+    return;
+  }
+  // The entry allocation (key, value slot, expiry) + its bucket slot + the payload.
+  ctx.reply().integer(static_cast<long long>(e->overhead() + sizeof(void*) + e->value.memory_usage()));
+}
+
+void cmd_memory_help(CommandContext& ctx) {
+  reply_help(ctx, {"MEMORY <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+                   "USAGE <key> [SAMPLES <count>]",
+                   "    Return memory in bytes used by <key> and its value.",
+                   "HELP", "    Print this help."});
+}
+
+}  // namespace
+
+void register_keyspace_commands(CommandTable& t) {
+  t.add({"del", -2, kWrite, {1, -1, 1}, &cmd_del, "generic", "1.0.0", "Delete a key"});
+  t.add({"unlink", -2, kWrite | kFast, {1, -1, 1}, &cmd_del, "generic", "4.0.0",
+         "Delete a key asynchronously in another thread. Otherwise it is just as DEL, but non blocking."});
+  t.add({"exists", -2, kReadonly | kFast, {1, -1, 1}, &cmd_exists, "generic", "1.0.0", "Determine if a key exists"});
+  t.add({"touch", -2, kReadonly | kFast, {1, -1, 1}, &cmd_touch, "generic", "3.2.1",
+         "Alters the last access time of a key(s). Returns the number of existing keys specified."});
+  t.add({"type", 2, kReadonly | kFast, {1, 1, 1}, &cmd_type, "generic", "1.0.0", "Determine the type stored at key"});
+  t.add({"keys", 2, kReadonly, {}, &cmd_keys, "generic", "1.0.0", "Find all keys matching the given pattern"});
+  t.add({"scan", -2, kReadonly, {}, &cmd_scan, "generic", "2.8.0", "Incrementally iterate the keys space"});
+  t.add({"randomkey", 1, kReadonly, {}, &cmd_randomkey, "generic", "1.0.0", "Return a random key from the keyspace"});
+  t.add({"rename", 3, kWrite, {1, 2, 1}, &cmd_rename, "generic", "1.0.0", "Rename a key"});
+  t.add({"renamenx", 3, kWrite | kFast, {1, 2, 1}, &cmd_renamenx, "generic", "1.0.0",
+         "Rename a key, only if the new key does not exist"});
+  t.add({"copy", -3, kWrite | kDenyOom, {1, 2, 1}, &cmd_copy, "generic", "6.2.0", "Copy a key"});
+  t.add({"move", 3, kWrite | kFast, {1, 1, 1}, &cmd_move, "generic", "1.0.0", "Move a key to another database"});
+
+  CommandSpec& object = t.add({"object", -2, 0, {}, nullptr, "generic", "2.2.3",
+                               "A container for object introspection commands"});
+  t.add_subcommand(object, {"encoding", 3, kReadonly, {2, 2, 1}, &cmd_object_encoding, "generic", "2.2.3", "Inspect the internal encoding of a Redis object"});
+  t.add_subcommand(object, {"refcount", 3, kReadonly, {2, 2, 1}, &cmd_object_refcount, "generic", "2.2.3", "Get the number of references to the value of the key"});
+  t.add_subcommand(object, {"idletime", 3, kReadonly, {2, 2, 1}, &cmd_object_idletime, "generic", "2.2.3", "Get the time since a Redis object was last accessed"});
+  t.add_subcommand(object, {"freq", 3, kReadonly, {2, 2, 1}, &cmd_object_freq, "generic", "4.0.0", "Get the logarithmic access frequency counter of a Redis object"});
+  t.add_subcommand(object, {"help", 2, kLoading | kStale, {}, &cmd_object_help, "generic", "6.2.0", "Show helpful text about the different subcommands"});
+
+  CommandSpec& memory = t.add({"memory", -2, 0, {}, nullptr, "server", "4.0.0",
+                               "A container for memory diagnostics commands"});
+  t.add_subcommand(memory, {"usage", -3, kReadonly, {2, 2, 1}, &cmd_memory_usage, "server", "4.0.0", "Estimate the memory usage of a key"});
+  t.add_subcommand(memory, {"help", 2, kLoading | kStale, {}, &cmd_memory_help, "server", "4.0.0", "Show helpful text about the different subcommands"});
+}
 
 }  // namespace listd::server
