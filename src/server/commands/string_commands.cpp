@@ -1,8 +1,454 @@
-// string commands: registered in register_string_commands (none yet).
+// String commands: GET, SET (EX|PX|EXAT|PXAT|NX|XX|KEEPTTL|GET), SETNX, SETEX, PSETEX, GETSET,
+// GETDEL, GETEX, MGET, MSET, MSETNX, INCR, DECR, INCRBY, DECRBY, INCRBYFLOAT, APPEND, STRLEN,
+// GETRANGE, SETRANGE.
+#include <climits>
+#include <cmath>
+
+#include "listd/server/command_context.h"
 #include "listd/server/command_table.h"
+#include "listd/server/errors.h"
+#include "listd/server/executor.h"
+#include "listd/server/text.h"
+#include "listd/store/number.h"
 
 namespace listd::server {
+namespace {
 
-void register_string_commands(CommandTable&) {}
+constexpr std::string_view kStringTooLongErr =
+    "ERR string exceeds maximum allowed size (proto-max-bulk-len)";
+
+/// Stores `bytes` at `key` as a string, replacing any value of any type. Clears the TTL
+/// unless `keep_ttl`. Returns the entry.
+store::Entry* store_string(CommandContext& ctx, std::string_view key, std::string_view bytes,
+                           bool keep_ttl) {
+  store::Entry* e = ctx.lookup(key);
+  if (!e) return ctx.add_key(key, store::Value::make_string(bytes));
+  e->value = store::Value::make_string(bytes);
+  if (!keep_ttl) ctx.db().persist(*e);
+  return e;
+}
+
+/// The string at `key`, or null if absent; replies WRONGTYPE (and sets `failed`) otherwise.
+store::Entry* string_entry(CommandContext& ctx, std::string_view key, bool& failed) {
+  return ctx.lookup_typed(key, store::ValueType::kString, failed);
+}
+
+enum SetFlag : unsigned { kSetNx = 1, kSetXx = 2, kSetGet = 4, kSetKeepTtl = 8, kSetExpire = 16 };
+
+/// Parses SET/GETEX expiry options starting at argv[i]. `allow` limits which keywords exist.
+/// Fills `expire_at_ms` (absolute, -1 none). Replies and returns false on error.
+bool parse_set_options(CommandContext& ctx, std::size_t i, bool getex, unsigned& flags,
+                       long long& expire_at_ms, bool& persist) {
+  expire_at_ms = -1;
+  persist = false;
+  for (; i < ctx.argc(); ++i) {
+    const std::string_view a = ctx.arg(i);
+    const bool has_next = i + 1 < ctx.argc();
+    if (!getex && strcasecmp_eq(a, "nx") && !(flags & kSetXx)) {
+      flags |= kSetNx;
+    } else if (!getex && strcasecmp_eq(a, "xx") && !(flags & kSetNx)) {
+      flags |= kSetXx;
+    } else if (!getex && strcasecmp_eq(a, "get")) {
+      flags |= kSetGet;
+    } else if (!getex && strcasecmp_eq(a, "keepttl") && !(flags & kSetExpire)) {
+      flags |= kSetKeepTtl;
+    } else if (getex && strcasecmp_eq(a, "persist") && !(flags & kSetExpire) && !persist) {
+      persist = true;
+    } else if ((strcasecmp_eq(a, "ex") || strcasecmp_eq(a, "px") || strcasecmp_eq(a, "exat") ||
+                strcasecmp_eq(a, "pxat")) &&
+               !(flags & (kSetKeepTtl | kSetExpire)) && !persist && has_next) {
+      flags |= kSetExpire;
+      long long v = 0;
+      if (!ctx.parse_integer(++i, v)) return false;
+      const bool seconds = strcasecmp_eq(a, "ex") || strcasecmp_eq(a, "exat");
+      const bool relative = strcasecmp_eq(a, "ex") || strcasecmp_eq(a, "px");
+      const std::string invalid = "ERR invalid expire time in '" + ctx.spec().full_name + "' command";
+      if (v <= 0 || (seconds && v > LLONG_MAX / 1000)) {
+        ctx.reply().error(invalid);
+        return false;
+      }
+      if (seconds) v *= 1000;
+      if (relative) {
+        if (v > LLONG_MAX - ctx.now_ms()) {
+          ctx.reply().error(invalid);
+          return false;
+        }
+        v += ctx.now_ms();
+      }
+      expire_at_ms = v;
+    } else {
+      ctx.reply().error(kSyntaxErr);
+      return false;
+    }
+  }
+  return true;
+}
+
+/// Applies an absolute expiry; a deadline already past deletes the key (as Redis does).
+void apply_expire(CommandContext& ctx, std::string_view key, store::Entry* e, long long at_ms) {
+  if (at_ms < 0) return;
+  if (at_ms <= ctx.now_ms())
+    ctx.delete_key(key);
+  else
+    ctx.db().set_expire(*e, at_ms);
+}
+
+// GET key
+void cmd_get(CommandContext& ctx) {
+  bool failed = false;
+  store::Entry* e = string_entry(ctx, ctx.arg(1), failed);
+  if (failed) return;
+  if (e)
+    ctx.reply().bulk(e->value.as_string().view());
+  else
+    ctx.reply().null();
+}
+
+// SET key value [NX|XX] [GET] [EX s|PX ms|EXAT ts|PXAT ms-ts|KEEPTTL]
+void cmd_set(CommandContext& ctx) {
+  unsigned flags = 0;
+  long long expire_at = -1;
+  bool persist = false;
+  if (!parse_set_options(ctx, 3, false, flags, expire_at, persist)) return;
+  const std::string_view key = ctx.arg(1);
+  store::Entry* e = ctx.lookup(key);
+  std::string old;
+  bool had_old = false;
+  if (flags & kSetGet) {
+    if (e && !e->value.is(store::ValueType::kString)) {
+      ctx.reply().error(kWrongTypeErr);
+      return;
+    }
+    if (e) {
+      old = std::string(e->value.as_string().view());
+      had_old = true;
+    }
+  }
+  const bool blocked = ((flags & kSetNx) && e) || ((flags & kSetXx) && !e);
+  if (!blocked) {
+    e = store_string(ctx, key, ctx.arg(2), flags & kSetKeepTtl);
+    apply_expire(ctx, key, e, expire_at);
+    ctx.mark_dirty();
+  }
+  if (flags & kSetGet) {
+    if (had_old)
+      ctx.reply().bulk(old);
+    else
+      ctx.reply().null();
+  } else if (blocked) {
+    ctx.reply().null();
+  } else {
+    ctx.reply().ok();
+  }
+}
+
+// SETNX key value
+void cmd_setnx(CommandContext& ctx) {
+  if (ctx.lookup(ctx.arg(1))) {
+    ctx.reply().integer(0);
+    return;
+  }
+  ctx.add_key(ctx.arg(1), store::Value::make_string(ctx.arg(2)));
+  ctx.mark_dirty();
+  ctx.reply().integer(1);
+}
+
+void setex_generic(CommandContext& ctx, bool seconds) {
+  long long v = 0;
+  if (!ctx.parse_integer(2, v)) return;
+  if (v <= 0 || (seconds && v > LLONG_MAX / 1000) ||
+      (seconds ? v * 1000 : v) > LLONG_MAX - ctx.now_ms()) {
+    ctx.reply().error("ERR invalid expire time in '" + ctx.spec().full_name + "' command");
+    return;
+  }
+  store::Entry* e = store_string(ctx, ctx.arg(1), ctx.arg(3), false);
+  ctx.db().set_expire(*e, ctx.now_ms() + (seconds ? v * 1000 : v));
+  ctx.mark_dirty();
+  ctx.reply().ok();
+}
+
+// SETEX key seconds value
+void cmd_setex(CommandContext& ctx) { setex_generic(ctx, true); }
+// PSETEX key milliseconds value
+void cmd_psetex(CommandContext& ctx) { setex_generic(ctx, false); }
+
+// GETSET key value
+void cmd_getset(CommandContext& ctx) {
+  bool failed = false;
+  store::Entry* e = string_entry(ctx, ctx.arg(1), failed);
+  if (failed) return;
+  if (e)
+    ctx.reply().bulk(e->value.as_string().view());
+  else
+    ctx.reply().null();
+  store_string(ctx, ctx.arg(1), ctx.arg(2), false);
+  ctx.mark_dirty();
+}
+
+// GETDEL key
+void cmd_getdel(CommandContext& ctx) {
+  bool failed = false;
+  store::Entry* e = string_entry(ctx, ctx.arg(1), failed);
+  if (failed) return;
+  if (!e) {
+    ctx.reply().null();
+    return;
+  }
+  ctx.reply().bulk(e->value.as_string().view());
+  ctx.delete_key(ctx.arg(1));
+  ctx.mark_dirty();
+}
+
+// GETEX key [EX s|PX ms|EXAT ts|PXAT ms-ts|PERSIST]
+void cmd_getex(CommandContext& ctx) {
+  unsigned flags = 0;
+  long long expire_at = -1;
+  bool persist = false;
+  if (!parse_set_options(ctx, 2, true, flags, expire_at, persist)) return;
+  bool failed = false;
+  store::Entry* e = string_entry(ctx, ctx.arg(1), failed);
+  if (failed) return;
+  if (!e) {
+    ctx.reply().null();
+    return;
+  }
+  ctx.reply().bulk(e->value.as_string().view());
+  if (expire_at >= 0) {
+    apply_expire(ctx, ctx.arg(1), e, expire_at);
+    ctx.mark_dirty();
+  } else if (persist && ctx.db().persist(*e)) {
+    ctx.mark_dirty();
+  }
+}
+
+// MGET key [key ...]
+void cmd_mget(CommandContext& ctx) {
+  auto r = ctx.reply();
+  r.array_header(ctx.argc() - 1);
+  for (std::size_t i = 1; i < ctx.argc(); ++i) {
+    store::Entry* e = ctx.lookup(ctx.arg(i));
+    if (e && e->value.is(store::ValueType::kString))
+      r.bulk(e->value.as_string().view());
+    else
+      r.null();
+  }
+}
+
+void mset_generic(CommandContext& ctx, bool nx) {
+  if (ctx.argc() % 2 == 0) {
+    ctx.reply().error("ERR wrong number of arguments for '" + ctx.spec().full_name + "' command");
+    return;
+  }
+  if (nx) {
+    for (std::size_t i = 1; i < ctx.argc(); i += 2)
+      if (ctx.lookup(ctx.arg(i))) {
+        ctx.reply().integer(0);
+        return;
+      }
+  }
+  for (std::size_t i = 1; i < ctx.argc(); i += 2) store_string(ctx, ctx.arg(i), ctx.arg(i + 1), false);
+  ctx.mark_dirty(static_cast<long long>((ctx.argc() - 1) / 2));
+  if (nx)
+    ctx.reply().integer(1);
+  else
+    ctx.reply().ok();
+}
+
+// MSET key value [key value ...]
+void cmd_mset(CommandContext& ctx) { mset_generic(ctx, false); }
+// MSETNX key value [key value ...]
+void cmd_msetnx(CommandContext& ctx) { mset_generic(ctx, true); }
+
+void incr_generic(CommandContext& ctx, long long by) {
+  bool failed = false;
+  store::Entry* e = string_entry(ctx, ctx.arg(1), failed);
+  if (failed) return;
+  long long value = 0;
+  if (e && !store::parse_strict_integer(e->value.as_string().view(), value)) {
+    ctx.reply().error(kNotIntegerErr);
+    return;
+  }
+  if ((by < 0 && value < 0 && by < LLONG_MIN - value) ||
+      (by > 0 && value > 0 && by > LLONG_MAX - value)) {
+    ctx.reply().error(kOverflowErr);
+    return;
+  }
+  value += by;
+  const std::string text = std::to_string(value);
+  if (e)
+    e->value = store::Value::make_string(text);  // INCR keeps the TTL
+  else
+    ctx.add_key(ctx.arg(1), store::Value::make_string(text));
+  ctx.mark_dirty();
+  ctx.reply().integer(value);
+}
+
+// INCR key
+void cmd_incr(CommandContext& ctx) { incr_generic(ctx, 1); }
+// DECR key
+void cmd_decr(CommandContext& ctx) { incr_generic(ctx, -1); }
+// INCRBY key increment
+void cmd_incrby(CommandContext& ctx) {
+  long long by = 0;
+  if (ctx.parse_integer(2, by)) incr_generic(ctx, by);
+}
+// DECRBY key decrement
+void cmd_decrby(CommandContext& ctx) {
+  long long by = 0;
+  if (!ctx.parse_integer(2, by)) return;
+  if (by == LLONG_MIN) {
+    ctx.reply().error("ERR decrement would overflow");
+    return;
+  }
+  incr_generic(ctx, -by);
+}
+
+// INCRBYFLOAT key increment
+void cmd_incrbyfloat(CommandContext& ctx) {
+  bool failed = false;
+  store::Entry* e = string_entry(ctx, ctx.arg(1), failed);
+  if (failed) return;
+  long double value = 0, by = 0;
+  if ((e && !store::parse_long_double(e->value.as_string().view(), value)) ||
+      !store::parse_long_double(ctx.arg(2), by)) {
+    ctx.reply().error(kNotFloatErr);
+    return;
+  }
+  value += by;
+  if (std::isnan(value) || std::isinf(value)) {
+    ctx.reply().error("ERR increment would produce NaN or Infinity");
+    return;
+  }
+  const std::string text = store::format_long_double_human(value);
+  if (e)
+    e->value = store::Value::make_string(text);
+  else
+    ctx.add_key(ctx.arg(1), store::Value::make_string(text));
+  ctx.mark_dirty();
+  ctx.reply().bulk(text);
+}
+
+// APPEND key value
+void cmd_append(CommandContext& ctx) {
+  bool failed = false;
+  store::Entry* e = string_entry(ctx, ctx.arg(1), failed);
+  if (failed) return;
+  if (!e) {
+    ctx.add_key(ctx.arg(1), store::Value::make_string(ctx.arg(2)));
+    ctx.mark_dirty();
+    ctx.reply().integer(static_cast<long long>(ctx.arg(2).size()));
+    return;
+  }
+  const std::string_view old = e->value.as_string().view();
+  const std::size_t max = static_cast<std::size_t>(ctx.exec().config().settings().proto_max_bulk_len);
+  if (old.size() + ctx.arg(2).size() > max) {
+    ctx.reply().error(kStringTooLongErr);
+    return;
+  }
+  std::string joined;
+  joined.reserve(old.size() + ctx.arg(2).size());
+  joined.append(old).append(ctx.arg(2));
+  e->value = store::Value::make_string(joined);
+  ctx.mark_dirty();
+  ctx.reply().integer(static_cast<long long>(joined.size()));
+}
+
+// STRLEN key
+void cmd_strlen(CommandContext& ctx) {
+  bool failed = false;
+  store::Entry* e = string_entry(ctx, ctx.arg(1), failed);
+  if (failed) return;
+  ctx.reply().integer(e ? static_cast<long long>(e->value.as_string().size()) : 0);
+}
+
+// GETRANGE key start end
+void cmd_getrange(CommandContext& ctx) {
+  long long start = 0, end = 0;
+  if (!ctx.parse_integer(2, start) || !ctx.parse_integer(3, end)) return;
+  bool failed = false;
+  store::Entry* e = string_entry(ctx, ctx.arg(1), failed);
+  if (failed) return;
+  const std::string_view s = e ? e->value.as_string().view() : std::string_view();
+  const auto len = static_cast<long long>(s.size());
+  // Redis 7.0 getrangeCommand, step by step.
+  if (start < 0 && end < 0 && start > end) {
+    ctx.reply().bulk("");
+    return;
+  }
+  if (start < 0) start += len;
+  if (end < 0) end += len;
+  if (start < 0) start = 0;
+  if (end < 0) end = 0;
+  if (end >= len) end = len - 1;
+  if (start > end || len == 0) {
+    ctx.reply().bulk("");
+    return;
+  }
+  ctx.reply().bulk(s.substr(static_cast<std::size_t>(start), static_cast<std::size_t>(end - start + 1)));
+}
+
+// SETRANGE key offset value
+void cmd_setrange(CommandContext& ctx) {
+  long long offset = 0;
+  if (!ctx.parse_integer(2, offset)) return;
+  if (offset < 0) {
+    ctx.reply().error("ERR offset is out of range");
+    return;
+  }
+  bool failed = false;
+  store::Entry* e = string_entry(ctx, ctx.arg(1), failed);
+  if (failed) return;
+  const std::string_view value = ctx.arg(3);
+  const std::string_view old = e ? e->value.as_string().view() : std::string_view();
+  if (value.empty()) {
+    ctx.reply().integer(static_cast<long long>(old.size()));
+    return;
+  }
+  const auto max = static_cast<unsigned long long>(ctx.exec().config().settings().proto_max_bulk_len);
+  if (static_cast<unsigned long long>(offset) + value.size() > max) {
+    ctx.reply().error(kStringTooLongErr);
+    return;
+  }
+  std::string s(old);
+  if (s.size() < static_cast<std::size_t>(offset) + value.size())
+    s.resize(static_cast<std::size_t>(offset) + value.size(), '\0');
+  s.replace(static_cast<std::size_t>(offset), value.size(), value);
+  if (e)
+    e->value = store::Value::make_string(s);
+  else
+    ctx.add_key(ctx.arg(1), store::Value::make_string(s));
+  ctx.mark_dirty();
+  ctx.reply().integer(static_cast<long long>(s.size()));
+}
+
+}  // namespace
+
+void register_string_commands(CommandTable& t) {
+  const KeySpec one{1, 1, 1};
+  auto add = [&](std::string_view name, int arity, std::uint32_t flags, KeySpec keys, Handler h,
+                 std::string_view since, std::string_view summary) {
+    t.add({name, arity, flags, keys, h, "string", since, summary});
+  };
+  add("get", 2, kReadonly | kFast, one, &cmd_get, "1.0.0", "Get the value of a key");
+  add("set", -3, kWrite | kDenyOom, one, &cmd_set, "1.0.0", "Set the string value of a key");
+  add("setnx", 3, kWrite | kDenyOom | kFast, one, &cmd_setnx, "1.0.0", "Set the value of a key, only if the key does not exist");
+  add("setex", 4, kWrite | kDenyOom, one, &cmd_setex, "2.0.0", "Set the value and expiration of a key");
+  add("psetex", 4, kWrite | kDenyOom, one, &cmd_psetex, "2.6.0", "Set the value and expiration in milliseconds of a key");
+  add("getset", 3, kWrite | kDenyOom | kFast, one, &cmd_getset, "1.0.0", "Set the string value of a key and return its old value");
+  add("getdel", 2, kWrite | kFast, one, &cmd_getdel, "6.2.0", "Get the value of a key and delete the key");
+  add("getex", -2, kWrite | kFast, one, &cmd_getex, "6.2.0", "Get the value of a key and optionally set its expiration");
+  add("mget", -2, kReadonly | kFast, {1, -1, 1}, &cmd_mget, "1.0.0", "Get the values of all the given keys");
+  add("mset", -3, kWrite | kDenyOom, {1, -1, 2}, &cmd_mset, "1.0.1", "Set multiple keys to multiple values");
+  add("msetnx", -3, kWrite | kDenyOom, {1, -1, 2}, &cmd_msetnx, "1.0.1", "Set multiple keys to multiple values, only if none of the keys exist");
+  add("incr", 2, kWrite | kDenyOom | kFast, one, &cmd_incr, "1.0.0", "Increment the integer value of a key by one");
+  add("decr", 2, kWrite | kDenyOom | kFast, one, &cmd_decr, "1.0.0", "Decrement the integer value of a key by one");
+  add("incrby", 3, kWrite | kDenyOom | kFast, one, &cmd_incrby, "1.0.0", "Increment the integer value of a key by the given amount");
+  add("decrby", 3, kWrite | kDenyOom | kFast, one, &cmd_decrby, "1.0.0", "Decrement the integer value of a key by the given number");
+  add("incrbyfloat", 3, kWrite | kDenyOom | kFast, one, &cmd_incrbyfloat, "2.6.0", "Increment the float value of a key by the given amount");
+  add("append", 3, kWrite | kDenyOom | kFast, one, &cmd_append, "2.0.0", "Append a value to a key");
+  add("strlen", 2, kReadonly | kFast, one, &cmd_strlen, "2.2.0", "Get the length of the value stored in a key");
+  add("getrange", 4, kReadonly, one, &cmd_getrange, "2.4.0", "Get a substring of the string stored at a key");
+  add("setrange", 4, kWrite | kDenyOom, one, &cmd_setrange, "2.2.0", "Overwrite part of a string at key starting at the specified offset");
+}
 
 }  // namespace listd::server
