@@ -1,0 +1,224 @@
+// The option registry: one table of options shared by the config file, the command line and
+// CONFIG GET / SET / REWRITE, with Redis 7.0's parsing, formatting and error texts.
+// API: Config::settings() (typed values for hot paths), get() (CONFIG GET, glob, nocase),
+// set() / set_many() (CONFIG SET, atomic), apply_directive() (one config-file line),
+// on_change() (observers), rewrite_config_content() / rewrite_config_file() (CONFIG REWRITE),
+// split_config_args() / quote_config_arg() (Redis' sdssplitargs / sdscatrepr).
+// Invariants: settings() always holds valid values; a failed set_many() changes nothing;
+// observers run after a successful change, once per changed option, with its primary name;
+// the reference returned by settings() stays valid for the Config's lifetime.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace listd::server {
+
+/// loglevel values, least to most severe.
+enum class LogLevel { kDebug, kVerbose, kNotice, kWarning };
+/// appendfsync values.
+enum class AppendFsync { kEverysec, kAlways, kNo };
+/// maxmemory-policy values.
+enum class MaxmemoryPolicy {
+  kVolatileLru,
+  kVolatileLfu,
+  kVolatileRandom,
+  kVolatileTtl,
+  kAllkeysLru,
+  kAllkeysLfu,
+  kAllkeysRandom,
+  kNoeviction,
+};
+/// enable-protected-configs: may CONFIG SET touch protected options (dir, dbfilename)?
+enum class ProtectedAction { kNo, kYes, kLocal };
+
+/// One `save <seconds> <changes>` point.
+struct SavePoint {
+  long long seconds = 0;
+  int changes = 0;
+  bool operator==(const SavePoint&) const = default;
+};
+
+/// notify-keyspace-events classes, as bits of ServerSettings::notify_keyspace_events (Redis'
+/// NOTIFY_* values).
+inline constexpr int kNotifyKeyspace = 1 << 0;  // K
+inline constexpr int kNotifyKeyevent = 1 << 1;  // E
+inline constexpr int kNotifyGeneric = 1 << 2;   // g
+inline constexpr int kNotifyString = 1 << 3;    // $
+inline constexpr int kNotifyList = 1 << 4;      // l
+inline constexpr int kNotifySet = 1 << 5;       // s
+inline constexpr int kNotifyHash = 1 << 6;      // h
+inline constexpr int kNotifyZset = 1 << 7;      // z
+inline constexpr int kNotifyExpired = 1 << 8;   // x
+inline constexpr int kNotifyEvicted = 1 << 9;   // e
+inline constexpr int kNotifyStream = 1 << 10;   // t
+inline constexpr int kNotifyKeyMiss = 1 << 11;  // m
+inline constexpr int kNotifyModule = 1 << 13;   // d
+inline constexpr int kNotifyNew = 1 << 14;      // n
+/// "A": every class but key-miss and new, as in Redis 7.0.
+inline constexpr int kNotifyAll = kNotifyGeneric | kNotifyString | kNotifyList | kNotifySet |
+                                  kNotifyHash | kNotifyZset | kNotifyExpired | kNotifyEvicted |
+                                  kNotifyStream | kNotifyModule;
+
+/// Typed current values of every option. Read these on hot paths (e.g. proto_max_bulk_len per
+/// request) instead of string lookups. Defaults are listd's, which follow Redis 7.0 except
+/// `bind` (127.0.0.1) and `save` (empty: no persistence).
+struct ServerSettings {
+  int port = 6379;
+  std::vector<std::string> bind{"127.0.0.1"};
+  std::string requirepass;  // empty: no password
+  int databases = 16;
+  unsigned maxclients = 10000;
+  int timeout = 0;  // seconds of client idleness; 0 = never
+  int tcp_keepalive = 300;
+  LogLevel loglevel = LogLevel::kNotice;
+  std::string logfile;  // empty: stdout
+  long long proto_max_bulk_len = 512LL * 1024 * 1024;
+  std::size_t client_query_buffer_limit = 1024UL * 1024 * 1024;
+  bool daemonize = false;
+  std::vector<SavePoint> save;
+  bool appendonly = false;
+  AppendFsync appendfsync = AppendFsync::kEverysec;
+  std::string dir;  // absolute path; the constructor sets it to the current directory
+  std::string dbfilename = "dump.rdb";
+  std::string appenddirname = "appendonlydir";
+  std::string appendfilename = "appendonly.aof";
+  int auto_aof_rewrite_percentage = 100;
+  long long auto_aof_rewrite_min_size = 64LL * 1024 * 1024;
+  bool aof_load_truncated = true;
+  int hz = 10;  // clamped to 1..500 like Redis
+  unsigned long long maxmemory = 0;
+  MaxmemoryPolicy maxmemory_policy = MaxmemoryPolicy::kNoeviction;
+  int list_max_listpack_size = -2;
+  int list_compress_depth = 0;
+  std::string pidfile;
+  std::string unixsocket;
+  bool protected_mode = true;
+  int tcp_backlog = 511;
+  long long slowlog_log_slower_than = 10000;  // microseconds; -1 disables
+  unsigned long slowlog_max_len = 128;
+  int notify_keyspace_events = 0;  // kNotify* bits
+  bool lazyfree_lazy_user_del = false;
+  ProtectedAction enable_protected_configs = ProtectedAction::kNo;
+
+  bool operator==(const ServerSettings&) const = default;
+};
+
+/// How an option parses and prints its value (kMemory: byte sizes with units, printed in bytes).
+enum class OptionType { kBool, kInteger, kMemory, kEnum, kString, kSpecial };
+
+/// Option flags (bit mask in OptionInfo::flags).
+inline constexpr unsigned kOptionImmutable = 1U << 0;  // CONFIG SET refuses it
+inline constexpr unsigned kOptionProtected = 1U << 1;  // CONFIG SET needs enable-protected-configs
+inline constexpr unsigned kOptionSensitive = 1U << 2;  // value must be redacted from logs
+inline constexpr unsigned kOptionMultiArg = 1U << 3;   // takes several words (save, bind)
+
+/// Public description of one option of the table.
+struct OptionInfo {
+  std::string_view name;   // primary, lower-case
+  std::string_view alias;  // empty when none (list-max-ziplist-size is the only one)
+  OptionType type;
+  unsigned flags;
+  bool immutable() const noexcept { return (flags & kOptionImmutable) != 0; }
+  bool sensitive() const noexcept { return (flags & kOptionSensitive) != 0; }
+};
+
+/// One line group that CONFIG REWRITE writes for an option (see rewrite_config_content).
+struct RewriteEntry {
+  std::string_view name;           // primary name
+  std::vector<std::string> lines;  // empty: remove the option's lines from the file
+  bool force = false;              // append even if the file does not mention the option
+};
+
+/// CONFIG REWRITE's reply when the server was started without a config file.
+inline constexpr std::string_view kConfigNoFileErr =
+    "ERR The server is running without a config file";
+
+class Config {
+ public:
+  using ChangeObserver = std::function<void(std::string_view name)>;
+  using NameValue = std::pair<std::string_view, std::string_view>;
+  using NameValueList = std::vector<std::pair<std::string, std::string>>;
+
+  /// Every option at its default; `dir` is the process' current directory.
+  Config();
+
+  /// Typed values; the reference stays valid and is updated in place by set/set_many.
+  const ServerSettings& settings() const noexcept { return settings_; }
+
+  /// CONFIG GET with one pattern: options whose name (or alias) matches the glob, nocase, each
+  /// once, in table order. A pattern without `*?[` is an exact, case-insensitive lookup and is
+  /// echoed back as typed (Redis 7.0 does the same).
+  NameValueList get(std::string_view pattern) const;
+  /// CONFIG GET with several patterns (Redis 7): the union, each option at most once.
+  NameValueList get(std::span<const std::string_view> patterns) const;
+  /// The CONFIG GET value of one option by exact name or alias, nullopt if unknown.
+  std::optional<std::string> value(std::string_view name) const;
+
+  /// CONFIG SET name value. Returns the full error reply ("ERR ...") or nullopt on success.
+  std::optional<std::string> set(std::string_view name, std::string_view value,
+                                 bool client_is_local = false);
+  /// CONFIG SET n1 v1 n2 v2 ...: validates everything before applying anything (Redis 7).
+  /// `client_is_local` matters only for enable-protected-configs=local. The caller checks the
+  /// argument count (odd -> kSyntaxErr). Observers run after the whole batch is applied.
+  std::optional<std::string> set_many(std::span<const NameValue> pairs,
+                                      bool client_is_local = false);
+
+  /// Applies one config-file directive, argv[0] being the option name (any case), with the
+  /// config-file rules: immutable and protected options are allowed, a multi-word option given
+  /// as one quoted word is split, `save` lines accumulate. Returns the bare error text Redis
+  /// prints under ">>> 'line'" (e.g. "Bad directive or wrong number of arguments"), or
+  /// nullopt. Observers are not called. `include` is the loader's business, not this one's.
+  std::optional<std::string> apply_directive(std::span<const std::string> argv);
+
+  /// Registers a callback run after each successful run-time change (set/set_many) with the
+  /// primary name of the option that changed (e.g. "requirepass", "timeout", "maxclients").
+  void on_change(ChangeObserver observer);
+
+  /// Absolute path of the config file the server was started with; empty if none.
+  const std::string& config_file() const noexcept { return config_file_; }
+  void set_config_file(std::string path) { config_file_ = std::move(path); }
+
+  /// What CONFIG REWRITE writes for every option, in table order.
+  std::vector<RewriteEntry> rewrite_entries() const;
+
+  /// The option table.
+  static std::span<const OptionInfo> options() noexcept;
+  /// Looks an option up by name or alias, case-insensitively; nullptr if unknown.
+  static const OptionInfo* find_option(std::string_view name) noexcept;
+
+ private:
+  ServerSettings settings_;
+  std::vector<ChangeObserver> observers_;
+  std::string config_file_;
+};
+
+/// Redis' sdssplitargs: splits a config line into words; "double quotes" take \n \r \t \b \a
+/// \xHH and \<char> escapes, 'single quotes' take \'. nullopt on unbalanced quotes or a closing
+/// quote not followed by a space.
+std::optional<std::vector<std::string>> split_config_args(std::string_view line);
+
+/// Redis' sdscatrepr: the value in double quotes, escaped so split_config_args reads it back.
+std::string quote_config_arg(std::string_view value);
+
+/// Parses a Redis memory size exactly like memtoull: digits then an optional unit b, k (1000),
+/// kb (1024), m, mb, g, gb, case-insensitive. No sign, no spaces. Overflow is rejected.
+std::optional<unsigned long long> parse_memory_size(std::string_view text) noexcept;
+
+/// CONFIG REWRITE's text transformation (Redis 7 algorithm): keeps comments and `include`
+/// lines, turns unknown directives into "# ??? <line>" comments, replaces each option's lines in
+/// place, blanks stale ones, appends forced ones after a "# Generated by CONFIG REWRITE" line,
+/// and squeezes runs of blank lines.
+std::string rewrite_config_content(std::string_view old_content, const Config& config);
+
+/// CONFIG REWRITE: rewrites `path` atomically (temp file + fsync + rename). On failure returns
+/// false and sets `err` to strerror text (reply "ERR Rewriting config file: " + err).
+bool rewrite_config_file(const std::string& path, const Config& config, std::string& err);
+
+}  // namespace listd::server
