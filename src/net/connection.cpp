@@ -90,6 +90,7 @@ void Connection::process_input() {
   parser_.set_limits(server_.parser_limits());
   while (!closed_ && !client_->blocked() && !client_->close_after_reply && in_begin_ < in_end_) {
     const std::string_view buf(in_.data() + in_begin_, in_end_ - in_begin_);
+    parser_.set_auth_required(!client_->authenticated);  // Redis authRequired(), per request
     const protocol::ParseStatus status = parser_.parse(buf);
     if (status == protocol::ParseStatus::kIncomplete) break;
     if (status == protocol::ParseStatus::kError) {
