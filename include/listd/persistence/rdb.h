@@ -1,0 +1,67 @@
+// RDB snapshots in the format every Redis from 5.0 to 7.x loads: version 9, plain types
+// (string 0, list 1 "a length then that many strings", set 2, hash 4, sorted set 5 with binary
+// doubles), AUX fields, SELECTDB + RESIZEDB per non-empty database, EXPIRETIME_MS for keys with
+// a deadline, EOF and the CRC-64/Jones trailer (little-endian), as rdb.c writes and checks it.
+//
+// API: write_rdb (to a file descriptor, streaming, used by SAVE, BGSAVE's child and the AOF
+// rewrite's child), rdb_to_string (tests), load_rdb (from bytes into a Keyspace; also reads
+// what Redis 7.0 writes for lists, sets, hashes and sorted sets: LZF and integer strings,
+// intset, ziplist, listpack, quicklist and quicklist2 encodings).
+// Invariant of the writer: keys already expired at `now_ms` are not written; empty containers
+// are never written (the store deletes them).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "listd/store/database.h"
+
+// Hashes, sets and sorted sets come with the companion-types work (store/hash_value.h, ...);
+// where those headers are absent the RDB code handles strings and lists only.
+#if __has_include("listd/store/hash_value.h")
+#define LISTD_RDB_COMPANION_TYPES 1
+#else
+#define LISTD_RDB_COMPANION_TYPES 0
+#endif
+
+namespace listd::persistence {
+
+inline constexpr int kRdbVersion = 9;
+
+struct RdbSaveOptions {
+  std::string redis_ver = "7.0.15";  ///< AUX "redis-ver"
+  std::int64_t now_ms = 0;           ///< AUX "ctime" and the expiry cut-off
+  bool aof_base = false;             ///< AUX "aof-base" 1: this RDB is an AOF base file
+};
+
+/// Writes the keyspace to `fd` (buffered, one write per 64 KB). False with `err` on failure.
+bool write_rdb(int fd, const store::Keyspace& keyspace, const RdbSaveOptions& options,
+               std::string& err);
+/// The RDB bytes of the keyspace (tests, small data sets).
+std::string rdb_to_string(const store::Keyspace& keyspace, const RdbSaveOptions& options);
+
+struct RdbLoadOptions {
+  std::int64_t now_ms = 0;
+  /// Drop keys whose deadline passed (a master loading dump.rdb does; an AOF base does not,
+  /// because the AOF will DEL them).
+  bool skip_expired = true;
+};
+
+struct RdbLoadResult {
+  bool ok = false;
+  std::string error;
+  int version = 0;
+  std::size_t consumed = 0;  ///< bytes of the RDB, trailer included (an AOF tail may follow)
+  std::uint64_t keys = 0;    ///< keys loaded
+  std::uint64_t expired_skipped = 0;
+  std::uint64_t empty_skipped = 0;
+  bool checksum_checked = false;
+};
+
+/// Loads RDB bytes (`data` starts with "REDIS") into `keyspace`, which must not hold the keys
+/// already (a duplicate key is an error).
+RdbLoadResult load_rdb(std::string_view data, store::Keyspace& keyspace,
+                       const RdbLoadOptions& options);
+
+}  // namespace listd::persistence

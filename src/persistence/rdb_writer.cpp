@@ -1,0 +1,228 @@
+// RDB writer: see rdb.h. Opcode and type values from Redis 7.0 rdb.h.
+#include <cstdio>
+#include <cstring>
+#include <functional>
+
+#include "listd/persistence/crc64.h"
+#include "listd/persistence/file_io.h"
+#include "listd/persistence/rdb.h"
+
+namespace listd::persistence {
+namespace {
+
+constexpr unsigned char kOpAux = 0xFA;
+constexpr unsigned char kOpResizeDb = 0xFB;
+constexpr unsigned char kOpExpireTimeMs = 0xFC;
+constexpr unsigned char kOpSelectDb = 0xFE;
+constexpr unsigned char kOpEof = 0xFF;
+constexpr unsigned char kTypeString = 0;
+constexpr unsigned char kTypeList = 1;
+constexpr unsigned char kTypeSet = 2;
+constexpr unsigned char kTypeHash = 4;
+constexpr unsigned char kTypeZSet2 = 5;
+
+constexpr std::size_t kFlushAt = 64 * 1024;
+
+// Buffers output, keeps the running CRC, hands full chunks to `flush_`.
+class Out {
+ public:
+  explicit Out(std::function<bool(std::string_view)> flush) : flush_(std::move(flush)) {}
+
+  void byte(unsigned char b) { buf_.push_back(static_cast<char>(b)); maybe_flush(); }
+  void raw(std::string_view s) {
+    buf_.append(s);
+    maybe_flush();
+  }
+  // Redis rdbSaveLen: 6-bit, 14-bit, 32-bit or 64-bit big-endian lengths.
+  void len(std::uint64_t n) {
+    if (n < (1u << 6)) {
+      buf_.push_back(static_cast<char>(n));
+    } else if (n < (1u << 14)) {
+      buf_.push_back(static_cast<char>(0x40 | (n >> 8)));
+      buf_.push_back(static_cast<char>(n & 0xff));
+    } else if (n <= 0xffffffffull) {
+      buf_.push_back(static_cast<char>(0x80));
+      for (int i = 3; i >= 0; --i) buf_.push_back(static_cast<char>((n >> (8 * i)) & 0xff));
+    } else {
+      buf_.push_back(static_cast<char>(0x81));
+      for (int i = 7; i >= 0; --i) buf_.push_back(static_cast<char>((n >> (8 * i)) & 0xff));
+    }
+    maybe_flush();
+  }
+  void str(std::string_view s) {
+    len(s.size());
+    raw(s);
+  }
+  void le64(std::uint64_t v) {
+    for (int i = 0; i < 8; ++i) buf_.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+    maybe_flush();
+  }
+  void aux(std::string_view k, std::string_view v) {
+    byte(kOpAux);
+    str(k);
+    str(v);
+  }
+  bool ok() const noexcept { return ok_; }
+
+ private:
+  void maybe_flush() {
+    if (buf_.size() < kFlushAt || !ok_) return;
+    crc_ = crc64(crc_, buf_);
+    ok_ = flush_(buf_);
+    buf_.clear();
+  }
+
+  std::function<bool(std::string_view)> flush_;
+  std::string buf_;
+  std::string pending_eof_;
+  std::uint64_t crc_ = 0;
+  bool ok_ = true;
+
+ public:
+  // Ends the file: the EOF opcode, then the CRC of every byte before the trailer.
+  void prepare_finish() {
+    byte(kOpEof);
+    crc_ = crc64(crc_, buf_);
+    pending_eof_.swap(buf_);
+    buf_.clear();
+  }
+  bool finish_prepared() {
+    std::string trailer(8, '\0');
+    for (int i = 0; i < 8; ++i) trailer[static_cast<std::size_t>(i)] = static_cast<char>((crc_ >> (8 * i)) & 0xff);
+    return ok_ && flush_(pending_eof_) && flush_(trailer);
+  }
+};
+
+void write_value(Out& out, const store::Value& v) {
+  switch (v.type()) {
+    case store::ValueType::kString:
+      out.byte(kTypeString);
+      return;
+    case store::ValueType::kList:
+      out.byte(kTypeList);
+      return;
+    case store::ValueType::kSet:
+      out.byte(kTypeSet);
+      return;
+    case store::ValueType::kHash:
+      out.byte(kTypeHash);
+      return;
+    case store::ValueType::kZSet:
+      out.byte(kTypeZSet2);
+      return;
+  }
+}
+
+void write_payload(Out& out, const store::Value& v) {
+  switch (v.type()) {
+    case store::ValueType::kString:
+      out.str(v.as_string().view());
+      return;
+    case store::ValueType::kList: {
+      const store::PackedList& l = v.as_list();
+      out.len(l.size());
+      l.scan_forward([&](std::size_t, std::string_view e) { out.str(e); });
+      return;
+    }
+#if LISTD_RDB_COMPANION_TYPES
+    case store::ValueType::kSet: {
+      const store::SetValue& s = v.as_set();
+      out.len(s.size());
+      s.for_each([&](std::string_view m) { out.str(m); });
+      return;
+    }
+    case store::ValueType::kHash: {
+      const store::HashValue& h = v.as_hash();
+      out.len(h.size());
+      h.for_each([&](std::string_view f, std::string_view val) {
+        out.str(f);
+        out.str(val);
+      });
+      return;
+    }
+    case store::ValueType::kZSet: {
+      const store::ZSetValue& z = v.as_zset();
+      out.len(z.size());
+      z.for_each([&](std::string_view m, double score) {
+        out.str(m);
+        std::uint64_t bits;
+        std::memcpy(&bits, &score, 8);
+        out.le64(bits);
+      });
+      return;
+    }
+#else
+    default:
+      return;
+#endif
+  }
+}
+
+bool is_empty(const store::Value& v) {
+  switch (v.type()) {
+    case store::ValueType::kString: return false;
+    case store::ValueType::kList: return v.as_list().empty();
+#if LISTD_RDB_COMPANION_TYPES
+    case store::ValueType::kSet: return v.as_set().empty();
+    case store::ValueType::kHash: return v.as_hash().empty();
+    case store::ValueType::kZSet: return v.as_zset().empty();
+#else
+    default: return true;
+#endif
+  }
+  return false;
+}
+
+bool write_all_parts(Out& out, const store::Keyspace& ks, const RdbSaveOptions& o) {
+  char header[16];
+  std::snprintf(header, sizeof header, "REDIS%04d", kRdbVersion);
+  out.raw(header);
+  out.aux("redis-ver", o.redis_ver);
+  out.aux("redis-bits", "64");
+  out.aux("ctime", std::to_string(o.now_ms / 1000));
+  out.aux("used-mem", "0");
+  out.aux("aof-base", o.aof_base ? "1" : "0");
+  for (int i = 0; i < ks.database_count(); ++i) {
+    const store::Database& db = ks.db(i);
+    if (db.size() == 0) continue;
+    out.byte(kOpSelectDb);
+    out.len(static_cast<std::uint64_t>(i));
+    out.byte(kOpResizeDb);
+    out.len(db.size());
+    out.len(db.expires_count());
+    db.dict().for_each([&](const store::Entry& e) {
+      if (e.has_expire() && e.expire_at_ms <= o.now_ms) return;
+      if (is_empty(e.value)) return;
+      if (e.has_expire()) {
+        out.byte(kOpExpireTimeMs);
+        out.le64(static_cast<std::uint64_t>(e.expire_at_ms));
+      }
+      write_value(out, e.value);
+      out.str(e.key());
+      write_payload(out, e.value);
+    });
+    if (!out.ok()) return false;
+  }
+  out.prepare_finish();
+  return out.finish_prepared();
+}
+
+}  // namespace
+
+bool write_rdb(int fd, const store::Keyspace& keyspace, const RdbSaveOptions& options,
+               std::string& err) {
+  Out out([&](std::string_view chunk) { return write_all(fd, chunk, err); });
+  return write_all_parts(out, keyspace, options);
+}
+
+std::string rdb_to_string(const store::Keyspace& keyspace, const RdbSaveOptions& options) {
+  std::string s;
+  Out out([&](std::string_view chunk) {
+    s.append(chunk);
+    return true;
+  });
+  write_all_parts(out, keyspace, options);
+  return s;
+}
+
+}  // namespace listd::persistence
