@@ -19,7 +19,9 @@ Value Value::clone() const {
   switch (type()) {
     case ValueType::kString: return Value(as_string().clone());
     case ValueType::kList: return Value(as_list().clone());
-    default: break;
+    case ValueType::kHash: return Value(as_hash().clone());
+    case ValueType::kSet: return Value(as_set().clone());
+    case ValueType::kZSet: return Value(as_zset().clone());
   }
   return Value(CompactString());
 }
@@ -36,7 +38,9 @@ std::string_view Value::encoding_name() const noexcept {
       return s.size() <= 44 ? "embstr" : "raw";
     }
     case ValueType::kList: return "quicklist";
-    default: break;
+    case ValueType::kHash: return as_hash().encoding_name();
+    case ValueType::kSet: return as_set().encoding_name();
+    case ValueType::kZSet: return as_zset().encoding_name();
   }
   return "unknown";
 }
@@ -45,7 +49,9 @@ std::size_t Value::memory_usage() const noexcept {
   switch (type()) {
     case ValueType::kString: return as_string().memory_usage();
     case ValueType::kList: return as_list().memory_usage();
-    default: break;
+    case ValueType::kHash: return as_hash().memory_usage();
+    case ValueType::kSet: return as_set().memory_usage();
+    case ValueType::kZSet: return as_zset().memory_usage();
   }
   return 0;
 }

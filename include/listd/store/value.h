@@ -10,7 +10,10 @@
 #include <variant>
 
 #include "listd/store/compact_string.h"
+#include "listd/store/hash_value.h"
 #include "listd/store/packed_list.h"
+#include "listd/store/set_value.h"
+#include "listd/store/zset_value.h"
 
 namespace listd::store {
 
@@ -20,9 +23,15 @@ class Value {
  public:
   static Value make_string(std::string_view bytes) { return Value(CompactString(bytes)); }
   static Value make_list() { return Value(PackedList()); }
+  static Value make_hash() { return Value(HashValue()); }
+  static Value make_set() { return Value(SetValue()); }
+  static Value make_zset() { return Value(ZSetValue()); }
 
   explicit Value(CompactString s) noexcept : v_(std::move(s)) {}
   explicit Value(PackedList l) noexcept : v_(std::move(l)) {}
+  explicit Value(HashValue h) noexcept : v_(std::move(h)) {}
+  explicit Value(SetValue s) noexcept : v_(std::move(s)) {}
+  explicit Value(ZSetValue z) noexcept : v_(std::move(z)) {}
 
   Value(Value&&) noexcept = default;
   Value& operator=(Value&&) noexcept = default;
@@ -34,6 +43,12 @@ class Value {
   const CompactString& as_string() const noexcept { return *std::get_if<CompactString>(&v_); }
   PackedList& as_list() noexcept { return *std::get_if<PackedList>(&v_); }
   const PackedList& as_list() const noexcept { return *std::get_if<PackedList>(&v_); }
+  HashValue& as_hash() noexcept { return *std::get_if<HashValue>(&v_); }
+  const HashValue& as_hash() const noexcept { return *std::get_if<HashValue>(&v_); }
+  SetValue& as_set() noexcept { return *std::get_if<SetValue>(&v_); }
+  const SetValue& as_set() const noexcept { return *std::get_if<SetValue>(&v_); }
+  ZSetValue& as_zset() noexcept { return *std::get_if<ZSetValue>(&v_); }
+  const ZSetValue& as_zset() const noexcept { return *std::get_if<ZSetValue>(&v_); }
 
   /// A deep copy (COPY, and the transaction-free RENAME path never needs it).
   Value clone() const;
@@ -45,8 +60,11 @@ class Value {
   std::size_t memory_usage() const noexcept;
 
  private:
-  std::variant<CompactString, PackedList> v_;
+  // Alternatives in ValueType order: the variant index is the type tag.
+  std::variant<CompactString, PackedList, HashValue, SetValue, ZSetValue> v_;
 };
+static_assert(sizeof(HashValue) == sizeof(void*) && sizeof(SetValue) == sizeof(void*) &&
+              sizeof(ZSetValue) == sizeof(void*));
 
 std::string_view type_name(ValueType type) noexcept;
 

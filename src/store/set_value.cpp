@@ -1,0 +1,484 @@
+#include "listd/store/set_value.h"
+
+#include <algorithm>
+#include <cassert>
+#include <charconv>
+#include <malloc.h>
+
+#include "listd/store/number.h"
+
+namespace listd::store {
+namespace {
+
+constexpr std::uintptr_t kFormMask = 3;
+constexpr std::uintptr_t kIntsetTag = 0, kPackedTag = 1, kTableTag = 2;
+
+// ---- intset: [u32 count][u32 width][count * width bytes, ascending] ----------------------
+
+struct IntsetHeader {
+  std::uint32_t count;
+  std::uint32_t width;  // 2, 4 or 8
+};
+
+inline std::uint8_t* intset_data(IntsetHeader* h) noexcept { return reinterpret_cast<std::uint8_t*>(h + 1); }
+inline const std::uint8_t* intset_data(const IntsetHeader* h) noexcept {
+  return reinterpret_cast<const std::uint8_t*>(h + 1);
+}
+
+std::uint32_t width_for(long long v) noexcept {
+  if (v >= INT16_MIN && v <= INT16_MAX) return 2;
+  if (v >= INT32_MIN && v <= INT32_MAX) return 4;
+  return 8;
+}
+
+long long intset_get(const IntsetHeader* h, std::size_t i) noexcept {
+  const std::uint8_t* p = intset_data(h) + i * h->width;
+  switch (h->width) {
+    case 2: {
+      std::int16_t v;
+      std::memcpy(&v, p, 2);
+      return v;
+    }
+    case 4: {
+      std::int32_t v;
+      std::memcpy(&v, p, 4);
+      return v;
+    }
+    default: {
+      std::int64_t v;
+      std::memcpy(&v, p, 8);
+      return v;
+    }
+  }
+}
+
+void intset_put(IntsetHeader* h, std::size_t i, long long v) noexcept {
+  std::uint8_t* p = intset_data(h) + i * h->width;
+  switch (h->width) {
+    case 2: {
+      const auto x = static_cast<std::int16_t>(v);
+      std::memcpy(p, &x, 2);
+      break;
+    }
+    case 4: {
+      const auto x = static_cast<std::int32_t>(v);
+      std::memcpy(p, &x, 4);
+      break;
+    }
+    default: {
+      const auto x = static_cast<std::int64_t>(v);
+      std::memcpy(p, &x, 8);
+      break;
+    }
+  }
+}
+
+/// Index of the first value >= v.
+std::size_t intset_lower_bound(const IntsetHeader* h, long long v) noexcept {
+  std::size_t lo = 0, hi = h->count;
+  while (lo < hi) {
+    const std::size_t mid = (lo + hi) / 2;
+    if (intset_get(h, mid) < v)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+bool intset_contains(const IntsetHeader* h, long long v) noexcept {
+  const std::size_t i = intset_lower_bound(h, v);
+  return i < h->count && intset_get(h, i) == v;
+}
+
+IntsetHeader* intset_new(std::uint32_t width) {
+  auto* h = static_cast<IntsetHeader*>(blocks::xmalloc(sizeof(IntsetHeader)));
+  h->count = 0;
+  h->width = width;
+  return h;
+}
+
+/// Inserts v (absent) and returns the possibly moved block.
+IntsetHeader* intset_insert(IntsetHeader* h, long long v) {
+  const std::uint32_t need = width_for(v);
+  if (need > h->width) {
+    // Upgrade every value to the wider encoding, as Redis' intsetUpgradeAndAdd.
+    auto* wide = static_cast<IntsetHeader*>(
+        blocks::xmalloc(sizeof(IntsetHeader) + (std::size_t{h->count} + 1) * need));
+    wide->count = h->count;
+    wide->width = need;
+    for (std::size_t i = 0; i < h->count; ++i) intset_put(wide, i, intset_get(h, i));
+    std::free(h);
+    h = wide;
+  } else {
+    h = static_cast<IntsetHeader*>(
+        blocks::xrealloc(h, sizeof(IntsetHeader) + (std::size_t{h->count} + 1) * h->width));
+  }
+  const std::size_t pos = intset_lower_bound(h, v);
+  std::uint8_t* d = intset_data(h);
+  std::memmove(d + (pos + 1) * h->width, d + pos * h->width, (h->count - pos) * h->width);
+  ++h->count;
+  intset_put(h, pos, v);
+  return h;
+}
+
+IntsetHeader* intset_erase_at(IntsetHeader* h, std::size_t pos) noexcept {
+  std::uint8_t* d = intset_data(h);
+  std::memmove(d + pos * h->width, d + (pos + 1) * h->width, (h->count - pos - 1) * h->width);
+  --h->count;
+  void* shrunk = std::realloc(h, sizeof(IntsetHeader) + std::size_t{h->count} * h->width);
+  return shrunk ? static_cast<IntsetHeader*>(shrunk) : h;
+}
+
+// ---- packed: [u32 used][u32 count][entries: u8 len, bytes] in insertion order ------------
+
+struct PackedHeader {
+  std::uint32_t used;
+  std::uint32_t count;
+};
+
+inline std::uint8_t* packed_data(PackedHeader* h) noexcept { return reinterpret_cast<std::uint8_t*>(h + 1); }
+inline const std::uint8_t* packed_data(const PackedHeader* h) noexcept {
+  return reinterpret_cast<const std::uint8_t*>(h + 1);
+}
+
+/// Offset of `member` in the entries, or -1.
+long packed_find(const PackedHeader* h, std::string_view member) noexcept {
+  const std::uint8_t* d = packed_data(h);
+  for (std::size_t off = 0; off < h->used;) {
+    const std::size_t len = d[off];
+    if (len == member.size() && std::memcmp(d + off + 1, member.data(), len) == 0)
+      return static_cast<long>(off);
+    off += 1 + len;
+  }
+  return -1;
+}
+
+PackedHeader* packed_new() {
+  auto* h = static_cast<PackedHeader*>(blocks::xmalloc(sizeof(PackedHeader)));
+  h->used = 0;
+  h->count = 0;
+  return h;
+}
+
+PackedHeader* packed_append(PackedHeader* h, std::string_view member) {
+  assert(member.size() <= kPackedMaxBytes);
+  h = static_cast<PackedHeader*>(
+      blocks::xrealloc(h, sizeof(PackedHeader) + h->used + 1 + member.size()));
+  std::uint8_t* p = packed_data(h) + h->used;
+  *p = static_cast<std::uint8_t>(member.size());
+  std::memcpy(p + 1, member.data(), member.size());
+  h->used += static_cast<std::uint32_t>(1 + member.size());
+  ++h->count;
+  return h;
+}
+
+PackedHeader* packed_erase_at(PackedHeader* h, std::size_t off) noexcept {
+  std::uint8_t* d = packed_data(h);
+  const std::size_t size = 1 + std::size_t{d[off]};
+  std::memmove(d + off, d + off + size, h->used - off - size);
+  h->used -= static_cast<std::uint32_t>(size);
+  --h->count;
+  void* shrunk = std::realloc(h, sizeof(PackedHeader) + h->used);
+  return shrunk ? static_cast<PackedHeader*>(shrunk) : h;
+}
+
+/// Offset of the i-th entry.
+std::size_t packed_offset_of(const PackedHeader* h, std::size_t index) noexcept {
+  const std::uint8_t* d = packed_data(h);
+  std::size_t off = 0;
+  for (; index > 0; --index) off += 1 + std::size_t{d[off]};
+  return off;
+}
+
+std::string_view packed_at_offset(const PackedHeader* h, std::size_t off) noexcept {
+  const std::uint8_t* d = packed_data(h);
+  return {reinterpret_cast<const char*>(d + off + 1), d[off]};
+}
+
+// ---- table: BlockSet of [varint len][bytes] ----------------------------------------------
+
+struct MemberKey {
+  static std::string_view key(const void* block) noexcept { return blocks::read_prefixed(block); }
+};
+
+struct SetTable {
+  BlockSet<MemberKey> set;
+  std::size_t block_bytes = 0;  // malloc_usable_size of every member block
+};
+
+void* make_member_block(std::string_view member) {
+  const std::size_t n = blocks::varint_size(member.size());
+  auto* b = static_cast<std::uint8_t*>(blocks::xmalloc(n + member.size()));
+  std::memcpy(blocks::put_varint(b, member.size()), member.data(), member.size());
+  return b;
+}
+
+void table_add_new(SetTable* t, std::string_view member) {
+  void* b = make_member_block(member);
+  try {
+    t->set.insert(b);
+  } catch (...) {
+    std::free(b);
+    throw;
+  }
+  t->block_bytes += malloc_usable_size(b);
+}
+
+/// Formats an integer member; the buffer must hold 21 bytes.
+std::string_view format_int(long long v, char* buf) noexcept {
+  const auto r = std::to_chars(buf, buf + 21, v);
+  return {buf, static_cast<std::size_t>(r.ptr - buf)};
+}
+
+}  // namespace
+
+SetValue& SetValue::operator=(SetValue&& other) noexcept {
+  if (this != &other) {
+    release();
+    bits_ = other.bits_;
+    other.bits_ = 0;
+  }
+  return *this;
+}
+
+SetValue::~SetValue() { release(); }
+
+void SetValue::release() noexcept {
+  if (bits_ == 0) return;
+  void* p = reinterpret_cast<void*>(bits_ & ~kFormMask);
+  if ((bits_ & kFormMask) == kTableTag) {
+    auto* t = static_cast<SetTable*>(p);
+    t->set.for_each([](void* b) { std::free(b); });
+    delete t;
+  } else {
+    std::free(p);
+  }
+  bits_ = 0;
+}
+
+SetValue::Encoding SetValue::encoding() const noexcept {
+  switch (bits_ & kFormMask) {
+    case kPackedTag: return Encoding::kPacked;
+    case kTableTag: return Encoding::kTable;
+    default: return Encoding::kIntset;
+  }
+}
+
+std::string_view SetValue::encoding_name() const noexcept {
+  switch (encoding()) {
+    case Encoding::kIntset: return "intset";
+    case Encoding::kPacked: return "listpack";
+    case Encoding::kTable: return "hashtable";
+  }
+  return "unknown";
+}
+
+std::size_t SetValue::size() const noexcept {
+  if (bits_ == 0) return 0;
+  const void* p = reinterpret_cast<const void*>(bits_ & ~kFormMask);
+  switch (bits_ & kFormMask) {
+    case kIntsetTag: return static_cast<const IntsetHeader*>(p)->count;
+    case kPackedTag: return static_cast<const PackedHeader*>(p)->count;
+    default: return static_cast<const SetTable*>(p)->set.size();
+  }
+}
+
+bool SetValue::contains(std::string_view member) const noexcept {
+  if (bits_ == 0) return false;
+  const void* p = reinterpret_cast<const void*>(bits_ & ~kFormMask);
+  switch (bits_ & kFormMask) {
+    case kIntsetTag: {
+      long long v;
+      return parse_strict_integer(member, v) && intset_contains(static_cast<const IntsetHeader*>(p), v);
+    }
+    case kPackedTag: return packed_find(static_cast<const PackedHeader*>(p), member) >= 0;
+    default: return static_cast<const SetTable*>(p)->set.find(member) != nullptr;
+  }
+}
+
+bool SetValue::add(std::string_view member) {
+  long long v = 0;
+  const bool is_int = parse_strict_integer(member, v);
+  if (bits_ == 0) {
+    if (is_int)
+      bits_ = reinterpret_cast<std::uintptr_t>(intset_new(width_for(v))) | kIntsetTag;
+    else if (member.size() <= kPackedMaxBytes)
+      bits_ = reinterpret_cast<std::uintptr_t>(packed_new()) | kPackedTag;
+    else
+      bits_ = reinterpret_cast<std::uintptr_t>(new SetTable()) | kTableTag;
+  }
+  void* p = reinterpret_cast<void*>(bits_ & ~kFormMask);
+  switch (bits_ & kFormMask) {
+    case kIntsetTag: {
+      auto* h = static_cast<IntsetHeader*>(p);
+      if (is_int) {
+        if (intset_contains(h, v)) return false;
+        if (h->count + 1 <= kIntsetMaxEntries) {
+          bits_ = reinterpret_cast<std::uintptr_t>(intset_insert(h, v)) | kIntsetTag;
+          return true;
+        }
+        convert(Encoding::kTable);
+      } else {
+        convert(h->count + 1 <= kPackedMaxEntries && member.size() <= kPackedMaxBytes
+                    ? Encoding::kPacked
+                    : Encoding::kTable);
+      }
+      return add(member);
+    }
+    case kPackedTag: {
+      auto* h = static_cast<PackedHeader*>(p);
+      if (packed_find(h, member) >= 0) return false;
+      if (h->count + 1 > kPackedMaxEntries || member.size() > kPackedMaxBytes) {
+        convert(Encoding::kTable);
+        return add(member);
+      }
+      bits_ = reinterpret_cast<std::uintptr_t>(packed_append(h, member)) | kPackedTag;
+      return true;
+    }
+    default: {
+      auto* t = static_cast<SetTable*>(p);
+      if (t->set.find(member)) return false;
+      table_add_new(t, member);
+      return true;
+    }
+  }
+}
+
+bool SetValue::remove(std::string_view member) noexcept {
+  if (bits_ == 0) return false;
+  void* p = reinterpret_cast<void*>(bits_ & ~kFormMask);
+  switch (bits_ & kFormMask) {
+    case kIntsetTag: {
+      auto* h = static_cast<IntsetHeader*>(p);
+      long long v;
+      if (!parse_strict_integer(member, v)) return false;
+      const std::size_t i = intset_lower_bound(h, v);
+      if (i >= h->count || intset_get(h, i) != v) return false;
+      bits_ = reinterpret_cast<std::uintptr_t>(intset_erase_at(h, i)) | kIntsetTag;
+      return true;
+    }
+    case kPackedTag: {
+      auto* h = static_cast<PackedHeader*>(p);
+      const long off = packed_find(h, member);
+      if (off < 0) return false;
+      bits_ = reinterpret_cast<std::uintptr_t>(packed_erase_at(h, static_cast<std::size_t>(off))) | kPackedTag;
+      return true;
+    }
+    default: {
+      auto* t = static_cast<SetTable*>(p);
+      void* b = t->set.erase(member);
+      if (!b) return false;
+      t->block_bytes -= malloc_usable_size(b);
+      std::free(b);
+      return true;
+    }
+  }
+}
+
+std::string SetValue::random_member(std::mt19937_64& rng) const {
+  assert(bits_ != 0 && size() > 0);
+  const void* p = reinterpret_cast<const void*>(bits_ & ~kFormMask);
+  switch (bits_ & kFormMask) {
+    case kIntsetTag: {
+      const auto* h = static_cast<const IntsetHeader*>(p);
+      return std::to_string(intset_get(h, rng() % h->count));
+    }
+    case kPackedTag: {
+      const auto* h = static_cast<const PackedHeader*>(p);
+      return std::string(packed_at_offset(h, packed_offset_of(h, rng() % h->count)));
+    }
+    default:
+      return std::string(blocks::read_prefixed(static_cast<const SetTable*>(p)->set.random(rng)));
+  }
+}
+
+std::string SetValue::pop_random(std::mt19937_64& rng) {
+  std::string m = random_member(rng);
+  remove(m);
+  return m;
+}
+
+void SetValue::visit(Visitor f, void* ctx) const {
+  if (bits_ == 0) return;
+  const void* p = reinterpret_cast<const void*>(bits_ & ~kFormMask);
+  switch (bits_ & kFormMask) {
+    case kIntsetTag: {
+      const auto* h = static_cast<const IntsetHeader*>(p);
+      char buf[24];
+      for (std::size_t i = 0; i < h->count; ++i) f(ctx, format_int(intset_get(h, i), buf));
+      break;
+    }
+    case kPackedTag: {
+      const auto* h = static_cast<const PackedHeader*>(p);
+      for (std::size_t off = 0; off < h->used;) {
+        const std::string_view m = packed_at_offset(h, off);
+        off += 1 + m.size();
+        f(ctx, m);
+      }
+      break;
+    }
+    default:
+      static_cast<const SetTable*>(p)->set.for_each(
+          [&](void* b) { f(ctx, blocks::read_prefixed(b)); });
+      break;
+  }
+}
+
+std::uint64_t SetValue::scan_step(std::uint64_t cursor, Visitor f, void* ctx) const {
+  if ((bits_ & kFormMask) != kTableTag || bits_ == 0) {
+    visit(f, ctx);
+    return 0;
+  }
+  const auto* t = reinterpret_cast<const SetTable*>(bits_ & ~kFormMask);
+  return t->set.scan(cursor, [&](void* b) { f(ctx, blocks::read_prefixed(b)); });
+}
+
+void SetValue::convert(Encoding to) {
+  SetValue fresh;
+  if (to == Encoding::kPacked)
+    fresh.bits_ = reinterpret_cast<std::uintptr_t>(packed_new()) | kPackedTag;
+  else
+    fresh.bits_ = reinterpret_cast<std::uintptr_t>(new SetTable()) | kTableTag;
+  for_each([&](std::string_view m) {
+    void* p = reinterpret_cast<void*>(fresh.bits_ & ~kFormMask);
+    if (to == Encoding::kPacked)
+      fresh.bits_ = reinterpret_cast<std::uintptr_t>(packed_append(static_cast<PackedHeader*>(p), m)) | kPackedTag;
+    else
+      table_add_new(static_cast<SetTable*>(p), m);
+  });
+  *this = std::move(fresh);
+}
+
+SetValue SetValue::clone() const {
+  SetValue copy;
+  if (bits_ == 0) return copy;
+  const void* p = reinterpret_cast<const void*>(bits_ & ~kFormMask);
+  switch (bits_ & kFormMask) {
+    case kIntsetTag:
+    case kPackedTag: {
+      const std::size_t n = malloc_usable_size(const_cast<void*>(p));
+      void* b = blocks::xmalloc(n);
+      std::memcpy(b, p, n);
+      copy.bits_ = reinterpret_cast<std::uintptr_t>(b) | (bits_ & kFormMask);
+      break;
+    }
+    default: {
+      copy.bits_ = reinterpret_cast<std::uintptr_t>(new SetTable()) | kTableTag;
+      auto* t = reinterpret_cast<SetTable*>(copy.bits_ & ~kFormMask);
+      for_each([&](std::string_view m) { table_add_new(t, m); });
+      break;
+    }
+  }
+  return copy;
+}
+
+std::size_t SetValue::memory_usage() const noexcept {
+  if (bits_ == 0) return 0;
+  void* p = reinterpret_cast<void*>(bits_ & ~kFormMask);
+  if ((bits_ & kFormMask) != kTableTag) return malloc_usable_size(p);
+  const auto* t = static_cast<const SetTable*>(p);
+  return malloc_usable_size(p) + t->set.table_bytes() + t->block_bytes;
+}
+
+}  // namespace listd::store
