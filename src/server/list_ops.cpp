@@ -1,8 +1,18 @@
 #include "listd/server/list_ops.h"
 
+#include <algorithm>
+
 #include "listd/server/executor.h"
 
 namespace listd::server {
+namespace {
+
+// The key goes when its list is empty (Redis deletes empty lists; TYPE says none).
+void delete_if_empty(store::Database& db, store::Entry* entry) {
+  if (entry->value.as_list().empty()) db.remove(entry->key());
+}
+
+}  // namespace
 
 std::vector<std::string> list_pop(store::Database& db, store::Entry* entry, End end,
                                   std::size_t count) {
@@ -12,20 +22,58 @@ std::vector<std::string> list_pop(store::Database& db, store::Entry* entry, End 
   out.reserve(n);
   for (std::size_t i = 0; i < n; ++i)
     out.push_back(end == End::kHead ? list.pop_front() : list.pop_back());
-  if (list.empty()) db.remove(entry->key());
+  delete_if_empty(db, entry);
   return out;
 }
 
 std::string list_pop_one(store::Database& db, store::Entry* entry, End end) {
   store::PackedList& list = entry->value.as_list();
   std::string v = end == End::kHead ? list.pop_front() : list.pop_back();
-  if (list.empty()) db.remove(entry->key());
+  delete_if_empty(db, entry);
   return v;
+}
+
+std::size_t list_pop_reply(protocol::ReplyWriter reply, store::Database& db, store::Entry* entry,
+                           End end, std::size_t count) {
+  store::PackedList& list = entry->value.as_list();
+  const std::size_t n = std::min(count, list.size());
+  reply.array_header(n);
+  if (n == 0) return 0;
+  // Write from the packed bytes, then drop the whole run at once: no per-element string.
+  if (end == End::kHead) {
+    list.for_each_in_range(0, n - 1, [&](std::string_view v) { reply.bulk(v); });
+    list.erase_front(n);
+  } else {
+    std::size_t left = n;
+    list.scan_backward([&](std::size_t, std::string_view v) {
+      reply.bulk(v);
+      return --left != 0;
+    });
+    list.erase_back(n);
+  }
+  delete_if_empty(db, entry);
+  return n;
+}
+
+void list_pop_one_reply(protocol::ReplyWriter reply, store::Database& db, store::Entry* entry,
+                        End end) {
+  store::PackedList& list = entry->value.as_list();
+  if (end == End::kHead) {
+    reply.bulk(list.front());
+    list.erase_front(1);
+  } else {
+    reply.bulk(list.back());
+    list.erase_back(1);
+  }
+  delete_if_empty(db, entry);
 }
 
 std::size_t list_push(Executor& exec, store::Database& db, std::string_view key,
                       store::Entry* entry, End end, std::string_view value) {
-  if (!entry) entry = exec.add_key(db, key, store::Value::make_list());
+  if (!entry) {
+    entry = exec.add_key(db, key, store::Value::make_list());
+    entry->access_time_s = static_cast<std::uint32_t>(exec.clock().unix_ms() / 1000);
+  }
   store::PackedList& list = entry->value.as_list();
   if (end == End::kHead)
     list.push_front(value);
