@@ -205,7 +205,7 @@ TEST_F(AuthTest, HelloWithoutAuthIsRefused) {
 // BUG (listd, src/server: the HELLO-before-AUTH error text): listd says "... otherwise the
 // HELLO <proto> AUTH <user> <pass> option ..." (Redis 7.2's wording); Redis 7.0.15 says
 // "... otherwise the HELLO AUTH <user> <pass> option ...".
-TEST_F(AuthTest, DISABLED_HelloWithoutAuthTextMatchesRedis70) {
+TEST_F(AuthTest, HelloWithoutAuthTextMatchesRedis70) {
   RespClient c(port());
   EXPECT_EQ(c.call({"HELLO", "3"}),
             "-NOAUTH HELLO must be called with the client already authenticated, otherwise the "
@@ -350,7 +350,7 @@ TEST_F(SessionTest, QueuedErrorAbortsExec) {
 // execCommandAbort: `-EXECABORT Transaction discarded because of: wrong number of arguments
 // for 'exec' command`, after which DISCARD says `-ERR DISCARD without MULTI`. listd answers
 // `-ERR wrong number of arguments for 'exec' command` and stays in MULTI (DISCARD -> +OK).
-TEST_F(SessionTest, DISABLED_RejectedExecAbortsTheTransaction) {
+TEST_F(SessionTest, RejectedExecAbortsTheTransaction) {
   RespClient c(port());
   EXPECT_EQ(c.call({"MULTI"}), "+OK\r\n");
   EXPECT_EQ(c.call({"EXEC", "x"}),

@@ -307,7 +307,7 @@ TEST_F(ProtocolTest, MultibulkCountLineOver64KbClosesConnection) {
 // BUG (listd, src/protocol/request_parser.h ParserLimits::max_multibulk_len = 1024*1024):
 // redis-server 7.0.15 accepts any `*<n>` up to INT_MAX and waits for the arguments (its limit
 // was 1M in 6.2); listd answers `-ERR Protocol error: invalid multibulk length` and closes.
-TEST_F(ProtocolTest, DISABLED_MultibulkCountUpToIntMaxWaitsForArguments) {
+TEST_F(ProtocolTest, MultibulkCountUpToIntMaxWaitsForArguments) {
   RespClient c(port());
   c.send("*2000000\r\n");
   EXPECT_EQ(c.read_for(200ms), "");

@@ -49,7 +49,9 @@ struct ParserLimits {
   std::size_t max_bulk_len = 512ull << 20;       ///< proto-max-bulk-len: largest `$<len>`.
   std::size_t max_inline_len = 64 * 1024;        ///< PROTO_INLINE_MAX_SIZE: longest unterminated
                                                  ///< inline line, `*<n>` line or `$<len>` line.
-  std::size_t max_multibulk_len = 1024 * 1024;   ///< Largest `*<n>` element count.
+  std::size_t max_multibulk_len = 2147483647;    ///< Largest `*<n>` element count (Redis 7.0:
+                                                 ///< INT_MAX; memory still grows only with
+                                                 ///< the arguments actually received).
 };
 
 /// Error texts (the connection sends them as `-ERR <text>\r\n`), byte-identical to Redis 7.0.

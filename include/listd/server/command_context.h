@@ -7,7 +7,9 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "listd/protocol/reply_writer.h"
 #include "listd/server/client.h"
@@ -59,6 +61,11 @@ class CommandContext {
   /// Records that the command changed data (`n` changes): drives WATCH, AOF and `dirty`.
   void mark_dirty(long long n = 1) noexcept { dirty_ += n; }
   long long dirty() const noexcept { return dirty_; }
+  /// Names a key the command changed, when its key spec lists more keys than it touched
+  /// (LMPOP pops one of its keys: only that one invalidates WATCH). Once called, WATCH sees
+  /// only the keys named this way.
+  void changed_key(std::string_view key) { changed_keys_.emplace_back(key); }
+  const std::vector<std::string>& changed_keys() const noexcept { return changed_keys_; }
 
   /// Parks the client on `keys` until one is ready or `timeout_ms` passes (0 = forever).
   void block_on(std::span<const std::string_view> keys, long long timeout_ms, BlockSpec spec);
@@ -73,6 +80,7 @@ class CommandContext {
   store::Database* db_;
   std::int64_t now_ms_;
   long long dirty_ = 0;
+  std::vector<std::string> changed_keys_;
   bool in_exec_;
 };
 

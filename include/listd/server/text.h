@@ -17,6 +17,10 @@ inline bool strcasecmp_eq(std::string_view a, std::string_view b) noexcept {
   return true;
 }
 
+/// The part of `s` before its first NUL byte: what Redis prints when it formats an argument
+/// with "%s" into an error message (the C string stops there).
+inline std::string_view until_nul(std::string_view s) noexcept { return s.substr(0, s.find('\0')); }
+
 /// Redis' rule for CLIENT SETNAME: printable ASCII, no spaces.
 inline bool valid_client_name(std::string_view name) noexcept {
   for (unsigned char c : name)

@@ -80,7 +80,7 @@ void cmd_client_list(CommandContext& ctx) {
         only_none = true;
         continue;
       }
-      ctx.reply().error("ERR Unknown client type '" + std::string(type) + "'");
+      ctx.reply().error("ERR Unknown client type '" + std::string(until_nul(type)) + "'");
       return;
     }
     if (strcasecmp_eq(ctx.arg(i), "id") && i + 1 < ctx.argc()) {
@@ -158,7 +158,7 @@ void cmd_client_kill(CommandContext& ctx) {
       if (!strcasecmp_eq(val, "normal") && !strcasecmp_eq(val, "master") &&
           !strcasecmp_eq(val, "replica") && !strcasecmp_eq(val, "slave") &&
           !strcasecmp_eq(val, "pubsub")) {
-        ctx.reply().error("ERR Unknown client type '" + std::string(val) + "'");
+        ctx.reply().error("ERR Unknown client type '" + std::string(until_nul(val)) + "'");
         return;
       }
       if (!strcasecmp_eq(val, "normal")) type_matches_none = true;
@@ -201,7 +201,7 @@ void cmd_client_setinfo(CommandContext& ctx) {
   const std::string_view attr = ctx.arg(2), val = ctx.arg(3);
   const bool name = strcasecmp_eq(attr, "lib-name");
   if (!name && !strcasecmp_eq(attr, "lib-ver")) {
-    ctx.reply().error("ERR Unrecognized option '" + std::string(attr) + "'");
+    ctx.reply().error("ERR Unrecognized option '" + std::string(until_nul(attr)) + "'");
     return;
   }
   for (unsigned char ch : val) {

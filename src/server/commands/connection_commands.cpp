@@ -96,7 +96,7 @@ void cmd_hello(CommandContext& ctx) {
       has_name = true;
       name = ctx.arg(++i);
     } else {
-      ctx.reply().error("ERR Syntax error in HELLO option '" + std::string(opt) + "'");
+      ctx.reply().error("ERR Syntax error in HELLO option '" + std::string(until_nul(opt)) + "'");
       return;
     }
   }
@@ -110,7 +110,7 @@ void cmd_hello(CommandContext& ctx) {
   if (!c.authenticated) {
     ctx.reply().error(
         "NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO "
-        "<proto> AUTH <user> <pass> option can be used to authenticate the client and select "
+        "AUTH <user> <pass> option can be used to authenticate the client and select "
         "the RESP protocol version at the same time");
     return;
   }

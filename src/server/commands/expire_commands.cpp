@@ -21,7 +21,7 @@ bool parse_expire_flags(CommandContext& ctx, unsigned& flags) {
     else if (strcasecmp_eq(a, "gt")) flags |= kGt;
     else if (strcasecmp_eq(a, "lt")) flags |= kLt;
     else {
-      ctx.reply().error("ERR Unsupported option " + std::string(a));
+      ctx.reply().error("ERR Unsupported option " + std::string(until_nul(a)));
       return false;
     }
   }

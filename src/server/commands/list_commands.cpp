@@ -462,6 +462,7 @@ void cmd_lmpop(CommandContext& ctx) {
     const std::size_t n =
         list_pop_reply(reply, ctx.db(), e, end, static_cast<std::size_t>(count));
     ctx.mark_dirty(static_cast<long long>(n));
+    ctx.changed_key(key);  // WATCH: only the popped key changed (Redis 7.0)
     return;
   }
   ctx.reply().null_array();

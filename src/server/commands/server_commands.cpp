@@ -156,7 +156,7 @@ void cmd_debug(CommandContext& ctx) {
     return;
   }
   ctx.reply().error("ERR unknown subcommand or wrong number of arguments for '" +
-                    std::string(sub) + "'. Try DEBUG HELP.");
+                    std::string(until_nul(sub)) + "'. Try DEBUG HELP.");
 }
 
 }  // namespace
