@@ -1,8 +1,411 @@
-// set commands: registered in register_set_commands (none yet).
+// Set commands: SADD, SREM, SMEMBERS, SISMEMBER, SMISMEMBER, SCARD, SPOP, SRANDMEMBER, SMOVE,
+// SINTER, SUNION, SDIFF, SINTERSTORE, SUNIONSTORE, SDIFFSTORE, SSCAN.
+//
+// Argument checks follow Redis 7.0.15 t_set.c in order. Reply shapes: SMEMBERS, SPOP with a
+// count and the SINTER/SUNION/SDIFF family are sets in RESP3; SRANDMEMBER is always an array.
+// The multi-key commands type-check every key before answering (a missing key is an empty set),
+// and the STORE forms replace the destination whatever its type, or delete it when the result
+// is empty.
+#include <algorithm>
+#include <cerrno>
+#include <cctype>
+#include <climits>
+#include <cstdlib>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "listd/server/command_context.h"
 #include "listd/server/command_table.h"
+#include "listd/server/errors.h"
+#include "listd/server/executor.h"
+#include "listd/server/text.h"
+#include "listd/store/glob.h"
 
 namespace listd::server {
+namespace {
 
-void register_set_commands(CommandTable&) {}
+constexpr std::string_view kCountRangeErr =
+    "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807";
+
+store::Entry* set_entry(CommandContext& ctx, std::string_view key, bool& failed) {
+  return ctx.lookup_typed(key, store::ValueType::kSet, failed);
+}
+
+/// Redis parseScanCursorOrReply: strtoul, no leading space, no trailing bytes.
+bool parse_cursor(CommandContext& ctx, std::size_t i, std::uint64_t& out) {
+  const std::string text(ctx.arg(i));
+  char* end = nullptr;
+  errno = 0;
+  out = std::strtoull(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || errno == ERANGE ||
+      std::isspace(static_cast<unsigned char>(text[0]))) {
+    ctx.reply().error("ERR invalid cursor");
+    return false;
+  }
+  return true;
+}
+
+// SADD key member [member ...]
+void cmd_sadd(CommandContext& ctx) {
+  bool failed = false;
+  store::Entry* e = set_entry(ctx, ctx.arg(1), failed);
+  if (failed) return;
+  if (!e) e = ctx.add_key(ctx.arg(1), store::Value::make_set());
+  store::SetValue& s = e->value.as_set();
+  long long added = 0;
+  for (std::size_t i = 2; i < ctx.argc(); ++i)
+    if (s.add(ctx.arg(i))) ++added;
+  ctx.mark_dirty(added);
+  ctx.reply().integer(added);
+}
+
+// SREM key member [member ...]
+void cmd_srem(CommandContext& ctx) {
+  bool failed = false;
+  store::Entry* e = set_entry(ctx, ctx.arg(1), failed);
+  if (failed) return;
+  long long removed = 0;
+  if (e) {
+    store::SetValue& s = e->value.as_set();
+    for (std::size_t i = 2; i < ctx.argc() && !s.empty(); ++i)
+      if (s.remove(ctx.arg(i))) ++removed;
+    if (s.empty()) ctx.delete_key(ctx.arg(1));
+  }
+  ctx.mark_dirty(removed);
+  ctx.reply().integer(removed);
+}
+
+void reply_members(protocol::ReplyWriter r, const store::SetValue& s) {
+  r.set_header(s.size());
+  s.for_each([&](std::string_view m) { r.bulk(m); });
+}
+
+// SMEMBERS key
+void cmd_smembers(CommandContext& ctx) {
+  bool failed = false;
+  store::Entry* e = set_entry(ctx, ctx.arg(1), failed);
+  if (failed) return;
+  if (e)
+    reply_members(ctx.reply(), e->value.as_set());
+  else
+    ctx.reply().set_header(0);
+}
+
+// SISMEMBER key member
+void cmd_sismember(CommandContext& ctx) {
+  bool failed = false;
+  store::Entry* e = set_entry(ctx, ctx.arg(1), failed);
+  if (failed) return;
+  ctx.reply().integer(e && e->value.as_set().contains(ctx.arg(2)) ? 1 : 0);
+}
+
+// SMISMEMBER key member [member ...]
+void cmd_smismember(CommandContext& ctx) {
+  bool failed = false;
+  store::Entry* e = set_entry(ctx, ctx.arg(1), failed);
+  if (failed) return;
+  auto r = ctx.reply();
+  r.array_header(ctx.argc() - 2);
+  for (std::size_t i = 2; i < ctx.argc(); ++i)
+    r.integer(e && e->value.as_set().contains(ctx.arg(i)) ? 1 : 0);
+}
+
+// SCARD key
+void cmd_scard(CommandContext& ctx) {
+  bool failed = false;
+  store::Entry* e = set_entry(ctx, ctx.arg(1), failed);
+  if (failed) return;
+  ctx.reply().integer(e ? static_cast<long long>(e->value.as_set().size()) : 0);
+}
+
+// SPOP key [count]
+void cmd_spop(CommandContext& ctx) {
+  if (ctx.argc() > 3) {
+    ctx.reply().error(kSyntaxErr);
+    return;
+  }
+  long long count = -1;
+  if (ctx.argc() == 3) {
+    // Redis getPositiveLongFromObjectOrReply: one message for "not a number" and "negative".
+    if (!ctx.parse_integer(2, count, kMustBePositiveErr)) return;
+    if (count < 0) {
+      ctx.reply().error(kMustBePositiveErr);
+      return;
+    }
+  }
+  bool failed = false;
+  store::Entry* e = set_entry(ctx, ctx.arg(1), failed);
+  if (failed) return;
+  auto r = ctx.reply();
+  if (count == -1) {
+    if (!e) {
+      r.null();
+      return;
+    }
+    store::SetValue& s = e->value.as_set();
+    r.bulk(s.pop_random(ctx.exec().rng()));
+    if (s.empty()) ctx.delete_key(ctx.arg(1));
+    ctx.mark_dirty();
+    return;
+  }
+  if (!e || count == 0) {
+    r.set_header(0);
+    return;
+  }
+  store::SetValue& s = e->value.as_set();
+  const auto size = static_cast<long long>(s.size());
+  if (count >= size) {
+    reply_members(r, s);
+    ctx.delete_key(ctx.arg(1));
+    ctx.mark_dirty(size);
+    return;
+  }
+  r.set_header(static_cast<std::size_t>(count));
+  for (long long i = 0; i < count; ++i) r.bulk(s.pop_random(ctx.exec().rng()));
+  ctx.mark_dirty(count);
+}
+
+// SRANDMEMBER key [count]
+void cmd_srandmember(CommandContext& ctx) {
+  if (ctx.argc() > 3) {
+    ctx.reply().error(kSyntaxErr);
+    return;
+  }
+  std::mt19937_64& rng = ctx.exec().rng();
+  if (ctx.argc() == 2) {
+    bool failed = false;
+    store::Entry* e = set_entry(ctx, ctx.arg(1), failed);
+    if (failed) return;
+    if (e)
+      ctx.reply().bulk(e->value.as_set().random_member(rng));
+    else
+      ctx.reply().null();
+    return;
+  }
+  long long l = 0;
+  if (!ctx.parse_integer(2, l)) return;
+  if (l == LLONG_MIN) {
+    ctx.reply().error(kCountRangeErr);
+    return;
+  }
+  bool failed = false;
+  store::Entry* e = set_entry(ctx, ctx.arg(1), failed);
+  if (failed) return;
+  auto r = ctx.reply();
+  if (!e || l == 0) {
+    r.array_header(0);
+    return;
+  }
+  const store::SetValue& s = e->value.as_set();
+  const auto count = static_cast<unsigned long long>(l < 0 ? -l : l);
+  if (l < 0) {
+    r.array_header(count);
+    for (unsigned long long i = 0; i < count; ++i) r.bulk(s.random_member(rng));
+    return;
+  }
+  if (count >= s.size()) {
+    r.array_header(s.size());
+    s.for_each([&](std::string_view m) { r.bulk(m); });
+    return;
+  }
+  std::vector<std::string> picked;
+  if (count * 3 > s.size()) {
+    s.for_each([&](std::string_view m) { picked.emplace_back(m); });
+    for (std::size_t i = 0; i < count; ++i) std::swap(picked[i], picked[i + rng() % (picked.size() - i)]);
+    picked.resize(count);
+  } else {
+    std::unordered_set<std::string> seen;
+    while (picked.size() < count) {
+      std::string m = s.random_member(rng);
+      if (seen.insert(m).second) picked.push_back(std::move(m));
+    }
+  }
+  r.array_header(picked.size());
+  for (const auto& m : picked) r.bulk(m);
+}
+
+// SMOVE source destination member
+void cmd_smove(CommandContext& ctx) {
+  const std::string_view src = ctx.arg(1), dst = ctx.arg(2), member = ctx.arg(3);
+  store::Entry* s = ctx.lookup(src);
+  store::Entry* d = ctx.lookup(dst);
+  if (!s) {
+    ctx.reply().integer(0);
+    return;
+  }
+  if (!s->value.is(store::ValueType::kSet) || (d && !d->value.is(store::ValueType::kSet))) {
+    ctx.reply().error(kWrongTypeErr);
+    return;
+  }
+  if (s == d) {
+    ctx.reply().integer(s->value.as_set().contains(member) ? 1 : 0);
+    return;
+  }
+  if (!s->value.as_set().remove(member)) {
+    ctx.reply().integer(0);
+    return;
+  }
+  if (s->value.as_set().empty()) ctx.delete_key(src);
+  if (!d) d = ctx.add_key(dst, store::Value::make_set());
+  ctx.mark_dirty(d->value.as_set().add(member) ? 2 : 1);
+  ctx.reply().integer(1);
+}
+
+enum class SetOp : std::uint8_t { kInter, kUnion, kDiff };
+
+/// The sets named by argv[first..]: null for a missing key. False after replying WRONGTYPE
+/// (every key is checked, as Redis does, even after a missing one).
+bool collect_sets(CommandContext& ctx, std::size_t first, std::vector<const store::SetValue*>& out) {
+  for (std::size_t i = first; i < ctx.argc(); ++i) {
+    store::Entry* e = ctx.lookup(ctx.arg(i));
+    if (e && !e->value.is(store::ValueType::kSet)) {
+      ctx.reply().error(kWrongTypeErr);
+      return false;
+    }
+    out.push_back(e ? &e->value.as_set() : nullptr);
+  }
+  return true;
+}
+
+/// Computes the operation into a fresh set (Redis builds the result the same way, so an
+/// all-integer result is an intset).
+store::SetValue compute(SetOp op, std::vector<const store::SetValue*> sets) {
+  store::SetValue result;
+  switch (op) {
+    case SetOp::kInter: {
+      if (std::find(sets.begin(), sets.end(), nullptr) != sets.end()) break;
+      // Iterate the smallest set, probe the others (smallest first, so misses come early).
+      std::stable_sort(sets.begin(), sets.end(),
+                       [](const store::SetValue* a, const store::SetValue* b) { return a->size() < b->size(); });
+      sets[0]->for_each([&](std::string_view m) {
+        for (std::size_t j = 1; j < sets.size(); ++j)
+          if (sets[j] != sets[0] && !sets[j]->contains(m)) return;
+        result.add(m);
+      });
+      break;
+    }
+    case SetOp::kUnion:
+      for (const store::SetValue* s : sets)
+        if (s) s->for_each([&](std::string_view m) { result.add(m); });
+      break;
+    case SetOp::kDiff:
+      if (!sets[0]) break;
+      sets[0]->for_each([&](std::string_view m) {
+        for (std::size_t j = 1; j < sets.size(); ++j)
+          if (sets[j] && sets[j]->contains(m)) return;
+        result.add(m);
+      });
+      break;
+  }
+  return result;
+}
+
+void setop_generic(CommandContext& ctx, SetOp op, bool store) {
+  std::vector<const store::SetValue*> sets;
+  if (!collect_sets(ctx, store ? 2 : 1, sets)) return;
+  store::SetValue result = compute(op, std::move(sets));
+  if (!store) {
+    reply_members(ctx.reply(), result);
+    return;
+  }
+  const std::string_view dst = ctx.arg(1);
+  const auto n = static_cast<long long>(result.size());
+  const bool existed = ctx.lookup(dst) && ctx.delete_key(dst);
+  if (n > 0) {
+    ctx.add_key(dst, store::Value(std::move(result)));
+    ctx.mark_dirty();
+  } else if (existed) {
+    ctx.mark_dirty();
+  }
+  ctx.reply().integer(n);
+}
+
+// SINTER key [key ...]
+void cmd_sinter(CommandContext& ctx) { setop_generic(ctx, SetOp::kInter, false); }
+// SUNION key [key ...]
+void cmd_sunion(CommandContext& ctx) { setop_generic(ctx, SetOp::kUnion, false); }
+// SDIFF key [key ...]
+void cmd_sdiff(CommandContext& ctx) { setop_generic(ctx, SetOp::kDiff, false); }
+// SINTERSTORE destination key [key ...]
+void cmd_sinterstore(CommandContext& ctx) { setop_generic(ctx, SetOp::kInter, true); }
+// SUNIONSTORE destination key [key ...]
+void cmd_sunionstore(CommandContext& ctx) { setop_generic(ctx, SetOp::kUnion, true); }
+// SDIFFSTORE destination key [key ...]
+void cmd_sdiffstore(CommandContext& ctx) { setop_generic(ctx, SetOp::kDiff, true); }
+
+// SSCAN key cursor [MATCH pattern] [COUNT count]
+void cmd_sscan(CommandContext& ctx) {
+  std::uint64_t cursor = 0;
+  if (!parse_cursor(ctx, 2, cursor)) return;
+  bool failed = false;
+  store::Entry* e = set_entry(ctx, ctx.arg(1), failed);
+  if (failed) return;
+  auto r = ctx.reply();
+  if (!e) {
+    r.array_header(2);
+    r.bulk("0");
+    r.array_header(0);
+    return;
+  }
+  long long count = 10;
+  std::string_view pattern;
+  bool use_pattern = false;
+  for (std::size_t i = 3; i < ctx.argc(); i += 2) {
+    const bool has_value = ctx.argc() - i >= 2;
+    if (strcasecmp_eq(ctx.arg(i), "count") && has_value) {
+      if (!ctx.parse_integer(i + 1, count)) return;
+      if (count < 1) {
+        ctx.reply().error(kSyntaxErr);
+        return;
+      }
+    } else if (strcasecmp_eq(ctx.arg(i), "match") && has_value) {
+      pattern = ctx.arg(i + 1);
+      use_pattern = !(pattern.size() == 1 && pattern[0] == '*');
+    } else {
+      ctx.reply().error(kSyntaxErr);
+      return;
+    }
+  }
+  const store::SetValue& s = e->value.as_set();
+  std::vector<std::string> items;
+  // Like Redis: stop after `count` members or count*10 steps, then filter by the pattern.
+  long long budget = count * 10;
+  do {
+    cursor = s.scan(cursor, [&](std::string_view m) { items.emplace_back(m); });
+  } while (cursor != 0 && --budget > 0 && static_cast<long long>(items.size()) < count);
+  if (use_pattern)
+    std::erase_if(items, [&](const std::string& m) { return !store::glob_match(pattern, m); });
+  r.array_header(2);
+  r.bulk(std::to_string(cursor));
+  r.array_header(items.size());
+  for (const auto& m : items) r.bulk(m);
+}
+
+}  // namespace
+
+void register_set_commands(CommandTable& t) {
+  auto add = [&](std::string_view name, int arity, std::uint32_t flags, KeySpec keys, Handler h,
+                 std::string_view since, std::string_view summary) {
+    t.add({name, arity, flags, keys, h, "set", since, summary});
+  };
+  const KeySpec one{1, 1, 1}, all{1, -1, 1};
+  add("sadd", -3, kWrite | kDenyOom | kFast, one, &cmd_sadd, "1.0.0", "Add one or more members to a set");
+  add("srem", -3, kWrite | kFast, one, &cmd_srem, "1.0.0", "Remove one or more members from a set");
+  add("smembers", 2, kReadonly, one, &cmd_smembers, "1.0.0", "Get all the members in a set");
+  add("sismember", 3, kReadonly | kFast, one, &cmd_sismember, "1.0.0", "Determine if a given value is a member of a set");
+  add("smismember", -3, kReadonly | kFast, one, &cmd_smismember, "6.2.0", "Returns the membership associated with the given elements for a set");
+  add("scard", 2, kReadonly | kFast, one, &cmd_scard, "1.0.0", "Get the number of members in a set");
+  add("spop", -2, kWrite | kFast, one, &cmd_spop, "1.0.0", "Remove and return one or multiple random members from a set");
+  add("srandmember", -2, kReadonly, one, &cmd_srandmember, "1.0.0", "Get one or multiple random members from a set");
+  add("smove", 4, kWrite | kFast, {1, 2, 1}, &cmd_smove, "1.0.0", "Move a member from one set to another");
+  add("sinter", -2, kReadonly, all, &cmd_sinter, "1.0.0", "Intersect multiple sets");
+  add("sunion", -2, kReadonly, all, &cmd_sunion, "1.0.0", "Add multiple sets");
+  add("sdiff", -2, kReadonly, all, &cmd_sdiff, "1.0.0", "Subtract multiple sets");
+  add("sinterstore", -3, kWrite | kDenyOom, all, &cmd_sinterstore, "1.0.0", "Intersect multiple sets and store the resulting set in a key");
+  add("sunionstore", -3, kWrite | kDenyOom, all, &cmd_sunionstore, "1.0.0", "Add multiple sets and store the resulting set in a key");
+  add("sdiffstore", -3, kWrite | kDenyOom, all, &cmd_sdiffstore, "1.0.0", "Subtract multiple sets and store the resulting set in a key");
+  add("sscan", -3, kReadonly, one, &cmd_sscan, "2.8.0", "Incrementally iterate Set elements");
+}
 
 }  // namespace listd::server

@@ -1,0 +1,283 @@
+// Sorted-set commands through the executor: raw reply bytes (checked against redis-server
+// 7.0.15), score formatting, ranges, RESP3 shapes, errors, and the blocking pops served through
+// the list pops' waiting lists (manual clock, no sleeps; no waiter may outlive a test).
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "listd/server/errors.h"
+#include "support/test_server.h"
+
+using listd::testing::TestServer;
+
+namespace {
+
+std::string bulk(std::string_view s) { return "$" + std::to_string(s.size()) + "\r\n" + std::string(s) + "\r\n"; }
+std::string err(std::string_view s) { return "-" + std::string(s) + "\r\n"; }
+std::string arr(std::initializer_list<std::string_view> items) {
+  std::string out = "*" + std::to_string(items.size()) + "\r\n";
+  for (std::string_view s : items) out += bulk(s);
+  return out;
+}
+
+class ZSetCommandsTest : public ::testing::Test {
+ protected:
+  void TearDown() override {
+    EXPECT_EQ(t.exec().waiters().blocked_count(), 0u) << "a waiter was leaked";
+    EXPECT_EQ(t.exec().waiters().blocking_key_count(), 0u) << "a waiting list was leaked";
+  }
+  TestServer t;
+  listd::server::Client& c = t.client();
+};
+
+TEST_F(ZSetCommandsTest, ScoresAreFormattedAsRedis70) {
+  EXPECT_EQ(t.run(c, {"ZADD", "z", "1.1", "a", "3", "b", "1e20", "c", "1e-5", "d"}), ":4\r\n");
+  EXPECT_EQ(t.run(c, {"ZSCORE", "z", "a"}), bulk("1.1000000000000001"));
+  EXPECT_EQ(t.run(c, {"ZRANGE", "z", "0", "-1", "WITHSCORES"}),
+            arr({"d", "1.0000000000000001e-05", "a", "1.1000000000000001", "b", "3", "c", "1e+20"}));
+  EXPECT_EQ(t.run(c, {"ZADD", "z", "-0", "neg"}), ":1\r\n");
+  EXPECT_EQ(t.run(c, {"ZSCORE", "z", "neg"}), bulk("0"));  // a listpack turns -0 into 0
+  EXPECT_EQ(t.run(c, {"ZADD", "z", "inf", "top"}), ":1\r\n");
+  EXPECT_EQ(t.run(c, {"ZSCORE", "z", "top"}), bulk("inf"));
+  EXPECT_EQ(t.run(c, {"ZINCRBY", "z", "-inf", "top"}), err("ERR resulting score is not a number (NaN)"));
+  ASSERT_EQ(t.run(c, {"HELLO", "3"}).substr(0, 1), "%");
+  EXPECT_EQ(t.run(c, {"ZSCORE", "z", "a"}), ",1.1000000000000001\r\n");
+  EXPECT_EQ(t.run(c, {"ZSCORE", "z", "zz"}), "_\r\n");
+  EXPECT_EQ(t.run(c, {"ZMSCORE", "z", "b", "zz"}), "*2\r\n,3\r\n_\r\n");
+  EXPECT_EQ(t.run(c, {"ZRANGE", "z", "0", "1", "WITHSCORES"}),
+            "*2\r\n*2\r\n" + bulk("neg") + ",0\r\n*2\r\n" + bulk("d") + ",1.0000000000000001e-05\r\n");
+  EXPECT_EQ(t.run(c, {"ZSCAN", "z", "0", "MATCH", "b"}), "*2\r\n$1\r\n0\r\n" + arr({"b", "3"}));
+}
+
+TEST_F(ZSetCommandsTest, ZaddOptionsFollowRedis) {
+  EXPECT_EQ(t.run(c, {"ZADD", "z", "1", "a", "2", "b"}), ":2\r\n");
+  EXPECT_EQ(t.run(c, {"ZADD", "z", "NX", "XX", "1", "a"}), err("ERR XX and NX options at the same time are not compatible"));
+  EXPECT_EQ(t.run(c, {"ZADD", "z", "GT", "LT", "1", "a"}),
+            err("ERR GT, LT, and/or NX options at the same time are not compatible"));
+  EXPECT_EQ(t.run(c, {"ZADD", "z", "INCR", "1", "a", "2", "b"}), err("ERR INCR option supports a single increment-element pair"));
+  EXPECT_EQ(t.run(c, {"ZADD", "z", "1", "a", "2"}), err(listd::server::kSyntaxErr));
+  EXPECT_EQ(t.run(c, {"ZADD", "z", "nan", "a"}), err("ERR value is not a valid float"));
+  EXPECT_EQ(t.run(c, {"ZADD", "z", "CH", "10", "a", "2", "b", "11", "new"}), ":2\r\n");
+  EXPECT_EQ(t.run(c, {"ZADD", "z", "XX", "CH", "0", "a", "0", "nope"}), ":1\r\n");
+  EXPECT_EQ(t.run(c, {"ZADD", "z", "GT", "CH", "5", "a", "50", "b"}), ":2\r\n");
+  EXPECT_EQ(t.run(c, {"ZADD", "z", "LT", "CH", "1", "a", "100", "b"}), ":1\r\n");
+  EXPECT_EQ(t.run(c, {"ZADD", "z", "INCR", "5", "a"}), bulk("6"));
+  EXPECT_EQ(t.run(c, {"ZADD", "z", "NX", "INCR", "5", "a"}), "$-1\r\n");
+  EXPECT_EQ(t.run(c, {"ZADD", "nokey", "XX", "1", "a"}), ":0\r\n");
+  EXPECT_EQ(t.run(c, {"EXISTS", "nokey"}), ":0\r\n");
+  EXPECT_EQ(t.run(c, {"ZINCRBY", "z", "2.5", "a"}), bulk("8.5"));
+  EXPECT_EQ(t.run(c, {"ZINCRBY", "z", "NX", "m"}), err(listd::server::kSyntaxErr));  // NX is an option here
+  EXPECT_EQ(t.run(c, {"ZRANGE", "z", "0", "-1", "WITHSCORES"}), arr({"a", "8.5", "new", "11", "b", "50"}));
+}
+
+TEST_F(ZSetCommandsTest, RanksCountsAndRanges) {
+  t.run(c, {"ZADD", "z", "1", "a", "2", "b", "3", "c", "4", "d", "5", "e"});
+  EXPECT_EQ(t.run(c, {"ZRANK", "z", "c"}), ":2\r\n");
+  EXPECT_EQ(t.run(c, {"ZREVRANK", "z", "c"}), ":2\r\n");
+  EXPECT_EQ(t.run(c, {"ZRANK", "z", "zz"}), "$-1\r\n");
+  EXPECT_EQ(t.run(c, {"ZCOUNT", "z", "(1", "3"}), ":2\r\n");
+  EXPECT_EQ(t.run(c, {"ZCOUNT", "z", "-inf", "+inf"}), ":5\r\n");
+  EXPECT_EQ(t.run(c, {"ZCOUNT", "z", "x", "1"}), err("ERR min or max is not a float"));
+  EXPECT_EQ(t.run(c, {"ZCOUNT", "z", " 1", "2"}), ":2\r\n");  // strtod skips leading space
+  EXPECT_EQ(t.run(c, {"ZRANGE", "z", "(1", "4", "BYSCORE", "LIMIT", "1", "2"}), arr({"c", "d"}));
+  EXPECT_EQ(t.run(c, {"ZRANGE", "z", "4", "(1", "BYSCORE", "REV", "WITHSCORES"}),
+            arr({"d", "4", "c", "3", "b", "2"}));
+  EXPECT_EQ(t.run(c, {"ZRANGE", "z", "1", "4", "BYSCORE", "LIMIT", "-1", "2"}), "*0\r\n");
+  EXPECT_EQ(t.run(c, {"ZRANGE", "z", "0", "1", "LIMIT", "0", "1"}),
+            err("ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX"));
+  EXPECT_EQ(t.run(c, {"ZRANGE", "z", "[a", "[b", "BYLEX", "WITHSCORES"}),
+            err("ERR syntax error, WITHSCORES not supported in combination with BYLEX"));
+  EXPECT_EQ(t.run(c, {"ZRANGE", "z", "0", "1", "FOO"}), err(listd::server::kSyntaxErr));
+  EXPECT_EQ(t.run(c, {"ZRANGEBYSCORE", "z", "1", "3", "REV"}), err(listd::server::kSyntaxErr));
+  EXPECT_EQ(t.run(c, {"ZREVRANGEBYSCORE", "z", "+inf", "-inf", "LIMIT", "1", "2"}), arr({"d", "c"}));
+  EXPECT_EQ(t.run(c, {"ZRANGE", "z", "-100", "100"}), arr({"a", "b", "c", "d", "e"}));
+  EXPECT_EQ(t.run(c, {"ZRANGE", "z", "0", "-1", "REV"}), arr({"e", "d", "c", "b", "a"}));
+  EXPECT_EQ(t.run(c, {"ZREVRANGE", "z", "0", "1", "WITHSCORES"}), arr({"e", "5", "d", "4"}));
+  EXPECT_EQ(t.run(c, {"ZRANGE", "nokey", "0", "-1"}), "*0\r\n");
+}
+
+TEST_F(ZSetCommandsTest, LexRanges) {
+  t.run(c, {"ZADD", "z", "0", "a", "0", "b", "0", "c", "0", "d"});
+  EXPECT_EQ(t.run(c, {"ZRANGE", "z", "[b", "(d", "BYLEX"}), arr({"b", "c"}));
+  EXPECT_EQ(t.run(c, {"ZRANGE", "z", "+", "-", "BYLEX", "REV", "LIMIT", "1", "2"}), arr({"c", "b"}));
+  EXPECT_EQ(t.run(c, {"ZRANGEBYLEX", "z", "-", "[b"}), arr({"a", "b"}));
+  EXPECT_EQ(t.run(c, {"ZRANGEBYLEX", "z", "b", "+"}), err("ERR min or max not valid string range item"));
+  EXPECT_EQ(t.run(c, {"ZLEXCOUNT", "z", "(a", "+"}), ":3\r\n");
+  EXPECT_EQ(t.run(c, {"ZREMRANGEBYLEX", "z", "[c", "+"}), ":2\r\n");
+  EXPECT_EQ(t.run(c, {"ZRANGE", "z", "0", "-1"}), arr({"a", "b"}));
+}
+
+TEST_F(ZSetCommandsTest, RemovalsDeleteEmptiedKeys) {
+  t.run(c, {"ZADD", "z", "1", "a", "2", "b", "3", "c", "4", "d"});
+  EXPECT_EQ(t.run(c, {"ZREMRANGEBYRANK", "z", "x", "1"}), err(listd::server::kNotIntegerErr));
+  EXPECT_EQ(t.run(c, {"ZREMRANGEBYRANK", "z", "-1", "-1"}), ":1\r\n");
+  EXPECT_EQ(t.run(c, {"ZREMRANGEBYSCORE", "z", "(1", "+inf"}), ":2\r\n");
+  EXPECT_EQ(t.run(c, {"ZREM", "z", "zz", "a"}), ":1\r\n");
+  EXPECT_EQ(t.run(c, {"EXISTS", "z"}), ":0\r\n");
+  EXPECT_EQ(t.run(c, {"ZREMRANGEBYSCORE", "nokey", "x", "1"}), err("ERR min or max is not a float"));
+}
+
+TEST_F(ZSetCommandsTest, PopsAndMpopShapes) {
+  t.run(c, {"ZADD", "z", "1", "a", "2", "b", "3", "c", "4", "d"});
+  EXPECT_EQ(t.run(c, {"ZPOPMIN", "z"}), arr({"a", "1"}));
+  EXPECT_EQ(t.run(c, {"ZPOPMAX", "z", "2"}), arr({"d", "4", "c", "3"}));
+  EXPECT_EQ(t.run(c, {"ZPOPMIN", "z", "0"}), "*0\r\n");
+  EXPECT_EQ(t.run(c, {"ZPOPMIN", "z", "-1"}), err("ERR value is out of range, must be positive"));
+  EXPECT_EQ(t.run(c, {"ZPOPMIN", "nokey"}), "*0\r\n");
+  EXPECT_EQ(t.run(c, {"ZPOPMIN", "z", "5"}), arr({"b", "2"}));
+  EXPECT_EQ(t.run(c, {"EXISTS", "z"}), ":0\r\n");
+  t.run(c, {"ZADD", "p", "1", "a", "2", "b", "3", "c"});
+  EXPECT_EQ(t.run(c, {"ZMPOP", "0", "p", "MIN"}), err("ERR numkeys should be greater than 0"));
+  EXPECT_EQ(t.run(c, {"ZMPOP", "1", "p", "MID"}), err(listd::server::kSyntaxErr));
+  EXPECT_EQ(t.run(c, {"ZMPOP", "5", "p", "MIN"}), err(listd::server::kSyntaxErr));
+  EXPECT_EQ(t.run(c, {"ZMPOP", "1", "p", "MIN", "COUNT", "0"}), err("ERR count should be greater than 0"));
+  EXPECT_EQ(t.run(c, {"ZMPOP", "2", "nokey", "p", "MAX", "COUNT", "2"}),
+            "*2\r\n" + bulk("p") + "*2\r\n" + arr({"c", "3"}) + arr({"b", "2"}));
+  EXPECT_EQ(t.run(c, {"ZMPOP", "1", "nokey", "MIN"}), "*-1\r\n");
+  ASSERT_EQ(t.run(c, {"HELLO", "3"}).substr(0, 1), "%");
+  EXPECT_EQ(t.run(c, {"ZPOPMIN", "p", "1"}), "*1\r\n*2\r\n" + bulk("a") + ",1\r\n");
+  EXPECT_EQ(t.run(c, {"ZMPOP", "1", "nokey", "MIN"}), "_\r\n");
+}
+
+TEST_F(ZSetCommandsTest, WrongTypeEverywhere) {
+  t.run(c, {"SET", "str", "v"});
+  const std::string wt = err(listd::server::kWrongTypeErr);
+  for (auto argv : std::initializer_list<std::initializer_list<std::string_view>>{
+           {"ZADD", "str", "1", "a"}, {"ZSCORE", "str", "a"}, {"ZRANGE", "str", "0", "1"},
+           {"ZCOUNT", "str", "0", "1"}, {"ZPOPMIN", "str"}, {"ZMPOP", "2", "nokey", "str", "MIN"},
+           {"ZREM", "str", "a"}, {"ZCARD", "str"}, {"ZRANK", "str", "a"}, {"ZSCAN", "str", "0"},
+           {"BZPOPMIN", "nokey", "str", "1"}, {"ZINCRBY", "str", "1", "a"}})
+    EXPECT_EQ(t.run(c, argv), wt) << *argv.begin();
+  // Arguments are checked before the type.
+  EXPECT_EQ(t.run(c, {"ZRANGE", "str", "0", "1", "FOO"}), err(listd::server::kSyntaxErr));
+  EXPECT_EQ(t.run(c, {"ZADD", "str", "x", "a"}), err("ERR value is not a valid float"));
+  EXPECT_EQ(t.run(c, {"TYPE", "nokey"}), "+none\r\n");
+  t.run(c, {"ZADD", "z", "1", "a"});
+  EXPECT_EQ(t.run(c, {"TYPE", "z"}), "+zset\r\n");
+  EXPECT_EQ(t.run(c, {"OBJECT", "ENCODING", "z"}), bulk("listpack"));
+}
+
+TEST_F(ZSetCommandsTest, LargeSetsUseTheSkipList) {
+  std::vector<std::string> argv{"ZADD", "big"};
+  for (int i = 0; i < 1000; ++i) {
+    argv.push_back(std::to_string(i % 100));
+    argv.push_back("m" + std::to_string(i));
+  }
+  EXPECT_EQ(t.run_strings(c, argv), ":1000\r\n");
+  EXPECT_EQ(t.run(c, {"OBJECT", "ENCODING", "big"}), bulk("skiplist"));
+  EXPECT_EQ(t.run(c, {"ZCOUNT", "big", "10", "(20"}), ":100\r\n");
+  EXPECT_EQ(t.run(c, {"ZRANGEBYSCORE", "big", "99", "+inf", "LIMIT", "0", "2"}), arr({"m199", "m299"}));
+  EXPECT_EQ(t.run(c, {"ZRANK", "big", "m1"}), ":10\r\n");  // after m0, m100, ..., m900
+  EXPECT_EQ(t.run(c, {"ZPOPMIN", "big"}), arr({"m0", "0"}));
+  EXPECT_EQ(t.run(c, {"ZREMRANGEBYRANK", "big", "0", "98"}), ":99\r\n");
+  EXPECT_EQ(t.run(c, {"ZCARD", "big"}), ":900\r\n");
+  EXPECT_EQ(t.run(c, {"COPY", "big", "big2"}), ":1\r\n");
+  EXPECT_EQ(t.run(c, {"ZRANGE", "big2", "0", "0", "WITHSCORES"}), arr({"m10", "10"}));  // scores 0..9 are gone
+}
+
+// ---- blocking ----------------------------------------------------------------------------
+
+TEST_F(ZSetCommandsTest, BzpopminIsServedByALaterZadd) {
+  auto& w = t.client();
+  EXPECT_EQ(t.run(w, {"BZPOPMIN", "q1", "q2", "0"}), "");
+  EXPECT_TRUE(w.blocked());
+  EXPECT_EQ(t.run(c, {"ZADD", "q2", "5", "x", "7", "y"}), ":2\r\n");
+  EXPECT_FALSE(w.blocked());
+  EXPECT_EQ(t.take_output(w), arr({"q2", "x", "5"}));
+  EXPECT_EQ(t.run(c, {"ZRANGE", "q2", "0", "-1"}), arr({"y"}));
+}
+
+TEST_F(ZSetCommandsTest, BzmpopPopsUpToCountAndDeletesTheKey) {
+  auto& w = t.client();
+  EXPECT_EQ(t.run(w, {"BZMPOP", "0", "1", "q", "MAX", "COUNT", "5"}), "");
+  EXPECT_EQ(t.run(c, {"ZADD", "q", "1", "a", "2", "b"}), ":2\r\n");
+  EXPECT_EQ(t.take_output(w), "*2\r\n" + bulk("q") + "*2\r\n" + arr({"b", "2"}) + arr({"a", "1"}));
+  EXPECT_EQ(t.run(c, {"EXISTS", "q"}), ":0\r\n");
+}
+
+TEST_F(ZSetCommandsTest, WaitersAreServedOldestFirstOneEach) {
+  auto& w1 = t.client();
+  auto& w2 = t.client();
+  auto& w3 = t.client();
+  EXPECT_EQ(t.run(w1, {"BZPOPMIN", "q", "0"}), "");
+  EXPECT_EQ(t.run(w2, {"BZPOPMAX", "q", "0"}), "");
+  EXPECT_EQ(t.run(w3, {"BZPOPMIN", "q", "0"}), "");
+  EXPECT_EQ(t.run(c, {"ZADD", "q", "1", "a", "2", "b"}), ":2\r\n");
+  EXPECT_EQ(t.take_output(w1), arr({"q", "a", "1"}));
+  EXPECT_EQ(t.take_output(w2), arr({"q", "b", "2"}));
+  EXPECT_TRUE(w3.blocked());
+  EXPECT_EQ(t.run(c, {"ZADD", "q", "3", "c"}), ":1\r\n");
+  EXPECT_EQ(t.take_output(w3), arr({"q", "c", "3"}));
+}
+
+TEST_F(ZSetCommandsTest, TimeoutRepliesNullArrayOnTheManualClock) {
+  auto& w = t.client();
+  EXPECT_EQ(t.run(w, {"BZPOPMIN", "q", "1.5"}), "");
+  t.advance_ms(1000);
+  EXPECT_TRUE(w.blocked());
+  t.advance_ms(600);
+  EXPECT_FALSE(w.blocked());
+  EXPECT_EQ(t.take_output(w), "*-1\r\n");
+  ASSERT_EQ(t.run(w, {"HELLO", "3"}).substr(0, 1), "%");
+  EXPECT_EQ(t.run(w, {"BZMPOP", "0.01", "1", "q", "MIN"}), "");
+  t.advance_ms(20);
+  EXPECT_EQ(t.take_output(w), "_\r\n");
+}
+
+TEST_F(ZSetCommandsTest, ArgumentErrorsComeBeforeBlocking) {
+  EXPECT_EQ(t.run(c, {"BZPOPMIN", "q", "-1"}), err("ERR timeout is negative"));
+  EXPECT_EQ(t.run(c, {"BZPOPMIN", "q", "x"}), err("ERR timeout is not a float or out of range"));
+  EXPECT_EQ(t.run(c, {"BZMPOP", "x", "0", "q", "MIN"}), err("ERR numkeys should be greater than 0"));
+  EXPECT_EQ(t.run(c, {"BZMPOP", "x", "1", "q", "MIN", "COUNT", "0"}), err("ERR count should be greater than 0"));
+  EXPECT_EQ(t.run(c, {"BZMPOP", "x", "1", "q", "MIN"}), err("ERR timeout is not a float or out of range"));
+  EXPECT_FALSE(c.blocked());
+}
+
+TEST_F(ZSetCommandsTest, InsideMultiBlockingPopsAnswerNullAndZaddWakesAfterExec) {
+  EXPECT_EQ(t.run(c, {"MULTI"}), "+OK\r\n");
+  EXPECT_EQ(t.run(c, {"BZPOPMIN", "q", "0"}), "+QUEUED\r\n");
+  EXPECT_EQ(t.run(c, {"BZMPOP", "0", "1", "q", "MIN"}), "+QUEUED\r\n");
+  EXPECT_EQ(t.run(c, {"EXEC"}), "*2\r\n*-1\r\n*-1\r\n");
+  auto& w = t.client();
+  EXPECT_EQ(t.run(w, {"BZPOPMIN", "q", "0"}), "");
+  EXPECT_EQ(t.run(c, {"MULTI"}), "+OK\r\n");
+  EXPECT_EQ(t.run(c, {"ZADD", "q", "1", "a"}), "+QUEUED\r\n");
+  EXPECT_EQ(t.run(c, {"ZADD", "q", "2", "b"}), "+QUEUED\r\n");
+  EXPECT_TRUE(w.blocked());
+  EXPECT_EQ(t.run(c, {"EXEC"}), "*2\r\n:1\r\n:1\r\n");
+  EXPECT_EQ(t.take_output(w), arr({"q", "a", "1"}));
+}
+
+TEST_F(ZSetCommandsTest, AZsetWaiterIgnoresAListCreatedOnItsKey) {
+  auto& w = t.client();
+  EXPECT_EQ(t.run(w, {"BZPOPMIN", "k", "1"}), "");
+  EXPECT_EQ(t.run(c, {"RPUSH", "k", "x"}), ":1\r\n");
+  EXPECT_TRUE(w.blocked());
+  EXPECT_EQ(t.run(c, {"DEL", "k"}), ":1\r\n");
+  EXPECT_EQ(t.run(c, {"ZADD", "k", "1", "m"}), ":1\r\n");
+  EXPECT_EQ(t.take_output(w), arr({"k", "m", "1"}));
+}
+
+TEST_F(ZSetCommandsTest, DisconnectWhileBlockedLosesNothing) {
+  auto& w = t.client();
+  EXPECT_EQ(t.run(w, {"BZPOPMIN", "q", "0"}), "");
+  t.disconnect(w);
+  EXPECT_EQ(t.run(c, {"ZADD", "q", "1", "a"}), ":1\r\n");
+  EXPECT_EQ(t.run(c, {"ZCARD", "q"}), ":1\r\n");
+}
+
+TEST_F(ZSetCommandsTest, BlockingPopsInvalidateWatchers) {
+  auto& w = t.client();
+  auto& watcher = t.client();
+  EXPECT_EQ(t.run(w, {"BZPOPMIN", "q", "0"}), "");
+  EXPECT_EQ(t.run(c, {"ZADD", "q", "1", "a", "2", "b"}), ":2\r\n");
+  EXPECT_EQ(t.take_output(w), arr({"q", "a", "1"}));
+  EXPECT_EQ(t.run(watcher, {"WATCH", "q"}), "+OK\r\n");
+  EXPECT_EQ(t.run(w, {"BZPOPMIN", "q", "0"}), arr({"q", "b", "2"}));
+  EXPECT_EQ(t.run(watcher, {"MULTI"}), "+OK\r\n");
+  EXPECT_EQ(t.run(watcher, {"ZCARD", "q"}), "+QUEUED\r\n");
+  EXPECT_EQ(t.run(watcher, {"EXEC"}), "*-1\r\n");
+}
+
+}  // namespace
