@@ -35,10 +35,11 @@ inline std::int64_t unzigzag(std::uint64_t u) noexcept {
   return static_cast<std::int64_t>(u >> 1) ^ -static_cast<std::int64_t>(u & 1);
 }
 
-/// Integral scores in int32 range (not -0) are stored as a zigzag varint.
+/// Integral scores in int32 range are stored as a zigzag varint. -0 becomes 0, as in Redis'
+/// listpack (which stores "-0" as the integer 0); the skip list keeps -0.
 bool small_int(double s, std::int64_t& v) noexcept {
   if (!(s >= -2147483648.0 && s <= 2147483647.0)) return false;
-  if (s != std::trunc(s) || (s == 0 && std::signbit(s))) return false;
+  if (s != std::trunc(s)) return false;
   v = static_cast<std::int64_t>(s);
   return true;
 }
