@@ -1,0 +1,5 @@
+# Tests written in Python against the built listd, run with Debian's /usr/bin/python3 (which
+# ships python3-redis 4.3.4, the client the seed documents' workers use).
+add_test(NAME integration.worker_soak
+         COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/worker_soak_test.py $<TARGET_FILE:listd>)
+set_tests_properties(integration.worker_soak PROPERTIES TIMEOUT 180)
