@@ -121,6 +121,22 @@ class WaiterRegistry {
   /// Moves out the ready keys in the order they were signalled and clears the set.
   std::vector<BlockKey> take_ready();
 
+  /// Visits the waiters of (db, key) oldest first while `f(Waiter&)` returns true. `f` may
+  /// unblock the waiter it was given (not others): the next one is read before the call.
+  template <class F>
+  void visit(int db, std::string_view key, F&& f) {
+    auto it = queues_.find(BlockKeyView{db, key});
+    if (it == queues_.end()) return;
+    WaitNode* node = it->second.head;
+    const std::size_t count = it->second.count;
+    for (std::size_t i = 0; node && i < count; ++i) {
+      WaitNode* next = node->next;
+      const bool last = next == nullptr;
+      if (!f(*node->waiter) || last) return;  // the queue may be gone once its last node left
+      node = next;
+    }
+  }
+
   /// Every key with waiters and its count, for introspection (DEBUG WAITERS).
   template <class F>
   void for_each_key(F&& f) const {

@@ -12,7 +12,8 @@ class Executor;
 
 enum class ServeResult {
   kServed,  ///< the client got its reply and is no longer blocked
-  kNoData,  ///< the key has nothing for this client: stop serving this key
+  kNoData,  ///< the key is gone: stop serving this key
+  kSkip,    ///< the key holds the other kind (list vs sorted set): try the next waiter
 };
 
 /// Serves `client` (the oldest waiter on `key`) from `key`, replying exactly what its command

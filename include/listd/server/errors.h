@@ -20,6 +20,7 @@ inline constexpr std::string_view kInvalidDbIndexErr = "ERR invalid DB index";
 inline constexpr std::string_view kTimeoutNotFloatErr = "ERR timeout is not a float or out of range";
 inline constexpr std::string_view kTimeoutNegativeErr = "ERR timeout is negative";
 inline constexpr std::string_view kNumkeysErr = "ERR numkeys should be greater than 0";
+inline constexpr std::string_view kCountGreaterThanZeroErr = "ERR count should be greater than 0";
 inline constexpr std::string_view kNoAuthErr = "NOAUTH Authentication required.";
 inline constexpr std::string_view kWrongPassErr =
     "WRONGPASS invalid username-password pair or user is disabled.";

@@ -24,7 +24,6 @@ namespace listd::server {
 namespace {
 
 // Redis 7.0 lmpopGenericCommand: a COUNT that is not an integer >= 1.
-constexpr std::string_view kCountGreaterThanZeroErr = "ERR count should be greater than 0";
 
 // Redis getListPositionFromObjectOrReply: LEFT | RIGHT, any case.
 bool parse_end(CommandContext& ctx, std::size_t i, End& out) {
@@ -83,6 +82,7 @@ void blocking_pop_generic(CommandContext& ctx, std::span<const std::string_view>
     const std::size_t n =
         pop_and_reply(ctx.reply(), ctx.db(), e, key, end, multi, static_cast<std::size_t>(count));
     ctx.mark_dirty(static_cast<long long>(n));
+    ctx.changed_key(key);  // WATCH: only the key served from changed
     return;
   }
   if (ctx.in_exec()) {
@@ -206,9 +206,10 @@ ServeResult serve_blocked_client(Executor& exec, Client& c, const blocking::Bloc
 
   store::Database& db = exec.keyspace().db(key.db);
   store::Entry* e = db.lookup(key.key, exec.clock().unix_ms());
-  // Gone again (popped later in the same transaction, expired) or re-created as another type.
-  if (!e || !e->value.is(store::ValueType::kList) || e->value.as_list().empty())
-    return ServeResult::kNoData;
+  // Gone again (popped later in the same transaction, expired): nobody can be served.
+  if (!e) return ServeResult::kNoData;
+  // Re-created as a sorted set: sorted-set waiters behind this one may still be served.
+  if (!e->value.is(store::ValueType::kList)) return ServeResult::kSkip;
 
   protocol::ReplyWriter reply = c.reply();
   std::size_t changes = 1;

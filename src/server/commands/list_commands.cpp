@@ -28,7 +28,6 @@ constexpr std::string_view kRankZeroErr =
     "negative to start from the end of the list";
 constexpr std::string_view kCountNegativeErr = "ERR COUNT can't be negative";
 constexpr std::string_view kMaxlenNegativeErr = "ERR MAXLEN can't be negative";
-constexpr std::string_view kCountGreaterThanZeroErr = "ERR count should be greater than 0";
 
 using store::PackedList;
 using store::ValueType;
