@@ -1,0 +1,131 @@
+"""redis-cli 7.0 interactive mode against listd, driven through a tmux pseudo-terminal.
+
+On start redis-cli sends COMMAND DOCS; listd answers with an error on purpose, so redis-cli
+falls back to its built-in help table (hints, HELP, completion) - CLIENTS.md section 1.3.
+"""
+
+import os
+import re
+import shutil
+import subprocess
+import time
+
+import pytest
+
+from conftest import ListdServer
+
+
+class Tmux:
+    """A private tmux server (own socket, no user config) running one command."""
+
+    def __init__(self, command):
+        self.sock = f"listd-test-{os.getpid()}-{time.monotonic_ns()}"
+        self.run("new-session", "-d", "-s", "cli", "-x", "160", "-y", "50", command)
+
+    def run(self, *args, check=True):
+        return subprocess.run(["tmux", "-L", self.sock, "-f", "/dev/null", *args],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=10,
+                              check=check)
+
+    def keys(self, text, enter=True):
+        self.run("send-keys", "-t", "cli", "-l", text)
+        if enter:
+            self.run("send-keys", "-t", "cli", "Enter")
+
+    def ctrl(self, key):
+        self.run("send-keys", "-t", "cli", key)
+
+    def pane(self):
+        return self.run("capture-pane", "-p", "-t", "cli", "-S", "-200").stdout.decode()
+
+    def wait(self, pattern, timeout=10, count=1):
+        """Waits until `pattern` occurs at least `count` times in the pane; returns the pane."""
+        end = time.monotonic() + timeout
+        rx = re.compile(pattern, re.M)
+        while True:
+            text = self.pane()
+            if len(rx.findall(text)) >= count:
+                return text
+            if time.monotonic() > end:
+                pytest.fail(f"{pattern!r} x{count} not shown within {timeout} s; pane:\n{text}")
+            time.sleep(0.05)
+
+    def alive(self):
+        return self.run("has-session", "-t", "cli", check=False).returncode == 0
+
+    def close(self):
+        self.run("kill-server", check=False)
+
+
+@pytest.fixture
+def session():
+    if shutil.which("tmux") is None:
+        pytest.fail("tmux is not installed (scripts/install-deps.sh installs it)")
+    srv = ListdServer().start()
+    tmux = Tmux(f"redis-cli -p {srv.port}")
+    yield srv, tmux
+    tmux.close()
+    srv.close()
+
+
+def test_interactive_session(session):
+    srv, t = session
+    prompt = f"127.0.0.1:{srv.port}>"
+    pane = t.wait(re.escape(prompt))
+    assert "ERR" not in pane and "Error" not in pane, pane
+
+    # hints from redis-cli's built-in help table
+    t.keys("LPUSH ", enter=False)
+    t.wait(re.escape("LPUSH key element [element ...]"))
+    t.ctrl("C-u")
+    t.keys("BRPOP ", enter=False)
+    t.wait(re.escape("BRPOP key [key ...] timeout"))
+    t.ctrl("C-u")
+
+    t.keys("HELP LPUSH")
+    pane = t.wait(r"summary: Prepend one or multiple elements to a list")
+    assert "group: list" in pane
+
+    t.keys("RPUSH q a b")
+    t.wait(r"^\(integer\) 2$")
+    t.keys("LRANGE q 0 -1")
+    t.wait(r'^1\) "a"\n2\) "b"$')
+    t.keys("LPOP nokey")
+    t.wait(r"^\(nil\)$")
+
+    t.keys("SELECT 2")
+    t.wait(re.escape(f"127.0.0.1:{srv.port}[2]>"))
+    t.keys("LLEN q")
+    t.wait(r"^\(integer\) 0$")
+
+    # listd restarts on the same port: the next command notices the closed connection,
+    # and redis-cli reconnects (7.0.15 prints an error for the first command after it)
+    srv.restart()
+    pongs = len(re.findall(r"^PONG$", t.pane(), re.M))
+    t.keys("PING")
+    time.sleep(0.3)
+    if len(re.findall(r"^PONG$", t.pane(), re.M)) == pongs:
+        t.wait(r"Error: Server closed the connection|not connected>")
+        t.keys("PING")
+    t.wait(r"^PONG$", count=pongs + 1)
+    t.keys("RPUSH after restart")
+    t.wait(r"^\(integer\) 1$")
+
+    pane = t.pane()
+    assert "Assertion" not in pane and "ERR" not in pane, pane
+
+    t.keys("quit")
+    end = time.monotonic() + 5
+    while t.alive() and time.monotonic() < end:
+        time.sleep(0.05)
+    assert not t.alive(), "redis-cli did not exit on quit"
+
+
+def test_piped_stdin_interactive_mode(listd):
+    """7.0.15 also sends COMMAND DOCS when stdin is a pipe; nothing may show on stderr."""
+    proc = subprocess.run(["redis-cli", "-p", str(listd.port)],
+                          input=b"RPUSH piped a\nLLEN piped\nDEL piped\n",
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=30)
+    assert proc.returncode == 0
+    assert proc.stdout.decode().split() == ["1", "1", "1"]
+    assert proc.stderr == b""
