@@ -12,6 +12,7 @@
 #include "listd/server/clock.h"
 #include "listd/server/config.h"
 #include "listd/server/executor.h"
+#include "listd/server/persistence.h"
 #include "listd/server/version.h"
 
 int main(int argc, char** argv) {
@@ -43,6 +44,19 @@ int main(int argc, char** argv) {
 
   server::SystemClock clock;
   server::Executor executor(config, clock);
+  executor.persistence().set_logger([](server::LogLevel level, std::string_view msg) {
+    if (level == server::LogLevel::kWarning)
+      spdlog::warn("{}", msg);
+    else if (level == server::LogLevel::kNotice)
+      spdlog::info("{}", msg);
+    else
+      spdlog::debug("{}", msg);
+  });
+  // Data first (AOF in manifest order with appendonly yes, else dump.rdb), then the port.
+  if (!executor.persistence().load_at_startup(error)) {
+    spdlog::warn("{}", error);
+    return 1;
+  }
   asio::io_context io(1);
   net::Server server(io, executor,
                      net::NetOptions{settings.bind, static_cast<std::uint16_t>(settings.port),
@@ -63,6 +77,7 @@ int main(int argc, char** argv) {
   });
   spdlog::info("Ready to accept connections tcp");
   io.run();
+  executor.persistence().shutdown();  // write + fsync what is pending, stop children
   spdlog::info("listd is now ready to exit, bye bye...");
   return 0;
 }

@@ -9,6 +9,7 @@
 
 #include "listd/net/server.h"
 #include "listd/server/executor.h"
+#include "listd/server/persistence.h"
 
 namespace listd::net {
 namespace {
@@ -118,6 +119,9 @@ std::size_t Connection::pending_output_bytes() const {
 
 void Connection::flush() {
   if (closed_) return;
+  // Never a reply before its AOF bytes (a completed async write may flush output produced
+  // after the last flush_all); a no-op when nothing is pending.
+  server_.executor().persistence().flush_turn();
   if (!write_pending_ && !client_->out.empty()) {
     asio::error_code ec;
     const std::size_t n = socket_.write_some(asio::buffer(client_->out), ec);
@@ -157,6 +161,7 @@ void Connection::on_write(const asio::error_code& ec) {
 
 void Connection::flush_for_shutdown() {
   if (closed_ || !client_) return;
+  server_.executor().persistence().flush_turn();
   asio::error_code ec;
   socket_.non_blocking(false, ec);
   if (!writing_.empty()) asio::write(socket_, asio::buffer(writing_), ec);

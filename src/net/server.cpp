@@ -6,6 +6,7 @@
 #include <chrono>
 
 #include "listd/net/connection.h"
+#include "listd/server/persistence.h"
 
 namespace listd::net {
 namespace {
@@ -110,6 +111,9 @@ void Server::flush_all() {
       if (conn && !conn->closed()) conn->process_input();
     }
   }
+  // The acknowledgement point: this turn's AOF bytes are written (and fsynced for
+  // appendfsync always) before any reply of the turn reaches a socket (Persistence).
+  exec_.persistence().flush_turn();
   for (server::Client* c : exec_.take_kill_list()) {
     auto* conn = static_cast<Connection*>(c->transport);
     if (conn && !conn->closed()) conn->flush();  // closes after writing (close_after_reply)
@@ -175,6 +179,8 @@ void Server::run_cron() {
         conn->close();
       }
     }
+    // BGSAVE / rewrite children, save points, automatic AOF rewrite.
+    exec_.persistence().cron();
     // A timer that fired late or a wakeup that moved earlier gets re-armed here too.
     arm_timer();
     run_cron();

@@ -6,6 +6,8 @@
 #include "listd/server/blocking_service.h"
 #include "listd/server/command_context.h"
 #include "listd/server/errors.h"
+#include "listd/server/persistence.h"
+#include "listd/server/propagation.h"
 
 namespace listd::server {
 namespace {
@@ -39,7 +41,11 @@ Executor::Executor(Config& config, Clock& clock)
   keyspace_.set_expired_hook([this](store::Database& db, std::string_view key) {
     ++stats_.expired_keys;
     touch_key(db.index(), key);
+    const std::string_view del[] = {"DEL", key};  // an expired key is logged as its DEL
+    propagate(db.index(), del);
   });
+  register_persistence_commands(table_);
+  persistence_ = std::make_unique<Persistence>(*this);
 }
 
 Executor::~Executor() {
@@ -185,6 +191,9 @@ void Executor::dispatch(Client& c, const CommandSpec& spec,
   const auto t0 = std::chrono::steady_clock::now();
 
   c.last_command = spec.full_name;  // CLIENT LIST shows the running (or blocking) command
+  const bool logging = persistence_->logging();
+  const PropagationProbe probe =
+      logging ? probe_before(*this, c.db, spec, argv) : PropagationProbe{};
   CommandContext ctx(*this, c, spec, argv, in_exec);
   spec.handler(ctx);
 
@@ -199,6 +208,9 @@ void Executor::dispatch(Client& c, const CommandSpec& spec,
     ++stats_.total_error_replies;
   }
   if (ctx.dirty() > 0) {
+    if (logging)
+      propagate_command(*this, ctx.db().index(), spec, argv, probe,
+                        std::string_view(c.out).substr(std::min(out_before, c.out.size())));
     stats_.dirty += ctx.dirty();
     if (!watched_.empty())
       for (int pos : spec.key_positions(argv)) touch_key(ctx.db().index(), argv[static_cast<std::size_t>(pos)]);
@@ -234,6 +246,23 @@ void Executor::run_transaction(Client& c) {
   }
   reply.array_header(queued.size());
   std::vector<std::string_view> views;
+  // Effects of the queued commands go to the AOF as MULTI ... EXEC (propagate adds MULTI).
+  const bool nested = in_transaction_;
+  in_transaction_ = true;
+  multi_propagated_ = false;
+  struct EndTransaction {
+    Executor& e;
+    bool nested;
+    ~EndTransaction() {
+      if (e.multi_propagated_) {
+        e.in_transaction_ = false;  // EXEC itself goes outside the wrapping
+        static constexpr std::string_view kExec[] = {"EXEC"};
+        e.persistence_->append_in_selected_db(kExec);
+      }
+      e.in_transaction_ = nested;
+      e.multi_propagated_ = false;
+    }
+  } end_transaction{*this, nested};
   for (auto& args : queued) {
     views.assign(args.begin(), args.end());
     const CommandSpec* spec = table_.find(views[0]);
@@ -264,7 +293,14 @@ void Executor::drain_ready_keys() {
           ++budget;
           continue;
         }
+        // Log the pop the waiter performed, right after the push that woke it: a served
+        // waiter changed data (dirty grew) or the key (a move onto itself changes neither).
+        const bool logging = persistence_->logging();
+        const long long dirty_before = stats_.dirty;
+        const std::size_t size_before = logging ? probe_waiter(*this, key) : 0;
         if (serve_blocked_client(*this, c, key) == ServeResult::kNoData) break;
+        if (logging && (stats_.dirty != dirty_before || probe_waiter(*this, key) != size_before))
+          propagate_served_waiter(*this, c, key, size_before);
       }
     }
   }
@@ -430,6 +466,40 @@ void Executor::feed_monitors(const Client& c, std::span<const std::string_view> 
     m->out += line;
     queue_flush(*m);
   }
+}
+
+void Executor::propagate(int db, std::span<const std::string_view> argv) {
+  if (!persistence_ || !persistence_->logging()) return;
+  if (in_transaction_ && !multi_propagated_) {
+    multi_propagated_ = true;
+    static constexpr std::string_view kMulti[] = {"MULTI"};
+    persistence_->append(db, kMulti);
+  }
+  persistence_->append(db, argv);
+}
+
+bool Executor::replay(Client& c, std::span<const std::string_view> argv, std::string& error) {
+  const CommandSpec* spec = table_.find(argv[0]);
+  if (!spec) {
+    error = "Unknown command '" + std::string(argv[0]) + "'";
+    return false;
+  }
+  if (!spec->subcommands.empty() && argv.size() >= 2) {
+    if (const CommandSpec* sub = spec->find_subcommand(argv[1])) spec = sub;
+  }
+  if (!arity_ok(spec->arity, argv.size())) {
+    c.reply().error("ERR wrong number of arguments for '" + spec->full_name + "' command");
+    if (c.in_multi) c.multi_error = true;
+    return true;
+  }
+  if (c.in_multi && !(spec->flags & kNotQueued)) {
+    auto& q = c.queued.emplace_back();
+    q.reserve(argv.size());
+    for (std::string_view a : argv) q.emplace_back(a);
+    return true;
+  }
+  dispatch(c, *spec, argv, true);
+  return true;
 }
 
 void Executor::reset_stats() {

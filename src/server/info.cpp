@@ -10,6 +10,7 @@
 #include <cstdio>
 
 #include "listd/server/executor.h"
+#include "listd/server/persistence.h"
 #include "listd/server/text.h"
 #include "listd/server/version.h"
 
@@ -79,14 +80,7 @@ void section_memory(Executor&, std::string& out) {
 
 void section_persistence(Executor& exec, std::string& out) {
   out += "# Persistence\r\n";
-  out += "loading:0\r\nasync_loading:0\r\n";
-  out += fmt::format("rdb_changes_since_last_save:{}\r\n", exec.stats().dirty);
-  out += "rdb_bgsave_in_progress:0\r\n";
-  out += fmt::format("rdb_last_save_time:{}\r\n", exec.stats().lastsave_unix_s);
-  out += "rdb_last_bgsave_status:ok\r\n";
-  out += fmt::format("aof_enabled:{}\r\n", exec.config().settings().appendonly ? 1 : 0);
-  out += "aof_rewrite_in_progress:0\r\naof_rewrite_scheduled:0\r\n";
-  out += "aof_last_bgrewrite_status:ok\r\naof_last_write_status:ok\r\n";
+  exec.persistence().info(out);  // src/server/persistence.cpp
 }
 
 void section_stats(Executor& exec, std::string& out) {

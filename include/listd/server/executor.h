@@ -34,6 +34,7 @@
 namespace listd::server {
 
 class CommandContext;
+class Persistence;
 
 /// Counters behind INFO stats / commandstats.
 struct ServerStats {
@@ -90,7 +91,9 @@ class Executor {
 
   // ---- used by command handlers ------------------------------------------------------
   Config& config() noexcept { return config_; }
-  const Clock& clock() const noexcept { return clock_; }
+  const Clock& clock() const noexcept { return clock_override_ ? *clock_override_ : clock_; }
+  /// Replaces the clock while loading a log (null restores the real one): see Persistence.
+  void set_clock_override(const Clock* clock) noexcept { clock_override_ = clock; }
   store::Keyspace& keyspace() noexcept { return keyspace_; }
   const CommandTable& commands() const noexcept { return table_; }
   blocking::WaiterRegistry& waiters() noexcept { return waiters_; }
@@ -142,6 +145,17 @@ class Executor {
   /// The requirepass currently in force (empty = no auth).
   const std::string& requirepass() const;
 
+  // ---- durability (Persistence, propagation.h) -----------------------------------------
+  Persistence& persistence() noexcept { return *persistence_; }
+  /// Writes one effect to the AOF turn buffer (no-op unless logging). Inside EXEC the first
+  /// effect is preceded by MULTI and EXEC follows the last. Serving paths that change data
+  /// outside a command's own argv call this.
+  void propagate(int db, std::span<const std::string_view> argv);
+  /// Runs one command read from the AOF on the loading client `c`: queued inside MULTI,
+  /// otherwise dispatched as inside EXEC (a blocking command never blocks). Returns false with
+  /// `error` only for an unknown command; a command error is left in c.out.
+  bool replay(Client& c, std::span<const std::string_view> argv, std::string& error);
+
  private:
   friend class CommandContext;
   void dispatch(Client& client, const CommandSpec& spec, std::span<const std::string_view> argv,
@@ -172,6 +186,10 @@ class Executor {
   bool draining_ = false;
   bool shutdown_requested_ = false;
   int expire_db_cursor_ = 0;
+  const Clock* clock_override_ = nullptr;
+  std::unique_ptr<Persistence> persistence_;
+  bool in_transaction_ = false;     // EXEC is running its queued commands
+  bool multi_propagated_ = false;   // MULTI already written for this EXEC
 };
 
 }  // namespace listd::server
