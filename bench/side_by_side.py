@@ -518,6 +518,7 @@ def throughput_phase(args, specs, order_names, notes, raw):
     """R rounds; each round and pipeline depth starts every server fresh; tests are run one per
     redis-benchmark invocation, the server order alternating (A B, B A, ...) test by test."""
     results = []   # dicts: round, P, test, server, rps, cpu
+    raw["throughput"] = results      # partial results survive an interrupted run
     skipped = set()
     total = args.rounds * len(args.pipelines) * len(TESTS) * len(order_names)
     done = 0
@@ -1120,6 +1121,9 @@ def machine_md(args, paths, specs) -> list:
         except OSError:
             return "?"
     rev = ver(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"]) or "(no commit)"
+    if ver(["git", "-C", str(REPO), "status", "--porcelain", "--untracked-files=no", "--",
+            "src", "include", "CMakeLists.txt"]):
+        rev += " + uncommitted changes in src/include"
     return [f"- date: {dt.datetime.now().astimezone().strftime('%Y-%m-%d %H:%M %Z')}; "
             f"listd tree at {rev}",
             f"- machine: {model}, {os.cpu_count()} cores, kernel {platform.release()}",
@@ -1232,26 +1236,45 @@ def main() -> int:
             md.append("- **--quick smoke run: tiny N and sizes; the numbers mean nothing.**")
         summary, handoff, memory, timeouts, scale = {}, {}, {}, {}, {}
         blockers = [n for n in names if n != "floor"]
-        if "throughput" in args.phases:
-            md.append("\n### Throughput and server CPU per request (redis-benchmark)\n")
-            md.append("ops/s and CPU ns/req are medians over rounds; ratios are of CPU ns/req, "
-                      "median of the per-round paired ratios (min..max). Treat ±10% as noise.")
-            res = throughput_phase(args, specs, names, notes, raw)
-            tmd, summary = summarize_throughput(res, names, args)
-            md += tmd
-        md.append("\n### Blocking, memory, timeouts, scale\n")
-        if "handoff" in args.phases and blockers:
-            hmd, handoff = handoff_phase(args, specs, blockers, paths, notes, raw)
-            md += hmd
-        if "memory" in args.phases and blockers:
-            mmd, memory = memory_phase(args, specs, blockers, notes, raw)
-            md += mmd
-        if "timeouts" in args.phases and blockers:
-            omd, timeouts = timeout_phase(args, specs, blockers, paths, notes, raw)
-            md += omd
-        if "scale" in args.phases:
-            smd, scale = scale_phase(args, specs, names, notes, raw)
-            md += smd
+        interrupted = None
+        tp_done = False
+        try:
+            if "throughput" in args.phases:
+                md.append("\n### Throughput and server CPU per request (redis-benchmark)\n")
+                md.append("ops/s and CPU ns/req are medians over rounds; ratios are of CPU ns/req, "
+                          "median of the per-round paired ratios (min..max). Treat ±10% as noise.")
+                interrupted = "throughput"
+                res = throughput_phase(args, specs, names, notes, raw)
+                tmd, summary = summarize_throughput(res, names, args)
+                md += tmd
+                tp_done = True
+            md.append("\n### Blocking, memory, timeouts, scale\n")
+            if "handoff" in args.phases and blockers:
+                interrupted = "hand-off"
+                hmd, handoff = handoff_phase(args, specs, blockers, paths, notes, raw)
+                md += hmd
+            if "memory" in args.phases and blockers:
+                interrupted = "memory"
+                mmd, memory = memory_phase(args, specs, blockers, notes, raw)
+                md += mmd
+            if "timeouts" in args.phases and blockers:
+                interrupted = "timeouts"
+                omd, timeouts = timeout_phase(args, specs, blockers, paths, notes, raw)
+                md += omd
+            if "scale" in args.phases:
+                interrupted = "scale"
+                smd, scale = scale_phase(args, specs, names, notes, raw)
+                md += smd
+            interrupted = None
+        except (KeyboardInterrupt, SystemExit):
+            # Stopped (Ctrl-C, SIGTERM): report what completed rather than nothing.
+            stop_all()
+            if "throughput" in args.phases and not tp_done and raw.get("throughput"):
+                tmd, summary = summarize_throughput(raw["throughput"], names, args)
+                md += ["(partial: the run was stopped during this phase)", *tmd]
+            notes.append(f"the run was stopped during the {interrupted} phase; later phases are "
+                         "missing and the targets below cover only what completed")
+            log(f"stopped during the {interrupted} phase; writing a partial report")
         if "listd" in names and specs["listd"].note == "":
             md += targets_md(summary, handoff, memory, timeouts, scale, args.quick)
         chart_lines = draw_charts(results_dir, summary, handoff, names, blockers, args.pipelines)
@@ -1272,6 +1295,8 @@ def main() -> int:
         print(text, end="")
         log(f"done: {results_dir / 'latest.md'}")
         broken = sorted(notes.failed & {"redis", "floor"})
+        if interrupted:
+            return 130
         if broken:
             # The reference servers must always work: if they do not, the harness is broken.
             log(f"FAILED: problems with reference server(s) {', '.join(broken)} (see notes)")
