@@ -34,6 +34,14 @@ PackedPair read_pair(const std::uint8_t* p) noexcept {
           2 + flen + vlen};
 }
 
+/// Makes room for `bytes` of pairs in total; the allocation's usable size is the capacity, so
+/// a block reserved ahead (HashValue::reserve) grows without moving.
+PackedHeader* packed_fit(PackedHeader* h, std::size_t bytes) {
+  const std::size_t need = sizeof(PackedHeader) + bytes;
+  if (malloc_usable_size(h) >= need) return h;
+  return static_cast<PackedHeader*>(blocks::xrealloc(h, need));
+}
+
 long packed_find(const PackedHeader* h, std::string_view field) noexcept {
   const std::uint8_t* d = data_of(h);
   for (std::size_t off = 0; off < h->used;) {
@@ -46,9 +54,9 @@ long packed_find(const PackedHeader* h, std::string_view field) noexcept {
 
 void write_pair(std::uint8_t* p, std::string_view field, std::string_view value) noexcept {
   p[0] = static_cast<std::uint8_t>(field.size());
-  std::memcpy(p + 1, field.data(), field.size());
+  if (!field.empty()) std::memcpy(p + 1, field.data(), field.size());
   p[1 + field.size()] = static_cast<std::uint8_t>(value.size());
-  std::memcpy(p + 2 + field.size(), value.data(), value.size());
+  if (!value.empty()) std::memcpy(p + 2 + field.size(), value.data(), value.size());
 }
 
 // ---- table: [varint flen][field][varint vlen][value] blocks ------------------------------
@@ -72,9 +80,9 @@ void* make_pair_block(std::string_view field, std::string_view value) {
                         blocks::varint_size(value.size()) + value.size();
   auto* b = static_cast<std::uint8_t*>(blocks::xmalloc(n));
   std::uint8_t* p = blocks::put_varint(b, field.size());
-  std::memcpy(p, field.data(), field.size());
+  if (!field.empty()) std::memcpy(p, field.data(), field.size());
   p = blocks::put_varint(p + field.size(), value.size());
-  std::memcpy(p, value.data(), value.size());
+  if (!value.empty()) std::memcpy(p, value.data(), value.size());
   return b;
 }
 
@@ -167,11 +175,11 @@ bool HashValue::set(std::string_view field, std::string_view value) {
   const long found = packed_find(h, field);
   const std::size_t new_size = 2 + field.size() + value.size();
   if (found < 0) {
-    if (h->count + 1 > kPackedMaxEntries) {
+    if (h->count + 1 > kHashPackedMaxEntries) {
       convert_to_table();
       return set(field, value);
     }
-    h = static_cast<PackedHeader*>(blocks::xrealloc(h, sizeof(PackedHeader) + h->used + new_size));
+    h = packed_fit(h, h->used + new_size);
     bits_ = reinterpret_cast<std::uintptr_t>(h);
     write_pair(data_of(h) + h->used, field, value);
     h->used += static_cast<std::uint32_t>(new_size);
@@ -183,8 +191,7 @@ bool HashValue::set(std::string_view field, std::string_view value) {
   const std::size_t old_size = read_pair(data_of(h) + off).size;
   const std::size_t tail = h->used - off - old_size;
   if (new_size > old_size) {
-    h = static_cast<PackedHeader*>(
-        blocks::xrealloc(h, sizeof(PackedHeader) + h->used + new_size - old_size));
+    h = packed_fit(h, h->used + new_size - old_size);
     bits_ = reinterpret_cast<std::uintptr_t>(h);
   }
   std::uint8_t* d = data_of(h);
@@ -220,6 +227,29 @@ bool HashValue::erase(std::string_view field) noexcept {
   void* shrunk = std::realloc(h, sizeof(PackedHeader) + h->used);
   if (shrunk) bits_ = reinterpret_cast<std::uintptr_t>(shrunk);
   return true;
+}
+
+void HashValue::reserve(std::size_t pairs, std::size_t bytes) {
+  if (bits_ & kTableTag) return;
+  auto* h = reinterpret_cast<PackedHeader*>(bits_);
+  const std::size_t count = h ? h->count : 0, used = h ? h->used : 0;
+  if (count + pairs > kHashPackedMaxEntries) return;  // it will become a table anyway
+  if (!h) {
+    h = static_cast<PackedHeader*>(blocks::xmalloc(sizeof(PackedHeader) + bytes));
+    h->used = 0;
+    h->count = 0;
+  } else {
+    h = packed_fit(h, used + bytes);
+  }
+  bits_ = reinterpret_cast<std::uintptr_t>(h);
+}
+
+void HashValue::shrink_to_fit() noexcept {
+  if (bits_ == 0 || (bits_ & kTableTag)) return;
+  auto* h = reinterpret_cast<PackedHeader*>(bits_);
+  if (malloc_usable_size(h) < sizeof(PackedHeader) + h->used + 16) return;
+  void* shrunk = std::realloc(h, sizeof(PackedHeader) + h->used);
+  if (shrunk) bits_ = reinterpret_cast<std::uintptr_t>(shrunk);
 }
 
 void HashValue::convert_to_table() {

@@ -167,7 +167,7 @@ PackedHeader* packed_append(PackedHeader* h, std::string_view member) {
       blocks::xrealloc(h, sizeof(PackedHeader) + h->used + 1 + member.size()));
   std::uint8_t* p = packed_data(h) + h->used;
   *p = static_cast<std::uint8_t>(member.size());
-  std::memcpy(p + 1, member.data(), member.size());
+  if (!member.empty()) std::memcpy(p + 1, member.data(), member.size());
   h->used += static_cast<std::uint32_t>(1 + member.size());
   ++h->count;
   return h;
@@ -210,7 +210,8 @@ struct SetTable {
 void* make_member_block(std::string_view member) {
   const std::size_t n = blocks::varint_size(member.size());
   auto* b = static_cast<std::uint8_t*>(blocks::xmalloc(n + member.size()));
-  std::memcpy(blocks::put_varint(b, member.size()), member.data(), member.size());
+  std::uint8_t* p = blocks::put_varint(b, member.size());
+  if (!member.empty()) std::memcpy(p, member.data(), member.size());
   return b;
 }
 

@@ -60,7 +60,7 @@ void encode(std::uint8_t* p, double score, std::string_view member) noexcept {
     std::memcpy(p, &score, 8);
     p += 8;
   }
-  std::memcpy(p, member.data(), member.size());
+  if (!member.empty()) std::memcpy(p, member.data(), member.size());
   p += member.size();
   *p = static_cast<std::uint8_t>(p - start + 1);  // entry size, for walking backwards
 }
@@ -200,7 +200,7 @@ ZNode* node_new(int level, double score, std::string_view member) {
     x->forward()[i] = nullptr;
     x->span()[i] = 0;
   }
-  std::memcpy(const_cast<char*>(x->member().data()), member.data(), member.size());
+  if (!member.empty()) std::memcpy(const_cast<char*>(x->member().data()), member.data(), member.size());
   return x;
 }
 

@@ -1,9 +1,9 @@
 // HashValue: the hash type (8-byte handle): field -> value, binary safe.
 //
 // API: get / set / erase / contains / size / random_pair / for_each / scan / clone /
-//   memory_usage / encoding_name / convert_to_table.
+//   memory_usage / encoding_name / convert_to_table / reserve / shrink_to_fit.
 // Forms (like Redis 7): "listpack" = one block [u32 used][u32 count] of [u8 len][field]
-//   [u8 len][value] pairs in insertion order (an update keeps the field's place), up to 128
+//   [u8 len][value] pairs in insertion order (an update keeps the field's place), up to 512
 //   fields with fields and values of <= 64 bytes; "hashtable" = a BlockSet (set_value.h) of
 //   [varint len][field][varint len][value] blocks. A hash never moves back to the listpack.
 // Views handed out (get, for_each, at) live until the next mutation of the hash.
@@ -48,6 +48,11 @@ class HashValue {
   bool erase(std::string_view field) noexcept;
   /// Moves to the hashtable form now (Redis converts on any long argument of HSET/HSETNX).
   void convert_to_table();
+  /// Before setting `pairs` fields worth `bytes` (sum of 2 + field + value): sizes a listpack's
+  /// block once instead of growing it per field. Pair with shrink_to_fit() afterwards.
+  void reserve(std::size_t pairs, std::size_t bytes);
+  /// Gives back what reserve() over-estimated (fields that already existed).
+  void shrink_to_fit() noexcept;
 
   /// f(std::string_view field, std::string_view value) for every pair (listpack: insertion
   /// order; hashtable: slot order). f must not modify the hash.

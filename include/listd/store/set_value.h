@@ -31,9 +31,11 @@
 
 namespace listd::store {
 
-/// Size limits of the packed forms: Redis 7's *-max-listpack-entries, *-max-listpack-value and
-/// set-max-intset-entries defaults.
+/// Size limits of the packed forms, Redis 7's defaults: zset-max-listpack-entries 128 (and
+/// 7.2's set-max-listpack-entries 128), hash-max-listpack-entries 512, *-max-listpack-value 64,
+/// set-max-intset-entries 512.
 inline constexpr std::size_t kPackedMaxEntries = 128;
+inline constexpr std::size_t kHashPackedMaxEntries = 512;
 inline constexpr std::size_t kPackedMaxBytes = 64;
 inline constexpr std::size_t kIntsetMaxEntries = 512;
 

@@ -95,8 +95,13 @@ void set_pairs(CommandContext& ctx, store::HashValue& h, long long& created) {
       h.convert_to_table();
       break;
     }
+  // One allocation for the whole command rather than one per field.
+  std::size_t bytes = 0;
+  for (std::size_t i = 2; i + 1 < ctx.argc(); i += 2) bytes += 2 + ctx.arg(i).size() + ctx.arg(i + 1).size();
+  h.reserve((ctx.argc() - 2) / 2, bytes);
   for (std::size_t i = 2; i + 1 < ctx.argc(); i += 2)
     if (h.set(ctx.arg(i), ctx.arg(i + 1))) ++created;
+  h.shrink_to_fit();
 }
 
 void hset_generic(CommandContext& ctx, bool hmset) {

@@ -36,7 +36,6 @@ namespace {
 constexpr std::string_view kNanErr = "ERR resulting score is not a number (NaN)";
 constexpr std::string_view kScoreRangeErr = "ERR min or max is not a float";
 constexpr std::string_view kLexRangeErr = "ERR min or max not valid string range item";
-constexpr std::string_view kCountGreaterThanZeroErr = "ERR count should be greater than 0";
 
 store::Entry* zset_entry(CommandContext& ctx, std::string_view key, bool& failed) {
   return ctx.lookup_typed(key, store::ValueType::kZSet, failed);
@@ -177,16 +176,23 @@ void collect_by_bounds(const store::ZSetValue& z, const Bounds& b, bool rev, lon
   // A negative offset makes Redis walk off the end: nothing.
   if (offset < 0 || (offset > 0 && static_cast<unsigned long long>(offset) >= z.size())) return;
   store::ZCursor c;
+  const auto skip = static_cast<std::size_t>(offset);
   if (!rev) {
-    c = z.at_rank(b.first(z));
+    const std::size_t first = b.first(z);
+    c = z.at_rank(first);
     if (!c.valid() || !b.lte_max(c.score(), c.member())) return;
+    // Jump over the offset by rank (O(log N)) where Redis steps through it.
+    if (skip > 0) c = z.at_rank(first + skip);
   } else {
     const std::size_t end = b.end(z);
     if (end == 0) return;
     c = z.at_rank(end - 1);
     if (!b.gte_min(c.score(), c.member())) return;
+    if (skip > 0) {
+      if (skip >= end) return;
+      c = z.at_rank(end - 1 - skip);
+    }
   }
-  for (; c.valid() && offset > 0; --offset) rev ? c.prev() : c.next();
   for (; c.valid() && limit-- != 0; rev ? c.prev() : c.next()) {
     if (rev ? !b.gte_min(c.score(), c.member()) : !b.lte_max(c.score(), c.member())) break;
     out.push_back({c.member(), c.score()});
@@ -809,9 +815,10 @@ void cmd_zscan(CommandContext& ctx) {
 ServeResult serve_zset_waiter(Executor& exec, Client& c, const blocking::BlockKey& key) {
   store::Database& db = exec.keyspace().db(key.db);
   store::Entry* e = db.lookup(key.key, exec.clock().unix_ms());
-  // Gone again (popped in the same transaction, expired) or re-created as another type.
-  if (!e || !e->value.is(store::ValueType::kZSet) || e->value.as_zset().empty())
-    return ServeResult::kNoData;
+  // Gone again (popped in the same transaction, expired): nobody can be served.
+  if (!e) return ServeResult::kNoData;
+  // Re-created as a list: list waiters behind this one may still be served.
+  if (!e->value.is(store::ValueType::kZSet)) return ServeResult::kSkip;
   const BlockSpec& spec = c.block;
   const bool multi = spec.kind == BlockSpec::Kind::kZMultiPop;
   store::ZSetValue& z = e->value.as_zset();

@@ -111,11 +111,11 @@ TEST_F(HashCommandsTest, RandfieldCountsAndErrors) {
 
 TEST_F(HashCommandsTest, ScanOfAHashtableVisitsEveryFieldOnce) {
   std::vector<std::string> argv{"HSET", "big"};
-  for (int i = 0; i < 300; ++i) {
+  for (int i = 0; i < 600; ++i) {
     argv.push_back("f" + std::to_string(i));
     argv.push_back("v");
   }
-  EXPECT_EQ(t.run_strings(c, argv), ":300\r\n");
+  EXPECT_EQ(t.run_strings(c, argv), ":600\r\n");
   EXPECT_EQ(t.run(c, {"OBJECT", "ENCODING", "big"}), bulk("hashtable"));
   std::multiset<std::string> seen;
   std::string cursor = "0";
@@ -136,8 +136,8 @@ TEST_F(HashCommandsTest, ScanOfAHashtableVisitsEveryFieldOnce) {
       seen.insert(field);
     }
   } while (cursor != "0");
-  EXPECT_EQ(seen.size(), 300u);
-  EXPECT_EQ(std::set<std::string>(seen.begin(), seen.end()).size(), 300u);
+  EXPECT_EQ(seen.size(), 600u);
+  EXPECT_EQ(std::set<std::string>(seen.begin(), seen.end()).size(), 600u);
   EXPECT_EQ(t.run(c, {"HSCAN", "big", "x"}), err("ERR invalid cursor"));
   EXPECT_EQ(t.run(c, {"HSCAN", "big", "0", "COUNT", "0"}), err(listd::server::kSyntaxErr));
   EXPECT_EQ(t.run(c, {"HSCAN", "nokey", "0", "FOO"}), "*2\r\n$1\r\n0\r\n*0\r\n");

@@ -168,6 +168,12 @@ TEST_F(ZSetCommandsTest, LargeSetsUseTheSkipList) {
   EXPECT_EQ(t.run(c, {"OBJECT", "ENCODING", "big"}), bulk("skiplist"));
   EXPECT_EQ(t.run(c, {"ZCOUNT", "big", "10", "(20"}), ":100\r\n");
   EXPECT_EQ(t.run(c, {"ZRANGEBYSCORE", "big", "99", "+inf", "LIMIT", "0", "2"}), arr({"m199", "m299"}));
+  // LIMIT offsets jump by rank (values from redis-server 7.0.15 on the same set).
+  EXPECT_EQ(t.run(c, {"ZRANGEBYSCORE", "big", "-inf", "+inf", "LIMIT", "500", "2", "WITHSCORES"}),
+            arr({"m150", "50", "m250", "50"}));
+  EXPECT_EQ(t.run(c, {"ZREVRANGEBYSCORE", "big", "+inf", "-inf", "LIMIT", "10", "1"}), arr({"m998"}));
+  EXPECT_EQ(t.run(c, {"ZREVRANGEBYSCORE", "big", "50", "(10", "LIMIT", "395", "10"}),
+            arr({"m411", "m311", "m211", "m111", "m11"}));
   EXPECT_EQ(t.run(c, {"ZRANK", "big", "m1"}), ":10\r\n");  // after m0, m100, ..., m900
   EXPECT_EQ(t.run(c, {"ZPOPMIN", "big"}), arr({"m0", "0"}));
   EXPECT_EQ(t.run(c, {"ZREMRANGEBYRANK", "big", "0", "98"}), ":99\r\n");

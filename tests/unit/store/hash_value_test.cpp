@@ -41,11 +41,11 @@ TEST(HashValue, ListpackKeepsInsertionOrderAcrossUpdates) {
 
 TEST(HashValue, ConvertsAtRedisLimits) {
   HashValue h;
-  for (int i = 0; i < 128; ++i) h.set("f" + std::to_string(i), "v");
-  EXPECT_EQ(h.encoding_name(), "listpack");
+  for (int i = 0; i < 512; ++i) h.set("f" + std::to_string(i), "v");
+  EXPECT_EQ(h.encoding_name(), "listpack");  // hash-max-listpack-entries is 512 for hashes
   h.set("f0", std::string(64, 'v'));
   EXPECT_EQ(h.encoding_name(), "listpack");
-  h.set("f128", "v");
+  h.set("f512", "v");
   EXPECT_EQ(h.encoding_name(), "hashtable");
 
   HashValue big;
@@ -98,6 +98,28 @@ TEST(HashValue, RandomOperationsMatchStdMap) {
       EXPECT_EQ(ref.at(std::string(f)), v);
     }
   }
+}
+
+TEST(HashValue, ReserveThenShrinkKeepsContentAndGivesBackSlack) {
+  HashValue h;
+  h.set("a", "1");
+  h.reserve(3, 3 * 12);
+  h.set("a", "2");  // existed: the reservation over-estimated
+  h.set("bbbb", "value");
+  h.set("c", "");
+  const std::size_t before = h.memory_usage();
+  h.shrink_to_fit();
+  EXPECT_LE(h.memory_usage(), before);
+  EXPECT_EQ(*h.get("a"), "2");
+  EXPECT_EQ(*h.get("bbbb"), "value");
+  EXPECT_EQ(*h.get("c"), "");
+  EXPECT_EQ(h.size(), 3u);
+  HashValue big;
+  big.reserve(600, 600 * 4);  // beyond the listpack limit: nothing to reserve
+  for (int i = 0; i < 600; ++i) big.set("f" + std::to_string(i), "v");
+  big.shrink_to_fit();
+  EXPECT_EQ(big.encoding_name(), "hashtable");
+  EXPECT_EQ(big.size(), 600u);
 }
 
 TEST(HashValue, BinarySafeFieldsAndValues) {
