@@ -1,9 +1,13 @@
 #include "listd/server/persistence.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <signal.h>
 #include <sys/wait.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include <unistd.h>
 
 #include <cerrno>
@@ -222,6 +226,14 @@ bool Persistence::load_aof(std::string& error) {
     if (merr.line > 0) error += fmt::format("Reading the manifest file, at line {} >>> '{}' ", merr.line, merr.text);
     error += merr.message;
     return false;
+  }
+  // A rewrite child of a killed server leaves its temp base behind: never in the manifest.
+  if (DIR* d = ::opendir(aof_dir_path_.c_str())) {
+    while (const dirent* e = ::readdir(d)) {
+      if (std::string_view(e->d_name).starts_with("temp-rewriteaof-bg-"))
+        ::unlink(ps::join_path(aof_dir_path_, e->d_name).c_str());
+    }
+    ::closedir(d);
   }
   if (!manifest_.base && manifest_.incrs.empty()) return start_fresh_aof(error);
   std::vector<std::pair<std::string, bool>> files;
@@ -570,6 +582,9 @@ bool Persistence::start_rewrite(std::string& error) {
   if (pid == 0) {
     // Child: one file, then _exit. No destructors, no sockets, no logging.
     ::signal(SIGUSR1, SIG_DFL);
+#ifdef __linux__
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // a killed parent leaves no orphan writer behind
+#endif
     std::string cerr;
     const std::string tmp = ps::join_path(aof_dir_path_, fmt::format("temp-rewriteaof-bg-{}.aof", ::getpid()));
     const int cfd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -657,6 +672,9 @@ bool Persistence::start_bgsave(std::string& error) {
   }
   if (pid == 0) {
     ::signal(SIGUSR1, SIG_DFL);
+#ifdef __linux__
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
     std::string cerr;
     ::_exit(write_rdb_file(path, false, cerr) ? 0 : 1);
   }

@@ -1,0 +1,320 @@
+// Durability of the real listd: acknowledged pushes survive kill -9 with appendfsync always,
+// and listd's files interoperate with Redis 7.0 (redis-server loads listd's AOF directory and
+// dump.rdb with identical data; redis-check-aof and redis-check-rdb accept them; listd loads a
+// dump.rdb written by redis-server).
+#include <gtest/gtest.h>
+#include <hiredis/hiredis.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <random>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "support/server_process.h"
+
+namespace listd::testing {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+struct ReplyDeleter {
+  void operator()(redisReply* r) const { freeReplyObject(r); }
+};
+using ReplyPtr = std::unique_ptr<redisReply, ReplyDeleter>;
+struct ContextDeleter {
+  void operator()(redisContext* c) const { redisFree(c); }
+};
+using ContextPtr = std::unique_ptr<redisContext, ContextDeleter>;
+
+ReplyPtr cmd(redisContext* c, const std::vector<std::string>& argv) {
+  std::vector<const char*> a;
+  std::vector<size_t> l;
+  for (const auto& s : argv) {
+    a.push_back(s.data());
+    l.push_back(s.size());
+  }
+  return ReplyPtr(static_cast<redisReply*>(redisCommandArgv(c, static_cast<int>(a.size()), a.data(), l.data())));
+}
+
+std::string str(const ReplyPtr& r) { return r && r->str ? std::string(r->str, r->len) : ""; }
+
+int shell(const std::string& command, std::string* out = nullptr) {
+  FILE* p = ::popen((command + " 2>&1").c_str(), "r");
+  if (!p) return -1;
+  char buf[4096];
+  std::size_t n;
+  std::string o;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) o.append(buf, n);
+  const int st = ::pclose(p);
+  if (out) *out = o;
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+class TempDir {
+ public:
+  TempDir() {
+    char tmpl[] = "/tmp/listd-persist-XXXXXX";
+    path_ = ::mkdtemp(tmpl);
+  }
+  ~TempDir() { fs::remove_all(path_); }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+std::string info_field(redisContext* c, const std::string& field) {
+  const std::string info = str(cmd(c, {"INFO", "persistence"}));
+  const auto at = info.find(field + ":");
+  if (at == std::string::npos) return "";
+  const auto end = info.find('\r', at);
+  return info.substr(at + field.size() + 1, end - at - field.size() - 1);
+}
+
+bool has_command(redisContext* c, const std::string& name) {
+  auto r = cmd(c, {"COMMAND", "INFO", name});
+  return r && r->type == REDIS_REPLY_ARRAY && r->elements == 1 && r->element[0]->type == REDIS_REPLY_ARRAY;
+}
+
+std::vector<std::string> strings_of(const ReplyPtr& r) {
+  std::vector<std::string> out;
+  if (!r || r->type != REDIS_REPLY_ARRAY) return out;
+  for (std::size_t i = 0; i < r->elements; ++i) out.emplace_back(r->element[i]->str, r->element[i]->len);
+  return out;
+}
+
+// Every key of every database in a canonical text form: type, value and whether it has a TTL.
+std::map<std::string, std::string> snapshot(redisContext* c) {
+  std::map<std::string, std::string> out;
+  for (int db = 0; db < 16; ++db) {
+    cmd(c, {"SELECT", std::to_string(db)});
+    for (const std::string& key : strings_of(cmd(c, {"KEYS", "*"}))) {
+      const std::string type = str(cmd(c, {"TYPE", key}));
+      std::string v = type + ":";
+      std::vector<std::string> items;
+      if (type == "string") {
+        v += str(cmd(c, {"GET", key}));
+      } else if (type == "list") {
+        for (auto& e : strings_of(cmd(c, {"LRANGE", key, "0", "-1"}))) v += e + ",";
+      } else if (type == "hash") {
+        items = strings_of(cmd(c, {"HGETALL", key}));
+        std::vector<std::string> pairs;
+        for (std::size_t i = 0; i + 1 < items.size(); i += 2) pairs.push_back(items[i] + "=" + items[i + 1]);
+        std::sort(pairs.begin(), pairs.end());
+        for (auto& p : pairs) v += p + ",";
+      } else if (type == "set") {
+        items = strings_of(cmd(c, {"SMEMBERS", key}));
+        std::sort(items.begin(), items.end());
+        for (auto& e : items) v += e + ",";
+      } else if (type == "zset") {
+        for (auto& e : strings_of(cmd(c, {"ZRANGE", key, "0", "-1", "WITHSCORES"}))) v += e + ",";
+      }
+      auto ttl = cmd(c, {"PTTL", key});
+      v += ttl && ttl->integer >= 0 ? " ttl" : " persist";
+      out[std::to_string(db) + "/" + key] = v;
+    }
+  }
+  cmd(c, {"SELECT", "0"});
+  return out;
+}
+
+// A mixed workload: pushes and pops, served blocking moves and pops, expiry, a transaction,
+// several databases, binary values, and the companion types when listd has their commands.
+void workload(const ServerProcess& p, int rounds, unsigned seed) {
+  ContextPtr c(p.connect());
+  ContextPtr waiter(p.connect());
+  const bool types = has_command(c.get(), "hset") && has_command(c.get(), "sadd") && has_command(c.get(), "zadd");
+  std::mt19937 rng(seed);
+  for (int i = 0; i < rounds; ++i) {
+    const std::string v = "v" + std::to_string(i) + (i % 7 == 0 ? std::string("\r\n\0x", 4) : "");
+    switch (rng() % 11) {
+      case 0: cmd(c.get(), {"LPUSH", "jobs", v, v + "b"}); break;
+      case 1: cmd(c.get(), {"RPUSH", "jobs", v}); break;
+      case 2: cmd(c.get(), {"RPOP", "jobs"}); break;
+      case 3: cmd(c.get(), {"LMOVE", "jobs", "processing", "RIGHT", "LEFT"}); break;
+      case 4: cmd(c.get(), {"SET", "s" + std::to_string(i % 10), v, "EX", "1000"}); break;
+      case 5: cmd(c.get(), {"SELECT", std::to_string(rng() % 3)}); break;
+      case 6: {
+        // A waiter blocked on an empty key, served by a push: logged as push then LMOVE.
+        const std::string q = "wq" + std::to_string(i);
+        redisAppendCommand(waiter.get(), "BLMOVE %s done RIGHT LEFT 0", q.c_str());
+        redisBufferWrite(waiter.get(), nullptr);
+        std::this_thread::sleep_for(5ms);
+        cmd(c.get(), {"SELECT", "0"});
+        cmd(c.get(), {"RPUSH", q, "t" + std::to_string(i), "u"});
+        void* r = nullptr;
+        redisGetReply(waiter.get(), &r);
+        if (r) freeReplyObject(static_cast<redisReply*>(r));
+        break;
+      }
+      case 7:
+        cmd(c.get(), {"MULTI"});
+        cmd(c.get(), {"RPUSH", "tx", v});
+        cmd(c.get(), {"LPOP", "jobs"});
+        cmd(c.get(), {"EXEC"});
+        break;
+      case 8:
+        if (types) {
+          cmd(c.get(), {"HSET", "h", "f" + std::to_string(i % 20), v});
+          cmd(c.get(), {"SADD", "set", std::to_string(i % 50)});
+          cmd(c.get(), {"ZADD", "z", std::to_string(i % 13) + ".5", "m" + std::to_string(i % 30)});
+        }
+        break;
+      case 9: cmd(c.get(), {"EXPIRE", "jobs", "5000"}); break;
+      default: cmd(c.get(), {"LREM", "jobs", "1", "v" + std::to_string(i - 3)}); break;
+    }
+  }
+}
+
+void wait_rewrite_done(redisContext* c, int rewrites) {
+  for (int i = 0; i < 1000; ++i) {
+    if (info_field(c, "aof_rewrite_in_progress") == "0" && std::stoi(info_field(c, "aof_rewrites")) >= rewrites)
+      return;
+    std::this_thread::sleep_for(20ms);
+  }
+  FAIL() << "rewrite did not finish";
+}
+
+}  // namespace
+
+TEST(Persistence, AcknowledgedPushesSurviveKillNineWithFsyncAlways) {
+  TempDir d;
+  std::vector<std::string> acked;
+  {
+    ServerProcess p = ServerProcess::start_listd({"--appendonly", "yes", "--appendfsync", "always", "--dir", d.path()});
+    std::atomic<bool> stop{false};
+    std::vector<std::thread> producers;
+    std::vector<std::vector<std::string>> per(4);
+    for (int t = 0; t < 4; ++t) {
+      producers.emplace_back([&, t] {
+        ContextPtr c(p.connect());
+        for (int i = 0; !stop; ++i) {
+          const std::string id = "p" + std::to_string(t) + "-" + std::to_string(i);
+          auto r = cmd(c.get(), {"LPUSH", "jobs", id});
+          if (!r || r->type != REDIS_REPLY_INTEGER) break;  // the server died: indeterminate
+          per[static_cast<std::size_t>(t)].push_back(id);
+        }
+      });
+    }
+    std::this_thread::sleep_for(700ms);
+    ::kill(p.pid(), SIGKILL);
+    stop = true;
+    for (auto& th : producers) th.join();
+    p.stop();  // reaps the killed process
+    for (auto& v : per) acked.insert(acked.end(), v.begin(), v.end());
+  }
+  ASSERT_GT(acked.size(), 100u);
+  ServerProcess back = ServerProcess::start_listd({"--appendonly", "yes", "--dir", d.path()});
+  ContextPtr c(back.connect());
+  const auto items = strings_of(cmd(c.get(), {"LRANGE", "jobs", "0", "-1"}));
+  const std::set<std::string> have(items.begin(), items.end());
+  EXPECT_EQ(have.size(), items.size()) << "no duplicates";
+  std::size_t lost = 0;
+  for (const auto& id : acked) lost += have.count(id) ? 0 : 1;
+  EXPECT_EQ(lost, 0u) << "of " << acked.size() << " acknowledged pushes";
+}
+
+TEST(Persistence, RedisLoadsListdAofDirectoryWithARewriteInIt) {
+  TempDir d;
+  std::map<std::string, std::string> listd_data;
+  {
+    ServerProcess p = ServerProcess::start_listd({"--appendonly", "yes", "--appendfsync", "everysec", "--dir", d.path()});
+    workload(p, 600, 1);
+    ContextPtr c(p.connect());
+    EXPECT_EQ(str(cmd(c.get(), {"BGREWRITEAOF"})), "Background append only file rewriting started");
+    workload(p, 300, 2);  // lands in the new incr file while the child writes the base
+    wait_rewrite_done(c.get(), 1);
+    workload(p, 300, 3);
+    listd_data = snapshot(c.get());
+    EXPECT_EQ(p.stop(), 0);
+  }
+  ASSERT_GT(listd_data.size(), 5u);
+  const std::string dir = d.path() + "/appendonlydir";
+  std::string manifest;
+  shell("cat " + dir + "/appendonly.aof.manifest", &manifest);
+  EXPECT_NE(manifest.find("appendonly.aof.2.base.rdb seq 2 type b"), std::string::npos) << manifest;
+  EXPECT_EQ(manifest.find("type h"), std::string::npos) << "history files are deleted after the switch";
+  std::string out;
+  EXPECT_EQ(shell("redis-check-aof " + dir + "/appendonly.aof.manifest", &out), 0) << out;
+  EXPECT_NE(out.find("All AOF files and manifest are valid"), std::string::npos) << out;
+
+  // listd itself reloads the same data.
+  {
+    ServerProcess again = ServerProcess::start_listd({"--appendonly", "yes", "--dir", d.path()});
+    ContextPtr c(again.connect());
+    EXPECT_EQ(snapshot(c.get()), listd_data);
+  }
+  // Real Redis loads the directory (a copy: Redis appends its own incr file).
+  TempDir r;
+  fs::copy(dir, r.path() + "/appendonlydir");
+  ServerProcess redis = ServerProcess::start_redis({"--appendonly", "yes", "--dir", r.path()});
+  ContextPtr rc(redis.connect());
+  EXPECT_EQ(snapshot(rc.get()), listd_data);
+}
+
+TEST(Persistence, DumpRdbLoadsIntoRedisAndBack) {
+  TempDir d;
+  std::map<std::string, std::string> listd_data;
+  {
+    ServerProcess p = ServerProcess::start_listd({"--dir", d.path()});
+    workload(p, 800, 4);
+    ContextPtr c(p.connect());
+    // A list long enough for several of listd's packed blocks, with a 20 KB element.
+    for (int i = 0; i < 300; ++i) cmd(c.get(), {"RPUSH", "long", "element-" + std::to_string(i)});
+    cmd(c.get(), {"RPUSH", "long", std::string(20000, 'x')});
+    EXPECT_EQ(str(cmd(c.get(), {"SAVE"})), "OK");
+    listd_data = snapshot(c.get());
+    const auto before = cmd(c.get(), {"LASTSAVE"})->integer;
+    EXPECT_EQ(str(cmd(c.get(), {"BGSAVE"})), "Background saving started");
+    for (int i = 0; i < 300 && info_field(c.get(), "rdb_bgsave_in_progress") != "0"; ++i) std::this_thread::sleep_for(20ms);
+    for (int i = 0; i < 300 && info_field(c.get(), "rdb_bgsave_in_progress") == "1"; ++i) std::this_thread::sleep_for(20ms);
+    for (int i = 0; i < 150 && info_field(c.get(), "rdb_saves") != "2"; ++i) std::this_thread::sleep_for(20ms);
+    EXPECT_EQ(info_field(c.get(), "rdb_saves"), "2");
+    EXPECT_EQ(info_field(c.get(), "rdb_last_bgsave_status"), "ok");
+    EXPECT_GE(cmd(c.get(), {"LASTSAVE"})->integer, before);
+  }
+  std::string out;
+  EXPECT_EQ(shell("redis-check-rdb " + d.path() + "/dump.rdb", &out), 0) << out;
+  EXPECT_NE(out.find("RDB looks OK"), std::string::npos) << out;
+  {
+    ServerProcess redis = ServerProcess::start_redis({"--dir", d.path(), "--dbfilename", "dump.rdb"});
+    ContextPtr rc(redis.connect());
+    EXPECT_EQ(snapshot(rc.get()), listd_data);
+    // Redis writes its own dump (RDB 10, compact encodings); listd loads it back.
+    EXPECT_EQ(str(cmd(rc.get(), {"SAVE"})), "OK");
+  }
+  ServerProcess back = ServerProcess::start_listd({"--dir", d.path()});
+  ContextPtr c(back.connect());
+  EXPECT_EQ(snapshot(c.get()), listd_data);
+}
+
+TEST(Persistence, ConfigSetAppendonlyStartsLoggingFromTheCurrentData) {
+  TempDir d;
+  ServerProcess p = ServerProcess::start_listd({"--dir", d.path()});
+  ContextPtr c(p.connect());
+  cmd(c.get(), {"RPUSH", "before", "a", "b"});
+  EXPECT_EQ(str(cmd(c.get(), {"CONFIG", "GET", "appendonly"})).size(), 0u);
+  EXPECT_EQ(str(cmd(c.get(), {"CONFIG", "SET", "appendonly", "yes"})), "OK");
+  EXPECT_EQ(info_field(c.get(), "aof_enabled"), "1");
+  cmd(c.get(), {"RPUSH", "after", "c"});
+  ::kill(p.pid(), SIGKILL);
+  p.stop();
+  ServerProcess back = ServerProcess::start_listd({"--appendonly", "yes", "--dir", d.path()});
+  ContextPtr b(back.connect());
+  EXPECT_EQ(strings_of(cmd(b.get(), {"LRANGE", "before", "0", "-1"})), (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(strings_of(cmd(b.get(), {"LRANGE", "after", "0", "-1"})), (std::vector<std::string>{"c"}));
+}
+
+}  // namespace listd::testing
