@@ -1,0 +1,149 @@
+#!/usr/bin/python3
+"""Resident memory of listd vs redis-server for the companion types (issue 5).
+
+Scenarios, each on a fresh server process (RSS never shrinks, so no reuse):
+  hashes  100,000 hashes "hash:NNNNNN" of 5 fields (field:1..5 -> "value-N", ~10 bytes)
+  zset    one sorted set of 1,000,000 members "member:NNNNNNN" with random scores (seed 5)
+  sets    100,000 sets "set:NNNNNN" of 5 string members          (extra, --scenarios sets)
+  zsets   100,000 sorted sets "zset:NNNNNN" of 5 members           (extra, --scenarios zsets)
+
+For each server it prints VmRSS after start, after loading, and the difference, read from
+/proc/<pid>/status (Linux). Usage:
+
+  bench/memory_types.py --listd build-types/listd [--redis /usr/bin/redis-server]
+                        [--scenarios hashes,zset] [--only listd|redis]
+
+Needs /usr/bin/python3 with redis-py. Ports are chosen free on 127.0.0.1.
+"""
+import argparse
+import os
+import random
+import socket
+import subprocess
+import sys
+import time
+
+import redis
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def rss_kb(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    raise RuntimeError("no VmRSS")
+
+
+def start(kind, binary):
+    port = free_port()
+    if kind == "redis":
+        args = [binary, "--port", str(port), "--save", "", "--appendonly", "no",
+                "--bind", "127.0.0.1"]
+    else:
+        args = [binary, "--port", str(port), "--bind", "127.0.0.1"]
+    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    r = redis.Redis(host="127.0.0.1", port=port)
+    for _ in range(200):
+        try:
+            r.ping()
+            break
+        except redis.exceptions.ConnectionError:
+            time.sleep(0.05)
+    else:
+        proc.kill()
+        raise RuntimeError(f"{kind} did not start: {' '.join(args)}")
+    return proc, r
+
+
+def load_hashes(r):
+    p = r.pipeline(transaction=False)
+    for i in range(100_000):
+        p.execute_command("HSET", f"hash:{i:06d}",
+                          *[x for f in range(1, 6) for x in (f"field:{f}", f"value-{i % 1000 + f}")])
+        if i % 1000 == 999:
+            p.execute()
+    p.execute()
+    assert r.dbsize() == 100_000
+    assert r.hlen("hash:000042") == 5
+
+
+def load_zset(r):
+    rng = random.Random(5)
+    p = r.pipeline(transaction=False)
+    args = []
+    for i in range(1_000_000):
+        args += [repr(rng.random() * 1e6), f"member:{i:07d}"]
+        if len(args) == 200:
+            p.execute_command("ZADD", "big", *args)
+            args = []
+            if i % 20_000 == 19_999:
+                p.execute()
+    if args:
+        p.execute_command("ZADD", "big", *args)
+    p.execute()
+    assert r.zcard("big") == 1_000_000
+
+
+def load_sets(r):
+    p = r.pipeline(transaction=False)
+    for i in range(100_000):
+        p.execute_command("SADD", f"set:{i:06d}", *[f"member-{i % 1000 + m}" for m in range(5)])
+        if i % 1000 == 999:
+            p.execute()
+    p.execute()
+
+
+def load_zsets(r):
+    p = r.pipeline(transaction=False)
+    for i in range(100_000):
+        p.execute_command("ZADD", f"zset:{i:06d}",
+                          *[x for m in range(5) for x in (str(m * 1.5), f"member-{m}")])
+        if i % 1000 == 999:
+            p.execute()
+    p.execute()
+
+
+SCENARIOS = {"hashes": load_hashes, "zset": load_zset, "sets": load_sets, "zsets": load_zsets}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--listd", default="build-types/listd")
+    ap.add_argument("--redis", default="/usr/bin/redis-server")
+    ap.add_argument("--scenarios", default="hashes,zset")
+    ap.add_argument("--only", default="listd,redis")
+    a = ap.parse_args()
+    servers = [(k, a.listd if k == "listd" else a.redis) for k in a.only.split(",")]
+    rows = []
+    for scen in a.scenarios.split(","):
+        for kind, binary in servers:
+            proc, r = start(kind, binary)
+            try:
+                before = rss_kb(proc.pid)
+                t0 = time.time()
+                SCENARIOS[scen](r)
+                secs = time.time() - t0
+                time.sleep(0.2)
+                after = rss_kb(proc.pid)
+                rows.append((scen, kind, before, after, after - before, secs))
+                print(f"{scen:7s} {kind:6s} rss start {before / 1024:8.1f} MiB  loaded "
+                      f"{after / 1024:8.1f} MiB  delta {(after - before) / 1024:8.1f} MiB  "
+                      f"({secs:.1f} s to load)", flush=True)
+            finally:
+                proc.terminate()
+                proc.wait(10)
+    by = {(s, k): d for s, k, _, _, d, _ in rows}
+    for scen in a.scenarios.split(","):
+        if (scen, "listd") in by and (scen, "redis") in by and by[(scen, "redis")] > 0:
+            print(f"{scen:7s} listd/redis delta ratio {by[(scen, 'listd')] / by[(scen, 'redis')]:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
