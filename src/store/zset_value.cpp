@@ -2,6 +2,7 @@
 
 #include <cassert>
 #include <cmath>
+#include <limits>
 #include <malloc.h>
 
 namespace listd::store {
@@ -26,7 +27,11 @@ inline const std::uint8_t* data_of(const PackedHeader* h) noexcept {
   return reinterpret_cast<const std::uint8_t*>(h + 1);
 }
 
-constexpr std::uint8_t kIntFlag = 0x80;
+// An entry's first byte is kind * 65 + member length (members are <= 64 bytes): the score is
+// a zigzag varint (kind 1: integral, |score| <= 2^53, e.g. ms timestamps in 6 bytes), a float
+// (kind 2: exactly representable, e.g. 1.5 in 4 bytes) or the raw double (kind 0).
+constexpr std::size_t kKindStride = kPackedMaxBytes + 1;
+enum ScoreKind : std::uint8_t { kRawDouble = 0, kVarint = 1, kFloat = 2 };
 
 inline std::uint64_t zigzag(std::int64_t v) noexcept {
   return (static_cast<std::uint64_t>(v) << 1) ^ static_cast<std::uint64_t>(v >> 63);
@@ -35,27 +40,39 @@ inline std::int64_t unzigzag(std::uint64_t u) noexcept {
   return static_cast<std::int64_t>(u >> 1) ^ -static_cast<std::int64_t>(u & 1);
 }
 
-/// Integral scores in int32 range are stored as a zigzag varint. -0 becomes 0, as in Redis'
-/// listpack (which stores "-0" as the integer 0); the skip list keeps -0.
-bool small_int(double s, std::int64_t& v) noexcept {
-  if (!(s >= -2147483648.0 && s <= 2147483647.0)) return false;
-  if (s != std::trunc(s)) return false;
-  v = static_cast<std::int64_t>(s);
-  return true;
+/// How `s` is stored. -0 is stored as the integer 0, as in Redis' listpack (which stores "-0"
+/// as the integer 0); the skip list keeps -0.
+ScoreKind kind_of(double s, std::int64_t& v) noexcept {
+  constexpr double kExact = 9007199254740992.0;  // 2^53
+  if (s >= -kExact && s <= kExact && s == std::trunc(s)) {
+    v = static_cast<std::int64_t>(s);
+    return kVarint;
+  }
+  // Range first: converting a double beyond FLT_MAX to float is undefined behaviour.
+  if (std::fabs(s) <= std::numeric_limits<float>::max() &&
+      static_cast<double>(static_cast<float>(s)) == s)
+    return kFloat;
+  return kRawDouble;
 }
 
 std::size_t encoded_size(double score, std::size_t member_len) noexcept {
-  std::int64_t v;
-  return 1 + (small_int(score, v) ? blocks::varint_size(zigzag(v)) : 8) + member_len + 1;
+  std::int64_t v = 0;
+  const ScoreKind k = kind_of(score, v);
+  const std::size_t score_bytes = k == kVarint ? blocks::varint_size(zigzag(v)) : k == kFloat ? 4 : 8;
+  return 1 + score_bytes + member_len + 1;
 }
 
 void encode(std::uint8_t* p, double score, std::string_view member) noexcept {
   std::uint8_t* start = p;
-  std::int64_t v;
-  const bool si = small_int(score, v);
-  *p++ = static_cast<std::uint8_t>(member.size() | (si ? kIntFlag : 0));
-  if (si) {
+  std::int64_t v = 0;
+  const ScoreKind k = kind_of(score, v);
+  *p++ = static_cast<std::uint8_t>(k * kKindStride + member.size());
+  if (k == kVarint) {
     p = blocks::put_varint(p, zigzag(v));
+  } else if (k == kFloat) {
+    const auto f = static_cast<float>(score);
+    std::memcpy(p, &f, 4);
+    p += 4;
   } else {
     std::memcpy(p, &score, 8);
     p += 8;
@@ -72,13 +89,18 @@ struct PackedEntry {
 };
 
 PackedEntry decode(const std::uint8_t* p) noexcept {
-  const std::size_t len = p[0] & 0x7F;
+  const std::size_t kind = p[0] / kKindStride, len = p[0] % kKindStride;
   const std::uint8_t* q = p + 1;
   double s;
-  if (p[0] & kIntFlag) {
+  if (kind == kVarint) {
     std::uint64_t u;
     q = blocks::get_varint(q, u);
     s = static_cast<double>(unzigzag(u));
+  } else if (kind == kFloat) {
+    float f;
+    std::memcpy(&f, q, 4);
+    s = f;
+    q += 4;
   } else {
     std::memcpy(&s, q, 8);
     q += 8;

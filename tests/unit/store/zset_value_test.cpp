@@ -91,7 +91,11 @@ TEST(ZSetValue, OrdersByScoreThenMemberBytes) {
 TEST(ZSetValue, ListpackKeepsScoresBitExactExceptNegativeZero) {
   ZSetValue z;
   const double scores[] = {1.1, -0.0, 0.0, 3, -3, 2147483647.0, -2147483648.0, 2147483648.0, 1e300,
-                           4503599627370497.0, std::numeric_limits<double>::denorm_min()};
+                           4503599627370497.0, std::numeric_limits<double>::denorm_min(),
+                           1.5, -0.25, 1e38, 3.4028234663852886e38, 1e39, 9007199254740992.0,
+                           -9007199254740992.0, 9007199254740994.0, 1732982400123.0, 1e-45,
+                           std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(),
+                           std::numeric_limits<float>::denorm_min(), 0.1f, 1e-300};
   int i = 0;
   for (double s : scores) z.insert("m" + std::to_string(i++), s);
   i = 0;
