@@ -6,6 +6,7 @@
 #include "listd/server/blocking_service.h"
 #include "listd/server/command_context.h"
 #include "listd/server/errors.h"
+#include "listd/server/text.h"
 #include "listd/server/persistence.h"
 #include "listd/server/propagation.h"
 
@@ -120,57 +121,57 @@ void Executor::request_kill(Client& c) {
     kill_list_.push_back(&c);
 }
 
-bool Executor::reject_unknown(Client& c, std::span<const std::string_view> argv,
-                              const CommandSpec*& spec) {
-  auto reply = c.reply();
+std::string Executor::rejection(const Client& c, std::span<const std::string_view> argv,
+                                const CommandSpec*& spec) const {
   if (!spec) {
-    // Redis: "unknown command '<name>', with args beginning with: 'a' 'b' " (args capped at 128).
+    // Redis: "unknown command '<name>', with args beginning with: 'a' 'b' " (args capped at
+    // 128 bytes; printed with %s, so each stops at a NUL byte).
     std::string args;
     for (std::size_t i = 1; i < argv.size() && args.size() < 128; ++i) {
       const std::size_t room = 128 - args.size();
       args += '\'';
-      args.append(argv[i].substr(0, room));
+      args.append(until_nul(argv[i]).substr(0, room));
       args += "' ";
     }
-    std::string msg = "ERR unknown command '";
-    msg.append(argv[0].substr(0, 128));
-    msg += "', with args beginning with: ";
-    msg += args;
-    reply.error(msg);
-    return true;
+    return "ERR unknown command '" + std::string(until_nul(argv[0]).substr(0, 128)) +
+           "', with args beginning with: " + args;
   }
   if (!spec->subcommands.empty() && argv.size() >= 2) {
     const CommandSpec* sub = spec->find_subcommand(argv[1]);
     if (!sub) {
       std::string upper(spec->name);
       for (char& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-      std::string msg = "ERR unknown subcommand '";
-      msg.append(argv[1].substr(0, 128));
-      msg += "'. Try " + upper + " HELP.";
-      reply.error(msg);
-      return true;
+      return "ERR unknown subcommand '" + std::string(until_nul(argv[1]).substr(0, 128)) +
+             "'. Try " + upper + " HELP.";
     }
     spec = sub;
   }
-  if (!arity_ok(spec->arity, argv.size())) {
-    reply.error("ERR wrong number of arguments for '" + spec->full_name + "' command");
-    return true;
-  }
-  if (!c.authenticated && !(spec->flags & kNoAuth)) {
-    reply.error(kNoAuthErr);
-    return true;
-  }
-  return false;
+  if (!arity_ok(spec->arity, argv.size()))
+    return "ERR wrong number of arguments for '" + spec->full_name + "' command";
+  if (!c.authenticated && !(spec->flags & kNoAuth)) return std::string(kNoAuthErr);
+  return {};
 }
 
 void Executor::execute(Client& c, std::span<const std::string_view> argv) {
   if (argv.empty()) return;
   c.last_interaction_ms = clock_.monotonic_ms();
   const CommandSpec* spec = table_.find(argv[0]);
-  if (reject_unknown(c, argv, spec)) {
+  if (std::string error = rejection(c, argv, spec); !error.empty()) {
     ++stats_.total_error_replies;
     if (spec) ++command_stats_[spec->full_name].rejected;
-    if (c.in_multi) c.multi_error = true;  // Redis flagTransaction: EXEC will abort
+    if (c.in_multi && spec && spec->full_name == "exec") {
+      // Redis execCommandAbort: a rejected EXEC ends the transaction.
+      const std::string_view reason =
+          std::string_view(error).substr(error.rfind("ERR ", 0) == 0 ? 4 : 0);
+      c.reply().error("EXECABORT Transaction discarded because of: " + std::string(reason));
+      c.in_multi = false;
+      c.multi_error = false;
+      c.queued.clear();
+      unwatch_all(c);
+    } else {
+      c.reply().error(error);
+      if (c.in_multi) c.multi_error = true;  // Redis flagTransaction: EXEC will abort
+    }
   } else if (c.in_multi && !(spec->flags & kNotQueued)) {
     auto& q = c.queued.emplace_back();
     q.reserve(argv.size());
@@ -212,8 +213,14 @@ void Executor::dispatch(Client& c, const CommandSpec& spec,
       propagate_command(*this, ctx.db().index(), spec, argv, probe,
                         std::string_view(c.out).substr(std::min(out_before, c.out.size())));
     stats_.dirty += ctx.dirty();
-    if (!watched_.empty())
-      for (int pos : spec.key_positions(argv)) touch_key(ctx.db().index(), argv[static_cast<std::size_t>(pos)]);
+    if (!watched_.empty()) {
+      if (!ctx.changed_keys().empty()) {
+        for (const std::string& key : ctx.changed_keys()) touch_key(ctx.db().index(), key);
+      } else {
+        for (int pos : spec.key_positions(argv))
+          touch_key(ctx.db().index(), argv[static_cast<std::size_t>(pos)]);
+      }
+    }
   }
   // CLIENT REPLY OFF|SKIP: the command ran, its reply is dropped.
   if ((mode_before == ReplyMode::kOff && c.reply_mode == ReplyMode::kOff) ||
@@ -278,30 +285,27 @@ void Executor::drain_ready_keys() {
   draining_ = true;
   while (waiters_.has_ready()) {
     for (const blocking::BlockKey& key : waiters_.take_ready()) {
-      // Serve at most the waiters present now; the key may be refilled by a chain (BLMOVE)
-      // and signalled again, which the next round handles.
-      std::size_t budget = waiters_.waiter_count(key.db, key.key);
-      while (budget-- > 0) {
-        blocking::Waiter* w = waiters_.front(key.db, key.key);
-        if (!w) break;
-        Client& c = *static_cast<Client*>(w->owner());
+      // Oldest waiter first, one element each, until the key runs dry. The waiters present now
+      // are visited once; a chain (BLMOVE into a waited key) signals its key again.
+      waiters_.visit(key.db, key.key, [&](blocking::Waiter& w) {
+        Client& c = *static_cast<Client*>(w.owner());
         if (c.transport && c.transport->peer_gone()) {
           // The worker is gone: never hand it an element (it would be lost with it).
           timers_.cancel(c.waiter.timer);
           waiters_.unblock(c.waiter);
           request_kill(c);
-          ++budget;
-          continue;
+          return true;
         }
-        // Log the pop the waiter performed, right after the push that woke it: a served
-        // waiter changed data (dirty grew) or the key (a move onto itself changes neither).
+        // Durability: a served waiter is logged as the pop it performed, after the push.
         const bool logging = persistence_->logging();
-        const long long dirty_before = stats_.dirty;
         const std::size_t size_before = logging ? probe_waiter(*this, key) : 0;
-        if (serve_blocked_client(*this, c, key) == ServeResult::kNoData) break;
-        if (logging && (stats_.dirty != dirty_before || probe_waiter(*this, key) != size_before))
+        const std::size_t out_before = c.out.size();
+        const ServeResult result = serve_blocked_client(*this, c, key);
+        const bool errored = c.out.size() > out_before && c.out[out_before] == '-';
+        if (result == ServeResult::kServed && logging && !errored)
           propagate_served_waiter(*this, c, key, size_before);
-      }
+        return result != ServeResult::kNoData;
+      });
     }
   }
   draining_ = false;

@@ -97,6 +97,7 @@ class Executor {
   store::Keyspace& keyspace() noexcept { return keyspace_; }
   const CommandTable& commands() const noexcept { return table_; }
   blocking::WaiterRegistry& waiters() noexcept { return waiters_; }
+  const blocking::TimerWheel& timers() const noexcept { return timers_; }
   ServerStats& stats() noexcept { return stats_; }
   std::mt19937_64& rng() noexcept { return rng_; }
 
@@ -162,8 +163,10 @@ class Executor {
                 bool in_exec);
   void drain_ready_keys();
   void feed_monitors(const Client& client, std::span<const std::string_view> argv);
-  bool reject_unknown(Client& client, std::span<const std::string_view> argv,
-                      const CommandSpec*& spec);
+  /// Why `argv` cannot run (unknown command or subcommand, arity, NOAUTH), or "" if it can.
+  /// Resolves `spec` to the subcommand when there is one.
+  std::string rejection(const Client& client, std::span<const std::string_view> argv,
+                        const CommandSpec*& spec) const;
 
   Config& config_;
   Clock& clock_;

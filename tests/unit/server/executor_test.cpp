@@ -1,0 +1,239 @@
+// The executor's own rules: lookup, arity, unknown commands, AUTH, MULTI queueing, HELLO and
+// RESP3, CLIENT/CONFIG/COMMAND introspection. Expected bytes as Redis 7.0.15 sends them.
+#include <gtest/gtest.h>
+
+#include "support/test_server.h"
+
+using listd::testing::TestServer;
+
+namespace {
+
+TEST(Executor, UnknownCommandQuotesArgsWithTrailingSpace) {
+  TestServer t;
+  auto& c = t.client();
+  EXPECT_EQ(t.run(c, {"foo", "a", "b"}), "-ERR unknown command 'foo', with args beginning with: 'a' 'b' \r\n");
+  EXPECT_EQ(t.run(c, {"NOPE"}), "-ERR unknown command 'NOPE', with args beginning with: \r\n");
+  EXPECT_EQ(t.run(c, {"nope", "a\r\nb"}), "-ERR unknown command 'nope', with args beginning with: 'a  b' \r\n");
+  const std::string long_arg(200, 'x');
+  const std::string out = t.run(c, {"nope", long_arg, "y"});
+  EXPECT_EQ(out, "-ERR unknown command 'nope', with args beginning with: '" + std::string(128, 'x') + "' \r\n");
+}
+
+TEST(Executor, CommandNamesAreCaseInsensitiveAndArityUsesLowerCase) {
+  TestServer t;
+  auto& c = t.client();
+  EXPECT_EQ(t.run(c, {"PiNg"}), "+PONG\r\n");
+  EXPECT_EQ(t.run(c, {"ECHO"}), "-ERR wrong number of arguments for 'echo' command\r\n");
+  EXPECT_EQ(t.run(c, {"client", "setname"}), "-ERR wrong number of arguments for 'client|setname' command\r\n");
+  EXPECT_EQ(t.run(c, {"CLIENT", "nosuch"}), "-ERR unknown subcommand 'nosuch'. Try CLIENT HELP.\r\n");
+  EXPECT_EQ(t.run(c, {"CLIENT"}), "-ERR wrong number of arguments for 'client' command\r\n");
+}
+
+TEST(Executor, AuthGatesEveryCommandButAuthHelloQuit) {
+  TestServer t(std::vector<std::pair<std::string, std::string>>{{"requirepass", "pw"}});
+  auto& c = t.client();
+  EXPECT_EQ(t.run(c, {"PING"}), "-NOAUTH Authentication required.\r\n");
+  EXPECT_EQ(t.run(c, {"AUTH", "bad"}), "-WRONGPASS invalid username-password pair or user is disabled.\r\n");
+  EXPECT_EQ(t.run(c, {"AUTH", "pw"}), "+OK\r\n");
+  EXPECT_EQ(t.run(c, {"PING"}), "+PONG\r\n");
+  auto& d = t.client();
+  EXPECT_EQ(t.run(d, {"AUTH", "default", "pw"}), "+OK\r\n");
+}
+
+TEST(Executor, AuthWithoutPasswordConfigured) {
+  TestServer t;
+  auto& c = t.client();
+  EXPECT_EQ(t.run(c, {"AUTH", "x"}),
+            "-ERR AUTH <password> called without any password configured for the default user. "
+            "Are you sure your configuration is correct?\r\n");
+  EXPECT_EQ(t.run(c, {"AUTH", "u", "p"}), "-WRONGPASS invalid username-password pair or user is disabled.\r\n");
+  EXPECT_EQ(t.run(c, {"AUTH", "a", "b", "c"}), "-ERR syntax error\r\n");
+}
+
+TEST(Executor, HelloSwitchesProtocolAndRepliesAMap) {
+  TestServer t;
+  auto& c = t.client();
+  EXPECT_EQ(t.run(c, {"HELLO", "4"}), "-NOPROTO unsupported protocol version\r\n");
+  EXPECT_EQ(t.run(c, {"HELLO", "x"}), "-ERR Protocol version is not an integer or out of range\r\n");
+  EXPECT_EQ(t.run(c, {"HELLO", "3", "FOO"}), "-ERR Syntax error in HELLO option 'FOO'\r\n");
+  const std::string id = std::to_string(c.id);
+  EXPECT_EQ(t.run(c, {"HELLO", "3"}),
+            "%7\r\n$6\r\nserver\r\n$5\r\nredis\r\n$7\r\nversion\r\n$6\r\n7.0.15\r\n$5\r\nproto\r\n:3\r\n"
+            "$2\r\nid\r\n:" + id + "\r\n$4\r\nmode\r\n$10\r\nstandalone\r\n$4\r\nrole\r\n$6\r\nmaster\r\n"
+            "$7\r\nmodules\r\n*0\r\n");
+  EXPECT_EQ(t.run(c, {"GET", "nokey"}), "_\r\n");
+  EXPECT_EQ(t.run(c, {"CONFIG", "GET", "appendonly"}), "%1\r\n$10\r\nappendonly\r\n$2\r\nno\r\n");
+  EXPECT_EQ(t.run(c, {"RESET"}), "+RESET\r\n");
+  EXPECT_EQ(t.run(c, {"GET", "nokey"}), "$-1\r\n");
+}
+
+TEST(Executor, BenchmarkConfigProbesAnswerPairs) {
+  TestServer t;
+  auto& c = t.client();
+  EXPECT_EQ(t.run(c, {"CONFIG", "GET", "save"}), "*2\r\n$4\r\nsave\r\n$0\r\n\r\n");
+  EXPECT_EQ(t.run(c, {"CONFIG", "GET", "appendonly"}), "*2\r\n$10\r\nappendonly\r\n$2\r\nno\r\n");
+  EXPECT_EQ(t.run(c, {"CONFIG", "GET", "nosuch"}), "*0\r\n");
+}
+
+TEST(Executor, MultiRulesMatchRedis) {
+  TestServer t;
+  auto& c = t.client();
+  EXPECT_EQ(t.run(c, {"EXEC"}), "-ERR EXEC without MULTI\r\n");
+  EXPECT_EQ(t.run(c, {"DISCARD"}), "-ERR DISCARD without MULTI\r\n");
+  EXPECT_EQ(t.run(c, {"MULTI"}), "+OK\r\n");
+  EXPECT_EQ(t.run(c, {"WATCH", "x"}), "-ERR WATCH inside MULTI is not allowed\r\n");
+  EXPECT_EQ(t.run(c, {"MULTI"}), "-ERR MULTI calls can not be nested\r\n");
+  EXPECT_EQ(t.run(c, {"PING"}), "+QUEUED\r\n");
+  // Neither error above aborts the transaction (Redis 7.0.15 on the wire).
+  EXPECT_EQ(t.run(c, {"EXEC"}), "*1\r\n+PONG\r\n");
+  EXPECT_EQ(t.run(c, {"MULTI"}), "+OK\r\n");
+  EXPECT_EQ(t.run(c, {"NOSUCH"}), "-ERR unknown command 'NOSUCH', with args beginning with: \r\n");
+  EXPECT_EQ(t.run(c, {"EXEC"}), "-EXECABORT Transaction discarded because of previous errors.\r\n");
+  EXPECT_EQ(t.run(c, {"MULTI"}), "+OK\r\n");
+  EXPECT_EQ(t.run(c, {"DISCARD"}), "+OK\r\n");
+}
+
+TEST(Executor, ClientNameListAndReplyModes) {
+  TestServer t;
+  auto& c = t.client();
+  EXPECT_EQ(t.run(c, {"CLIENT", "GETNAME"}), "$-1\r\n");
+  EXPECT_EQ(t.run(c, {"CLIENT", "SETNAME", "a b"}),
+            "-ERR Client names cannot contain spaces, newlines or special characters.\r\n");
+  EXPECT_EQ(t.run(c, {"CLIENT", "SETNAME", "worker-1"}), "+OK\r\n");
+  EXPECT_EQ(t.run(c, {"CLIENT", "GETNAME"}), "$8\r\nworker-1\r\n");
+  const std::string list = t.run(c, {"CLIENT", "LIST"});
+  EXPECT_NE(list.find("name=worker-1 "), std::string::npos) << list;
+  EXPECT_NE(list.find(" flags=N "), std::string::npos);
+  EXPECT_NE(list.find(" cmd=client|list "), std::string::npos);
+  EXPECT_NE(list.find(" resp=2"), std::string::npos);
+  EXPECT_EQ(t.run(c, {"CLIENT", "SETINFO", "LIB-NAME", "redis-py"}), "+OK\r\n");
+  EXPECT_EQ(t.run(c, {"CLIENT", "REPLY", "OFF"}), "");
+  EXPECT_EQ(t.run(c, {"PING"}), "");
+  EXPECT_EQ(t.run(c, {"CLIENT", "REPLY", "ON"}), "+OK\r\n");
+  EXPECT_EQ(t.run(c, {"CLIENT", "REPLY", "SKIP"}), "");
+  EXPECT_EQ(t.run(c, {"PING"}), "");
+  EXPECT_EQ(t.run(c, {"PING"}), "+PONG\r\n");
+}
+
+TEST(Executor, ClientKillClosesTheTarget) {
+  TestServer t;
+  auto& a = t.client();
+  auto& b = t.client();
+  EXPECT_EQ(t.run(a, {"CLIENT", "KILL", "ID", std::to_string(b.id)}), ":1\r\n");
+  EXPECT_TRUE(b.close_after_reply);
+  const auto kills = t.exec().take_kill_list();
+  ASSERT_EQ(kills.size(), 1u);
+  EXPECT_EQ(kills[0], &b);
+  EXPECT_EQ(t.run(a, {"CLIENT", "KILL", "1.2.3.4:5"}), "-ERR No such client\r\n");
+}
+
+TEST(Executor, CommandIntrospection) {
+  TestServer t;
+  auto& c = t.client();
+  EXPECT_EQ(t.run(c, {"COMMAND", "GETKEYS", "ping", "x"}), "-ERR The command has no key arguments\r\n");
+  EXPECT_EQ(t.run(c, {"COMMAND", "GETKEYS", "get"}), "-ERR wrong number of arguments for 'command|getkeys' command\r\n");
+  EXPECT_EQ(t.run(c, {"COMMAND", "GETKEYS", "lpush", "k"}), "-ERR Invalid number of arguments specified for command\r\n");
+  EXPECT_EQ(t.run(c, {"COMMAND", "GETKEYS", "nosuch", "x"}), "-ERR Invalid command specified\r\n");
+  EXPECT_EQ(t.run(c, {"COMMAND", "GETKEYS", "mset", "a", "1", "b", "2"}), "*2\r\n$1\r\na\r\n$1\r\nb\r\n");
+  EXPECT_EQ(t.run(c, {"COMMAND", "INFO", "nosuch"}), "*1\r\n$-1\r\n");
+  const std::string info = t.run(c, {"COMMAND", "INFO", "get"});
+  EXPECT_EQ(info.substr(0, 30), "*1\r\n*10\r\n$3\r\nget\r\n:2\r\n*2\r\n+rea");
+  const std::string count = t.run(c, {"COMMAND", "COUNT"});
+  EXPECT_EQ(count[0], ':');
+}
+
+TEST(Executor, SelectAndSwapdb) {
+  TestServer t;
+  auto& c = t.client();
+  EXPECT_EQ(t.run(c, {"SELECT", "16"}), "-ERR DB index is out of range\r\n");
+  EXPECT_EQ(t.run(c, {"SELECT", "x"}), "-ERR value is not an integer or out of range\r\n");
+  EXPECT_EQ(t.run(c, {"SET", "k", "v"}), "+OK\r\n");
+  EXPECT_EQ(t.run(c, {"SWAPDB", "0", "1"}), "+OK\r\n");
+  EXPECT_EQ(t.run(c, {"DBSIZE"}), ":0\r\n");
+  EXPECT_EQ(t.run(c, {"SELECT", "1"}), "+OK\r\n");
+  EXPECT_EQ(t.run(c, {"GET", "k"}), "$1\r\nv\r\n");
+  EXPECT_EQ(t.run(c, {"FLUSHALL"}), "+OK\r\n");
+  EXPECT_EQ(t.run(c, {"DBSIZE"}), ":0\r\n");
+}
+
+TEST(Executor, InfoHasTheFieldsToolsRead) {
+  TestServer t;
+  auto& c = t.client();
+  const std::string info = t.run(c, {"INFO"});
+  for (const char* field : {"redis_version:7.0.15", "listd_version:", "connected_clients:1",
+                            "blocked_clients:0", "used_memory:", "loading:0",
+                            "total_commands_processed:", "total_connections_received:",
+                            "rdb_bgsave_in_progress:0", "aof_rewrite_in_progress:0",
+                            "total_blocking_keys:0", "# Keyspace"})
+    EXPECT_NE(info.find(field), std::string::npos) << field;
+  const std::string stats = t.run(c, {"INFO", "commandstats"});
+  EXPECT_NE(stats.find("cmdstat_info:calls=1"), std::string::npos) << stats;
+}
+
+}  // namespace
+
+namespace {
+
+TEST(Executor, LmpopInvalidatesOnlyThePoppedKeyForWatch) {
+  TestServer t;
+  auto& a = t.client();
+  auto& b = t.client();
+  EXPECT_EQ(t.run(b, {"RPUSH", "L", "x"}), ":1\r\n");
+  EXPECT_EQ(t.run(a, {"WATCH", "K2"}), "+OK\r\n");
+  EXPECT_EQ(t.run(b, {"LMPOP", "2", "L", "K2", "LEFT"}), "*2\r\n$1\r\nL\r\n*1\r\n$1\r\nx\r\n");
+  EXPECT_EQ(t.run(a, {"MULTI"}), "+OK\r\n");
+  EXPECT_EQ(t.run(a, {"PING"}), "+QUEUED\r\n");
+  EXPECT_EQ(t.run(a, {"EXEC"}), "*1\r\n+PONG\r\n");
+}
+
+TEST(Executor, RejectedExecEndsTheTransaction) {
+  TestServer t;
+  auto& c = t.client();
+  EXPECT_EQ(t.run(c, {"MULTI"}), "+OK\r\n");
+  EXPECT_EQ(t.run(c, {"EXEC", "x"}),
+            "-EXECABORT Transaction discarded because of: wrong number of arguments for 'exec' command\r\n");
+  EXPECT_EQ(t.run(c, {"DISCARD"}), "-ERR DISCARD without MULTI\r\n");
+}
+
+TEST(Executor, ErrorsQuoteArgumentsUpToTheirFirstNulByte) {
+  TestServer t;
+  auto& c = t.client();
+  EXPECT_EQ(t.run(c, {"LINDEX_X", std::string_view("k\0\xff", 3), "-2"}),
+            "-ERR unknown command 'LINDEX_X', with args beginning with: 'k' '-2' \r\n");
+}
+
+}  // namespace
+
+namespace {
+
+TEST(Executor, BlockingPopServedAtOnceInvalidatesOnlyItsKey) {
+  TestServer t;
+  auto& a = t.client();
+  auto& b = t.client();
+  EXPECT_EQ(t.run(b, {"RPUSH", "second", "x"}), ":1\r\n");
+  EXPECT_EQ(t.run(a, {"WATCH", "first"}), "+OK\r\n");
+  EXPECT_EQ(t.run(b, {"BLPOP", "first", "second", "0"}), "*2\r\n$6\r\nsecond\r\n$1\r\nx\r\n");
+  EXPECT_EQ(t.run(a, {"MULTI"}), "+OK\r\n");
+  EXPECT_EQ(t.run(a, {"PING"}), "+QUEUED\r\n");
+  EXPECT_EQ(t.run(a, {"EXEC"}), "*1\r\n+PONG\r\n");
+}
+
+// Redis 7 serves the waiters whose kind matches the key's type and skips the others.
+TEST(Executor, ListWaiterAheadOfSortedSetWaiterDoesNotStarveIt) {
+  TestServer t;
+  auto& list_waiter = t.client();
+  auto& zset_waiter = t.client();
+  auto& producer = t.client();
+  EXPECT_EQ(t.run(list_waiter, {"BLPOP", "k", "0"}), "");
+  EXPECT_EQ(t.run(zset_waiter, {"BZPOPMIN", "k", "0"}), "");
+  EXPECT_EQ(t.run(producer, {"ZADD", "k", "1", "m"}), ":1\r\n");
+  EXPECT_EQ(t.take_output(zset_waiter), "*3\r\n$1\r\nk\r\n$1\r\nm\r\n$1\r\n1\r\n");
+  EXPECT_TRUE(list_waiter.blocked());
+  EXPECT_EQ(t.run(producer, {"RPUSH", "k2", "v"}), ":1\r\n");
+  EXPECT_TRUE(list_waiter.blocked());
+  EXPECT_EQ(t.run(producer, {"RPUSH", "k", "v"}), ":1\r\n");
+  EXPECT_EQ(t.take_output(list_waiter), "*2\r\n$1\r\nk\r\n$1\r\nv\r\n");
+  EXPECT_EQ(t.exec().waiters().blocked_count(), 0u);
+}
+
+}  // namespace
