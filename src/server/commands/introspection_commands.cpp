@@ -30,6 +30,7 @@ std::vector<std::string> acl_categories(const CommandSpec& c) {
   std::string_view group = c.parent ? c.parent->group : c.group;
   if (group == "generic") group = "keyspace";
   if (group == "transactions") group = "transaction";
+  if (group == "sorted-set") group = "sortedset";
   if (!group.empty()) out.push_back("@" + std::string(group));
   if (c.flags & kAdmin) {
     out.emplace_back("@admin");
