@@ -1,5 +1,6 @@
-// The oracle test: random sequences of list, keyspace, expiry and string commands (valid and
-// invalid arguments, a small key space, wrong types, RESP2 and RESP3) sent to listd and to a real
+// The oracle test: random sequences of list, hash, set, sorted-set, keyspace, expiry and string
+// commands (valid and invalid arguments, a small key space shared by all types so WRONGTYPE paths
+// run, RESP2 and RESP3) sent to listd and to a real
 // redis-server, comparing every reply byte for byte.
 //
 // Running it (the binary is <build>/tests/integration/integration_tests; ctest runs the three
@@ -23,6 +24,10 @@
 // Nothing blocks: no BLPOP & co. TTLs are large (>= 100,000 s) and unique, so nothing expires
 // during a run and NX/XX/GT/LT never compare equal times; TTL/PTTL/EXPIRETIME values are compared
 // as "some non-negative value" vs -1 / -2 only.
+// Replies whose order Redis leaves undefined for hashtable-encoded collections (KEYS, HKEYS, HVALS,
+// HGETALL, SMEMBERS, SINTER, SUNION, SDIFF) are compared with their elements sorted (HGETALL's
+// field/value pairs kept together). No random commands (SPOP, SRANDMEMBER, HRANDFIELD), no OBJECT
+// (small string sets: listd's OBJECT ENCODING deliberately differs).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -192,10 +197,101 @@ constexpr bool kEchoedArgumentsWithNul = false;
 
 bool has_nul(const std::string& s) { return s.find('\0') != std::string::npos; }
 
+
+// Hashes, sets and sorted sets share the key space above. Fields and members come from small
+// alphabets (so collections stay small and mostly in packed encodings); element() now and then
+// yields a long string, which converts Redis' collection to a hashtable.
+const std::vector<std::string> kFields = {"f0", "f1", "f2", "f3", "a", "1", "", "-1",
+                                          std::string("f\0\xff", 3), "\xc3\xa9"};
+
+std::string field(Rng& r) {
+  if (r.chance(2)) return std::string(static_cast<std::size_t>(r.range(70, 300)), 'F');
+  return r.pick(kFields);
+}
+
+/// A set member: integers (intset) often, other elements otherwise.
+std::string set_member(Rng& r) {
+  if (r.chance(40)) return std::to_string(r.range(-3, 12));
+  return element(r);
+}
+
+/// A sorted-set member: a small alphabet (lexicographic ranges need ties on score 0).
+std::string zmember(Rng& r) {
+  static const std::vector<std::string> kMembers = {"a", "b", "c", "d", "e", "aa", "1", "",
+                                                    std::string("m\0\xff", 3), "\xc3\xa9"};
+  if (r.chance(2)) return std::string(static_cast<std::size_t>(r.range(70, 300)), 'M');
+  return r.pick(kMembers);
+}
+
+/// A score argument: integers, decimals, infinities, malformed values.
+std::string score(Rng& r) {
+  static const std::vector<std::string> kOdd = {
+      "1.5", "-2.5", "0.1", "1e3", "-0", "0.0", "inf", "-inf", "+inf", "1e308", "3.0",
+      "9007199254740993", "123456789012", "-1e-5"};
+  static const std::vector<std::string> kBad = {"nan", "abc", "", "1.5x", "(1", " 1", "0x10"};
+  const long long roll = r.range(1, 100);
+  if (roll <= 5) return r.pick(kBad);
+  if (roll <= 30) return r.pick(kOdd);
+  if (roll <= 45) return "0";
+  return std::to_string(r.range(-5, 10));
+}
+
+/// A score-range bound: inclusive/exclusive numbers, infinities, malformed values.
+std::string score_bound(Rng& r) {
+  static const std::vector<std::string> kSpecial = {"-inf", "+inf", "inf", "(-inf", "(+inf",
+                                                    "(1.5", "1.5", "(", "abc", "nan", "((1", ""};
+  const long long roll = r.range(1, 100);
+  if (roll <= 25) return r.pick(kSpecial);
+  const std::string n = std::to_string(r.range(-5, 10));
+  return roll <= 50 ? "(" + n : n;
+}
+
+/// A lexicographic-range bound: [x, (x, -, +, malformed.
+std::string lex_bound(Rng& r) {
+  static const std::vector<std::string> kSpecial = {"-", "+", "-", "+", "a", "", "[", "(",
+                                                    "+a", std::string("[m\0", 3)};
+  static const std::vector<std::string> kBase = {"a", "aa", "b", "c", "d", "e", "", "1", "\xc3\xa9"};
+  const long long roll = r.range(1, 100);
+  if (roll <= 30) return r.pick(kSpecial);
+  return (roll <= 65 ? "[" : "(") + r.pick(kBase);
+}
+
+/// A ZRANGE-style LIMIT clause, sometimes malformed.
+void push_limit(Rng& r, Args& a) {
+  a.push_back(r.chance(90) ? "LIMIT" : "limit");
+  a.push_back(integer(r, -1, 4));
+  if (r.chance(95)) a.push_back(integer(r, -1, 4));
+}
+
+void push_fields(Rng& r, Args& a, int max) {
+  const long long n = r.range(1, max);
+  for (long long i = 0; i < n; ++i) a.push_back(field(r));
+}
+void push_set_members(Rng& r, Args& a, int max) {
+  const long long n = r.chance(3) ? r.range(20, 150) : r.range(1, max);
+  for (long long i = 0; i < n; ++i) a.push_back(set_member(r));
+}
+void push_zmembers(Rng& r, Args& a, int max) {
+  const long long n = r.range(1, max);
+  for (long long i = 0; i < n; ++i) a.push_back(zmember(r));
+}
+
+/// A numkeys argument for n keys, sometimes wrong.
+std::string numkeys(Rng& r, long long n) {
+  const long long roll = r.range(1, 100);
+  if (roll <= 4) return "0";
+  if (roll <= 6) return "-1";
+  if (roll <= 10) return std::to_string(n + 2);  // more than given
+  if (roll <= 13) return r.pick(kBadIntegers);
+  return std::to_string(n);
+}
+
 // ---------------------------------------------------------------------------------------------
 // The command table. enabled=false marks a known listd difference (say which in a comment).
 
-enum class Normalize { kNone, kTtl, kSortArray };
+// kSortArray: sort the elements of an array/set reply (or the key/value pairs of a map);
+// kSortPairs: also keep an array's consecutive pairs together (HGETALL in RESP2).
+enum class Normalize { kNone, kTtl, kSortArray, kSortPairs };
 
 struct Generated {
   Args args;
@@ -349,6 +445,146 @@ const std::vector<CommandDef>& command_table() {
          g.args = {key(r)}; g.normalize = Normalize::kTtl; }},
       {"PERSIST", "expire", 2, true, [](Rng& r, TtlSource&, Generated& g) { g.args = {key(r)}; }},
 
+      // Hashes.
+      {"HSET", "hash", 8, true, [](Rng& r, TtlSource&, Generated& g) {
+         g.args.push_back(key(r));
+         const long long n = r.chance(3) ? r.range(20, 80) : r.range(1, 3);
+         for (long long i = 0; i < n; ++i) {
+           g.args.push_back(field(r));
+           g.args.push_back(r.chance(30) ? integer(r, -5, 5) : element(r));
+         }
+       }},
+      {"HSETNX", "hash", 3, true, [](Rng& r, TtlSource&, Generated& g) {
+         g.args = {key(r), field(r), element(r)}; }},
+      {"HGET", "hash", 4, true, [](Rng& r, TtlSource&, Generated& g) { g.args = {key(r), field(r)}; }},
+      {"HMGET", "hash", 3, true, [](Rng& r, TtlSource&, Generated& g) {
+         g.args.push_back(key(r)); push_fields(r, g.args, 4); }},
+      {"HDEL", "hash", 4, true, [](Rng& r, TtlSource&, Generated& g) {
+         g.args.push_back(key(r)); push_fields(r, g.args, 3); }},
+      {"HLEN", "hash", 2, true, [](Rng& r, TtlSource&, Generated& g) { g.args = {key(r)}; }},
+      {"HEXISTS", "hash", 2, true, [](Rng& r, TtlSource&, Generated& g) { g.args = {key(r), field(r)}; }},
+      {"HINCRBY", "hash", 4, true, [](Rng& r, TtlSource&, Generated& g) {
+         g.args = {key(r), field(r), integer(r, -5, 5)}; }},
+      {"HKEYS", "hash", 2, true, [](Rng& r, TtlSource&, Generated& g) {
+         g.args = {key(r)}; g.normalize = Normalize::kSortArray; }},
+      {"HVALS", "hash", 2, true, [](Rng& r, TtlSource&, Generated& g) {
+         g.args = {key(r)}; g.normalize = Normalize::kSortArray; }},
+      {"HGETALL", "hash", 3, true, [](Rng& r, TtlSource&, Generated& g) {
+         g.args = {key(r)}; g.normalize = Normalize::kSortPairs; }},
+      {"HSTRLEN", "hash", 2, true, [](Rng& r, TtlSource&, Generated& g) { g.args = {key(r), field(r)}; }},
+
+      // Sets.
+      {"SADD", "set", 8, true, [](Rng& r, TtlSource&, Generated& g) {
+         g.args.push_back(key(r)); push_set_members(r, g.args, 4); }},
+      {"SREM", "set", 4, true, [](Rng& r, TtlSource&, Generated& g) {
+         g.args.push_back(key(r)); push_set_members(r, g.args, 3); }},
+      {"SISMEMBER", "set", 3, true, [](Rng& r, TtlSource&, Generated& g) {
+         g.args = {key(r), set_member(r)}; }},
+      {"SMISMEMBER", "set", 3, true, [](Rng& r, TtlSource&, Generated& g) {
+         g.args.push_back(key(r)); push_set_members(r, g.args, 4); }},
+      {"SCARD", "set", 2, true, [](Rng& r, TtlSource&, Generated& g) { g.args = {key(r)}; }},
+      {"SMEMBERS", "set", 3, true, [](Rng& r, TtlSource&, Generated& g) {
+         g.args = {key(r)}; g.normalize = Normalize::kSortArray; }},
+      {"SMOVE", "set", 3, true, [](Rng& r, TtlSource&, Generated& g) {
+         g.args = {key(r), key(r), set_member(r)}; }},
+      {"SINTER", "set", 2, true, [](Rng& r, TtlSource&, Generated& g) {
+         push_keys(r, g.args, 3); g.normalize = Normalize::kSortArray; }},
+      {"SUNION", "set", 2, true, [](Rng& r, TtlSource&, Generated& g) {
+         push_keys(r, g.args, 3); g.normalize = Normalize::kSortArray; }},
+      {"SDIFF", "set", 2, true, [](Rng& r, TtlSource&, Generated& g) {
+         push_keys(r, g.args, 3); g.normalize = Normalize::kSortArray; }},
+      {"SINTERSTORE", "set", 2, true, [](Rng& r, TtlSource&, Generated& g) {
+         g.args.push_back(key(r)); push_keys(r, g.args, 3); }},
+      {"SUNIONSTORE", "set", 2, true, [](Rng& r, TtlSource&, Generated& g) {
+         g.args.push_back(key(r)); push_keys(r, g.args, 3); }},
+      {"SDIFFSTORE", "set", 2, true, [](Rng& r, TtlSource&, Generated& g) {
+         g.args.push_back(key(r)); push_keys(r, g.args, 3); }},
+
+      // Sorted sets.
+      {"ZADD", "zset", 10, true, [](Rng& r, TtlSource&, Generated& g) {
+         static const std::vector<std::string> kFlags = {"NX", "XX", "GT", "LT", "CH", "INCR",
+                                                         "ch", "nx", "FOO"};
+         g.args.push_back(key(r));
+         const long long flags = r.chance(60) ? 0 : r.range(1, 3);
+         for (long long i = 0; i < flags; ++i) {
+           std::string f = r.pick(kFlags);
+           if (f == "FOO" && r.chance(80)) f = "CH";
+           g.args.push_back(f);
+         }
+         const long long n = r.chance(3) ? r.range(20, 150) : r.range(1, 3);
+         for (long long i = 0; i < n; ++i) {
+           g.args.push_back(score(r));
+           g.args.push_back(zmember(r));
+         }
+       }},
+      {"ZINCRBY", "zset", 4, true, [](Rng& r, TtlSource&, Generated& g) {
+         g.args = {key(r), score(r), zmember(r)}; }},
+      {"ZREM", "zset", 4, true, [](Rng& r, TtlSource&, Generated& g) {
+         g.args.push_back(key(r)); push_zmembers(r, g.args, 3); }},
+      {"ZCARD", "zset", 2, true, [](Rng& r, TtlSource&, Generated& g) { g.args = {key(r)}; }},
+      {"ZSCORE", "zset", 3, true, [](Rng& r, TtlSource&, Generated& g) { g.args = {key(r), zmember(r)}; }},
+      {"ZMSCORE", "zset", 3, true, [](Rng& r, TtlSource&, Generated& g) {
+         g.args.push_back(key(r)); push_zmembers(r, g.args, 4); }},
+      {"ZRANK", "zset", 3, true, [](Rng& r, TtlSource&, Generated& g) { g.args = {key(r), zmember(r)}; }},
+      {"ZREVRANK", "zset", 2, true, [](Rng& r, TtlSource&, Generated& g) { g.args = {key(r), zmember(r)}; }},
+      {"ZCOUNT", "zset", 3, true, [](Rng& r, TtlSource&, Generated& g) {
+         g.args = {key(r), score_bound(r), score_bound(r)}; }},
+      {"ZRANGE", "zset", 8, true, [](Rng& r, TtlSource&, Generated& g) {
+         g.args.push_back(key(r));
+         const long long mode = r.range(1, 100);
+         const bool rev = r.chance(30);
+         if (mode <= 40) {  // by index
+           g.args.push_back(index(r));
+           g.args.push_back(index(r));
+         } else if (mode <= 75) {
+           g.args.push_back(score_bound(r));
+           g.args.push_back(score_bound(r));
+           g.args.push_back(r.chance(90) ? "BYSCORE" : "byscore");
+         } else {
+           g.args.push_back(lex_bound(r));
+           g.args.push_back(lex_bound(r));
+           g.args.push_back(r.chance(90) ? "BYLEX" : "bylex");
+         }
+         if (rev) g.args.push_back(r.chance(90) ? "REV" : "rev");
+         if (r.chance(mode <= 40 ? 8 : 40)) push_limit(r, g.args);
+         if (r.chance(mode > 75 ? 10 : 40)) g.args.push_back("WITHSCORES");
+         if (r.chance(3)) g.args.push_back(r.pick(std::vector<std::string>{"BYSCORE", "BYLEX", "FOO"}));
+       }},
+      {"ZRANGEBYSCORE", "zset", 3, true, [](Rng& r, TtlSource&, Generated& g) {
+         g.args = {key(r), score_bound(r), score_bound(r)};
+         if (r.chance(40)) g.args.push_back("WITHSCORES");
+         if (r.chance(30)) push_limit(r, g.args);
+       }},
+      {"ZREVRANGEBYSCORE", "zset", 3, true, [](Rng& r, TtlSource&, Generated& g) {
+         g.args = {key(r), score_bound(r), score_bound(r)};
+         if (r.chance(30)) push_limit(r, g.args);
+         if (r.chance(40)) g.args.push_back("withscores");
+       }},
+      {"ZREMRANGEBYSCORE", "zset", 2, true, [](Rng& r, TtlSource&, Generated& g) {
+         g.args = {key(r), score_bound(r), score_bound(r)}; }},
+      {"ZREMRANGEBYRANK", "zset", 2, true, [](Rng& r, TtlSource&, Generated& g) {
+         g.args = {key(r), index(r), index(r)}; }},
+      {"ZPOPMIN", "zset", 3, true, [](Rng& r, TtlSource&, Generated& g) {
+         g.args = {key(r)};
+         if (r.chance(50)) g.args.push_back(integer(r, -1, 4));
+       }},
+      {"ZPOPMAX", "zset", 3, true, [](Rng& r, TtlSource&, Generated& g) {
+         g.args = {key(r)};
+         if (r.chance(50)) g.args.push_back(integer(r, -1, 4));
+       }},
+      {"ZMPOP", "zset", 3, true, [](Rng& r, TtlSource&, Generated& g) {
+         static const std::vector<std::string> kWhere = {"MIN", "MAX", "min", "Max", "LEFT"};
+         const long long n = r.range(1, 3);
+         g.args.push_back(numkeys(r, n));
+         for (long long i = 0; i < n; ++i) g.args.push_back(key(r));
+         g.args.push_back(r.pick(kWhere));
+         if (r.chance(50)) {
+           g.args.push_back(r.chance(90) ? "COUNT" : "count");
+           g.args.push_back(integer(r, -1, 4));
+         }
+         if (r.chance(3)) g.args.push_back("COUNT");
+       }},
+
       // Strings, to make wrong-type keys.
       {"SET", "string", 3, true, [](Rng& r, TtlSource&, Generated& g) { g.args = {key(r), element(r)}; }},
       {"GET", "string", 2, true, [](Rng& r, TtlSource&, Generated& g) { g.args = {key(r)}; }},
@@ -365,7 +601,8 @@ const std::vector<CommandDef>& command_table() {
 std::string normalize(const std::string& reply, Normalize how) {
   if (how == Normalize::kTtl && reply.size() > 3 && reply[0] == ':' && reply[1] != '-')
     return ":<non-negative>\r\n";
-  if (how == Normalize::kSortArray && !reply.empty() && (reply[0] == '*' || reply[0] == '~')) {
+  if ((how == Normalize::kSortArray || how == Normalize::kSortPairs) && !reply.empty() &&
+      (reply[0] == '*' || reply[0] == '~' || reply[0] == '%')) {
     const std::size_t eol = reply.find("\r\n");
     std::vector<std::string> items;
     std::size_t at = eol + 2;
@@ -374,6 +611,13 @@ std::string normalize(const std::string& reply, Normalize how) {
       if (len == 0) break;
       items.push_back(reply.substr(at, len));
       at += len;
+    }
+    // Map replies (RESP3) and HGETALL's flat array (RESP2) are key/value pairs: sort the pairs.
+    if (reply[0] == '%' || how == Normalize::kSortPairs) {
+      std::vector<std::string> pairs;
+      for (std::size_t i = 0; i + 1 < items.size(); i += 2) pairs.push_back(items[i] + items[i + 1]);
+      if (items.size() % 2 == 1) pairs.push_back(items.back());
+      items = std::move(pairs);
     }
     std::sort(items.begin(), items.end());
     std::string out = reply.substr(0, eol + 2);
