@@ -256,6 +256,14 @@ std::string lex_bound(Rng& r) {
   return (roll <= 65 ? "[" : "(") + r.pick(kBase);
 }
 
+// BYLEX ranges are defined only when all members have the same score (Redis walks a mixed-score
+// zset in score order, so its answer is arbitrary). The sorted-set commands therefore sometimes
+// use one extra key, kLexKey, that only they touch and that only ever gets score 0; BYLEX queries
+// use only it. (FLUSHDB, SWAPDB and SELECT reach it too; keyspace commands pick from kKeys.)
+const std::string kLexKey = "kz";
+
+std::string zkey(Rng& r) { return r.chance(15) ? kLexKey : key(r); }
+
 /// A ZRANGE-style LIMIT clause, sometimes malformed.
 void push_limit(Rng& r, Args& a) {
   a.push_back(r.chance(90) ? "LIMIT" : "limit");
@@ -504,7 +512,8 @@ const std::vector<CommandDef>& command_table() {
       {"ZADD", "zset", 10, true, [](Rng& r, TtlSource&, Generated& g) {
          static const std::vector<std::string> kFlags = {"NX", "XX", "GT", "LT", "CH", "INCR",
                                                          "ch", "nx", "FOO"};
-         g.args.push_back(key(r));
+         g.args.push_back(zkey(r));
+         const bool lex = g.args.back() == kLexKey;
          const long long flags = r.chance(60) ? 0 : r.range(1, 3);
          for (long long i = 0; i < flags; ++i) {
            std::string f = r.pick(kFlags);
@@ -513,25 +522,27 @@ const std::vector<CommandDef>& command_table() {
          }
          const long long n = r.chance(3) ? r.range(20, 150) : r.range(1, 3);
          for (long long i = 0; i < n; ++i) {
-           g.args.push_back(score(r));
+           g.args.push_back(lex ? "0" : score(r));
            g.args.push_back(zmember(r));
          }
        }},
       {"ZINCRBY", "zset", 4, true, [](Rng& r, TtlSource&, Generated& g) {
-         g.args = {key(r), score(r), zmember(r)}; }},
+         g.args = {zkey(r), score(r), zmember(r)};
+         if (g.args[0] == kLexKey) g.args[1] = "0";
+       }},
       {"ZREM", "zset", 4, true, [](Rng& r, TtlSource&, Generated& g) {
-         g.args.push_back(key(r)); push_zmembers(r, g.args, 3); }},
-      {"ZCARD", "zset", 2, true, [](Rng& r, TtlSource&, Generated& g) { g.args = {key(r)}; }},
-      {"ZSCORE", "zset", 3, true, [](Rng& r, TtlSource&, Generated& g) { g.args = {key(r), zmember(r)}; }},
+         g.args.push_back(zkey(r)); push_zmembers(r, g.args, 3); }},
+      {"ZCARD", "zset", 2, true, [](Rng& r, TtlSource&, Generated& g) { g.args = {zkey(r)}; }},
+      {"ZSCORE", "zset", 3, true, [](Rng& r, TtlSource&, Generated& g) { g.args = {zkey(r), zmember(r)}; }},
       {"ZMSCORE", "zset", 3, true, [](Rng& r, TtlSource&, Generated& g) {
-         g.args.push_back(key(r)); push_zmembers(r, g.args, 4); }},
-      {"ZRANK", "zset", 3, true, [](Rng& r, TtlSource&, Generated& g) { g.args = {key(r), zmember(r)}; }},
-      {"ZREVRANK", "zset", 2, true, [](Rng& r, TtlSource&, Generated& g) { g.args = {key(r), zmember(r)}; }},
+         g.args.push_back(zkey(r)); push_zmembers(r, g.args, 4); }},
+      {"ZRANK", "zset", 3, true, [](Rng& r, TtlSource&, Generated& g) { g.args = {zkey(r), zmember(r)}; }},
+      {"ZREVRANK", "zset", 2, true, [](Rng& r, TtlSource&, Generated& g) { g.args = {zkey(r), zmember(r)}; }},
       {"ZCOUNT", "zset", 3, true, [](Rng& r, TtlSource&, Generated& g) {
-         g.args = {key(r), score_bound(r), score_bound(r)}; }},
+         g.args = {zkey(r), score_bound(r), score_bound(r)}; }},
       {"ZRANGE", "zset", 8, true, [](Rng& r, TtlSource&, Generated& g) {
-         g.args.push_back(key(r));
          const long long mode = r.range(1, 100);
+         g.args.push_back(mode > 75 ? kLexKey : zkey(r));
          const bool rev = r.chance(30);
          if (mode <= 40) {  // by index
            g.args.push_back(index(r));
@@ -551,32 +562,32 @@ const std::vector<CommandDef>& command_table() {
          if (r.chance(3)) g.args.push_back(r.pick(std::vector<std::string>{"BYSCORE", "BYLEX", "FOO"}));
        }},
       {"ZRANGEBYSCORE", "zset", 3, true, [](Rng& r, TtlSource&, Generated& g) {
-         g.args = {key(r), score_bound(r), score_bound(r)};
+         g.args = {zkey(r), score_bound(r), score_bound(r)};
          if (r.chance(40)) g.args.push_back("WITHSCORES");
          if (r.chance(30)) push_limit(r, g.args);
        }},
       {"ZREVRANGEBYSCORE", "zset", 3, true, [](Rng& r, TtlSource&, Generated& g) {
-         g.args = {key(r), score_bound(r), score_bound(r)};
+         g.args = {zkey(r), score_bound(r), score_bound(r)};
          if (r.chance(30)) push_limit(r, g.args);
          if (r.chance(40)) g.args.push_back("withscores");
        }},
       {"ZREMRANGEBYSCORE", "zset", 2, true, [](Rng& r, TtlSource&, Generated& g) {
-         g.args = {key(r), score_bound(r), score_bound(r)}; }},
+         g.args = {zkey(r), score_bound(r), score_bound(r)}; }},
       {"ZREMRANGEBYRANK", "zset", 2, true, [](Rng& r, TtlSource&, Generated& g) {
-         g.args = {key(r), index(r), index(r)}; }},
+         g.args = {zkey(r), index(r), index(r)}; }},
       {"ZPOPMIN", "zset", 3, true, [](Rng& r, TtlSource&, Generated& g) {
-         g.args = {key(r)};
+         g.args = {zkey(r)};
          if (r.chance(50)) g.args.push_back(integer(r, -1, 4));
        }},
       {"ZPOPMAX", "zset", 3, true, [](Rng& r, TtlSource&, Generated& g) {
-         g.args = {key(r)};
+         g.args = {zkey(r)};
          if (r.chance(50)) g.args.push_back(integer(r, -1, 4));
        }},
       {"ZMPOP", "zset", 3, true, [](Rng& r, TtlSource&, Generated& g) {
          static const std::vector<std::string> kWhere = {"MIN", "MAX", "min", "Max", "LEFT"};
          const long long n = r.range(1, 3);
          g.args.push_back(numkeys(r, n));
-         for (long long i = 0; i < n; ++i) g.args.push_back(key(r));
+         for (long long i = 0; i < n; ++i) g.args.push_back(zkey(r));
          g.args.push_back(r.pick(kWhere));
          if (r.chance(50)) {
            g.args.push_back(r.chance(90) ? "COUNT" : "count");
