@@ -262,7 +262,16 @@ std::string lex_bound(Rng& r) {
 // use only it. (FLUSHDB, SWAPDB and SELECT reach it too; keyspace commands pick from kKeys.)
 const std::string kLexKey = "kz";
 
-std::string zkey(Rng& r) { return r.chance(15) ? kLexKey : key(r); }
+// Each of these types prefers one key of the shared space (so its commands mostly meet a value of
+// their type), but half the time any key: wrong types stay common.
+std::string hkey(Rng& r) { return r.chance(50) ? "k1" : key(r); }
+std::string skey(Rng& r) { return r.chance(50) ? "k2" : key(r); }
+std::string zkey(Rng& r) {
+  const long long roll = r.range(1, 100);
+  if (roll <= 15) return kLexKey;
+  if (roll <= 55) return "k3";
+  return key(r);
+}
 
 /// A ZRANGE-style LIMIT clause, sometimes malformed.
 void push_limit(Rng& r, Args& a) {
@@ -271,6 +280,10 @@ void push_limit(Rng& r, Args& a) {
   if (r.chance(95)) a.push_back(integer(r, -1, 4));
 }
 
+void push_skeys(Rng& r, Args& a, int max) {
+  const long long n = r.range(1, max);
+  for (long long i = 0; i < n; ++i) a.push_back(skey(r));
+}
 void push_fields(Rng& r, Args& a, int max) {
   const long long n = r.range(1, max);
   for (long long i = 0; i < n; ++i) a.push_back(field(r));
@@ -455,7 +468,7 @@ const std::vector<CommandDef>& command_table() {
 
       // Hashes.
       {"HSET", "hash", 8, true, [](Rng& r, TtlSource&, Generated& g) {
-         g.args.push_back(key(r));
+         g.args.push_back(hkey(r));
          const long long n = r.chance(3) ? r.range(20, 80) : r.range(1, 3);
          for (long long i = 0; i < n; ++i) {
            g.args.push_back(field(r));
@@ -463,50 +476,50 @@ const std::vector<CommandDef>& command_table() {
          }
        }},
       {"HSETNX", "hash", 3, true, [](Rng& r, TtlSource&, Generated& g) {
-         g.args = {key(r), field(r), element(r)}; }},
-      {"HGET", "hash", 4, true, [](Rng& r, TtlSource&, Generated& g) { g.args = {key(r), field(r)}; }},
+         g.args = {hkey(r), field(r), element(r)}; }},
+      {"HGET", "hash", 4, true, [](Rng& r, TtlSource&, Generated& g) { g.args = {hkey(r), field(r)}; }},
       {"HMGET", "hash", 3, true, [](Rng& r, TtlSource&, Generated& g) {
-         g.args.push_back(key(r)); push_fields(r, g.args, 4); }},
+         g.args.push_back(hkey(r)); push_fields(r, g.args, 4); }},
       {"HDEL", "hash", 4, true, [](Rng& r, TtlSource&, Generated& g) {
-         g.args.push_back(key(r)); push_fields(r, g.args, 3); }},
-      {"HLEN", "hash", 2, true, [](Rng& r, TtlSource&, Generated& g) { g.args = {key(r)}; }},
-      {"HEXISTS", "hash", 2, true, [](Rng& r, TtlSource&, Generated& g) { g.args = {key(r), field(r)}; }},
+         g.args.push_back(hkey(r)); push_fields(r, g.args, 3); }},
+      {"HLEN", "hash", 2, true, [](Rng& r, TtlSource&, Generated& g) { g.args = {hkey(r)}; }},
+      {"HEXISTS", "hash", 2, true, [](Rng& r, TtlSource&, Generated& g) { g.args = {hkey(r), field(r)}; }},
       {"HINCRBY", "hash", 4, true, [](Rng& r, TtlSource&, Generated& g) {
-         g.args = {key(r), field(r), integer(r, -5, 5)}; }},
+         g.args = {hkey(r), field(r), integer(r, -5, 5)}; }},
       {"HKEYS", "hash", 2, true, [](Rng& r, TtlSource&, Generated& g) {
-         g.args = {key(r)}; g.normalize = Normalize::kSortArray; }},
+         g.args = {hkey(r)}; g.normalize = Normalize::kSortArray; }},
       {"HVALS", "hash", 2, true, [](Rng& r, TtlSource&, Generated& g) {
-         g.args = {key(r)}; g.normalize = Normalize::kSortArray; }},
+         g.args = {hkey(r)}; g.normalize = Normalize::kSortArray; }},
       {"HGETALL", "hash", 3, true, [](Rng& r, TtlSource&, Generated& g) {
-         g.args = {key(r)}; g.normalize = Normalize::kSortPairs; }},
-      {"HSTRLEN", "hash", 2, true, [](Rng& r, TtlSource&, Generated& g) { g.args = {key(r), field(r)}; }},
+         g.args = {hkey(r)}; g.normalize = Normalize::kSortPairs; }},
+      {"HSTRLEN", "hash", 2, true, [](Rng& r, TtlSource&, Generated& g) { g.args = {hkey(r), field(r)}; }},
 
       // Sets.
       {"SADD", "set", 8, true, [](Rng& r, TtlSource&, Generated& g) {
-         g.args.push_back(key(r)); push_set_members(r, g.args, 4); }},
+         g.args.push_back(skey(r)); push_set_members(r, g.args, 4); }},
       {"SREM", "set", 4, true, [](Rng& r, TtlSource&, Generated& g) {
-         g.args.push_back(key(r)); push_set_members(r, g.args, 3); }},
+         g.args.push_back(skey(r)); push_set_members(r, g.args, 3); }},
       {"SISMEMBER", "set", 3, true, [](Rng& r, TtlSource&, Generated& g) {
-         g.args = {key(r), set_member(r)}; }},
+         g.args = {skey(r), set_member(r)}; }},
       {"SMISMEMBER", "set", 3, true, [](Rng& r, TtlSource&, Generated& g) {
-         g.args.push_back(key(r)); push_set_members(r, g.args, 4); }},
-      {"SCARD", "set", 2, true, [](Rng& r, TtlSource&, Generated& g) { g.args = {key(r)}; }},
+         g.args.push_back(skey(r)); push_set_members(r, g.args, 4); }},
+      {"SCARD", "set", 2, true, [](Rng& r, TtlSource&, Generated& g) { g.args = {skey(r)}; }},
       {"SMEMBERS", "set", 3, true, [](Rng& r, TtlSource&, Generated& g) {
-         g.args = {key(r)}; g.normalize = Normalize::kSortArray; }},
+         g.args = {skey(r)}; g.normalize = Normalize::kSortArray; }},
       {"SMOVE", "set", 3, true, [](Rng& r, TtlSource&, Generated& g) {
-         g.args = {key(r), key(r), set_member(r)}; }},
+         g.args = {skey(r), skey(r), set_member(r)}; }},
       {"SINTER", "set", 2, true, [](Rng& r, TtlSource&, Generated& g) {
-         push_keys(r, g.args, 3); g.normalize = Normalize::kSortArray; }},
+         push_skeys(r, g.args, 3); g.normalize = Normalize::kSortArray; }},
       {"SUNION", "set", 2, true, [](Rng& r, TtlSource&, Generated& g) {
-         push_keys(r, g.args, 3); g.normalize = Normalize::kSortArray; }},
+         push_skeys(r, g.args, 3); g.normalize = Normalize::kSortArray; }},
       {"SDIFF", "set", 2, true, [](Rng& r, TtlSource&, Generated& g) {
-         push_keys(r, g.args, 3); g.normalize = Normalize::kSortArray; }},
+         push_skeys(r, g.args, 3); g.normalize = Normalize::kSortArray; }},
       {"SINTERSTORE", "set", 2, true, [](Rng& r, TtlSource&, Generated& g) {
-         g.args.push_back(key(r)); push_keys(r, g.args, 3); }},
+         g.args.push_back(skey(r)); push_skeys(r, g.args, 3); }},
       {"SUNIONSTORE", "set", 2, true, [](Rng& r, TtlSource&, Generated& g) {
-         g.args.push_back(key(r)); push_keys(r, g.args, 3); }},
+         g.args.push_back(skey(r)); push_skeys(r, g.args, 3); }},
       {"SDIFFSTORE", "set", 2, true, [](Rng& r, TtlSource&, Generated& g) {
-         g.args.push_back(key(r)); push_keys(r, g.args, 3); }},
+         g.args.push_back(skey(r)); push_skeys(r, g.args, 3); }},
 
       // Sorted sets.
       {"ZADD", "zset", 10, true, [](Rng& r, TtlSource&, Generated& g) {
