@@ -124,7 +124,11 @@ const std::vector<std::string> kBadIntegers = {
 const std::vector<std::string> kEdgeIntegers = {"9223372036854775807", "-9223372036854775808",
                                                 "-0"};
 
-std::string key(Rng& r) { return r.pick(kKeys); }
+// Home keys of the hash, set and sorted-set commands (see hkey below); any command reaches them
+// now and then, so they too change type, get renamed, expire...
+const std::vector<std::string> kHomeKeys = {"kh", "ks", "kzs"};
+
+std::string key(Rng& r) { return r.chance(8) ? r.pick(kHomeKeys) : r.pick(kKeys); }
 std::string element(Rng& r) {
   if (r.chance(2)) return std::string(static_cast<std::size_t>(r.range(200, 5000)), 'B');
   return r.pick(kElements);
@@ -259,17 +263,18 @@ std::string lex_bound(Rng& r) {
 // BYLEX ranges are defined only when all members have the same score (Redis walks a mixed-score
 // zset in score order, so its answer is arbitrary). The sorted-set commands therefore sometimes
 // use one extra key, kLexKey, that only they touch and that only ever gets score 0; BYLEX queries
-// use only it. (FLUSHDB, SWAPDB and SELECT reach it too; keyspace commands pick from kKeys.)
+// use only it. (FLUSHDB, SWAPDB and SELECT reach it too; key() never returns it, so no other
+// command writes it.)
 const std::string kLexKey = "kz";
 
-// Each of these types prefers one key of the shared space (so its commands mostly meet a value of
-// their type), but half the time any key: wrong types stay common.
-std::string hkey(Rng& r) { return r.chance(50) ? "k1" : key(r); }
-std::string skey(Rng& r) { return r.chance(50) ? "k2" : key(r); }
+// Each of these types prefers its home key (so its commands mostly meet a value of their type),
+// but half the time any key: wrong types stay common.
+std::string hkey(Rng& r) { return r.chance(50) ? "kh" : key(r); }
+std::string skey(Rng& r) { return r.chance(50) ? "ks" : key(r); }
 std::string zkey(Rng& r) {
   const long long roll = r.range(1, 100);
   if (roll <= 15) return kLexKey;
-  if (roll <= 55) return "k3";
+  if (roll <= 55) return "kzs";
   return key(r);
 }
 
