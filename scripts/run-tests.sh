@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds listd and runs every test: unit, integration (real listd + redis-server + redis-cli +
-# redis-py), then the same suites again against an ASan/UBSan build. Ends with ctest's summary.
+# redis-py); the C++ unit and integration suites and the worker soak run again against an
+# ASan/UBSan build first. Ends with ctest's summary.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 JOBS=${JOBS:-$(nproc)}
