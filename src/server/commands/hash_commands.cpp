@@ -17,6 +17,7 @@
 #include "listd/server/command_table.h"
 #include "listd/server/errors.h"
 #include "listd/server/executor.h"
+#include "listd/server/scan_args.h"
 #include "listd/server/text.h"
 #include "listd/store/glob.h"
 #include "listd/store/number.h"
@@ -37,55 +38,6 @@ store::Entry* hash_entry(CommandContext& ctx, std::string_view key, bool& failed
 store::HashValue& hash_for_write(CommandContext& ctx, std::string_view key, store::Entry*& e) {
   if (!e) e = ctx.add_key(key, store::Value::make_hash());
   return e->value.as_hash();
-}
-
-/// Redis parseScanCursorOrReply: strtoul, no leading space, no trailing bytes.
-bool parse_cursor(CommandContext& ctx, std::size_t i, std::uint64_t& out) {
-  const std::string text(ctx.arg(i));
-  char* end = nullptr;
-  errno = 0;
-  out = std::strtoull(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0' || errno == ERANGE ||
-      std::isspace(static_cast<unsigned char>(text[0]))) {
-    ctx.reply().error("ERR invalid cursor");
-    return false;
-  }
-  return true;
-}
-
-struct ScanOptions {
-  long long count = 10;
-  std::string_view pattern;
-  bool use_pattern = false;
-};
-
-/// Redis scanGenericCommand's option loop (COUNT n >= 1, MATCH pattern) from argv[i].
-bool parse_scan_options(CommandContext& ctx, std::size_t i, ScanOptions& o) {
-  while (i < ctx.argc()) {
-    const bool has_value = ctx.argc() - i >= 2;
-    if (strcasecmp_eq(ctx.arg(i), "count") && has_value) {
-      if (!ctx.parse_integer(i + 1, o.count)) return false;
-      if (o.count < 1) {
-        ctx.reply().error(kSyntaxErr);
-        return false;
-      }
-    } else if (strcasecmp_eq(ctx.arg(i), "match") && has_value) {
-      o.pattern = ctx.arg(i + 1);
-      o.use_pattern = !(o.pattern.size() == 1 && o.pattern[0] == '*');
-    } else {
-      ctx.reply().error(kSyntaxErr);
-      return false;
-    }
-    i += 2;
-  }
-  return true;
-}
-
-void reply_empty_scan(CommandContext& ctx) {
-  auto r = ctx.reply();
-  r.array_header(2);
-  r.bulk("0");
-  r.array_header(0);
 }
 
 void set_pairs(CommandContext& ctx, store::HashValue& h, long long& created) {
@@ -381,7 +333,7 @@ void cmd_hrandfield(CommandContext& ctx) {
 // HSCAN key cursor [MATCH pattern] [COUNT count]
 void cmd_hscan(CommandContext& ctx) {
   std::uint64_t cursor = 0;
-  if (!parse_cursor(ctx, 2, cursor)) return;
+  if (!parse_scan_cursor(ctx, 2, cursor)) return;
   bool failed = false;
   store::Entry* e = hash_entry(ctx, ctx.arg(1), failed);
   if (failed) return;
@@ -390,7 +342,7 @@ void cmd_hscan(CommandContext& ctx) {
     return;
   }
   ScanOptions o;
-  if (!parse_scan_options(ctx, 3, o)) return;
+  if (!parse_scan_options(ctx, 3, false, o)) return;
   const store::HashValue& h = e->value.as_hash();
   std::vector<std::pair<std::string_view, std::string_view>> items;
   // Like Redis: stop after `count` items (fields and values both count) or count*10 steps.

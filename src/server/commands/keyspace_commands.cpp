@@ -9,6 +9,7 @@
 #include "listd/server/command_table.h"
 #include "listd/server/errors.h"
 #include "listd/server/executor.h"
+#include "listd/server/scan_args.h"
 #include "listd/server/text.h"
 #include "listd/store/glob.h"
 #include "listd/store/number.h"
@@ -59,43 +60,13 @@ void cmd_keys(CommandContext& ctx) {
 
 // SCAN cursor [MATCH pattern] [COUNT count] [TYPE type]
 void cmd_scan(CommandContext& ctx) {
-  // Redis parses the cursor with strtoull and rejects anything else.
-  const std::string cursor_text(ctx.arg(1));
-  char* end = nullptr;
-  errno = 0;
-  const unsigned long long cursor_in = std::strtoull(cursor_text.c_str(), &end, 10);
-  // Like strtoull, "-1" wraps around and is accepted.
-  if (cursor_text.empty() || *end != '\0' || errno == ERANGE ||
-      std::isspace(static_cast<unsigned char>(cursor_text[0]))) {
-    ctx.reply().error("ERR invalid cursor");
-    return;
-  }
-  std::string_view pattern;
-  bool has_pattern = false;
-  long long count = 10;
-  std::string_view type;
-  for (std::size_t i = 2; i < ctx.argc(); i += 2) {
-    if (i + 1 >= ctx.argc()) {
-      ctx.reply().error(kSyntaxErr);
-      return;
-    }
-    const std::string_view opt = ctx.arg(i);
-    if (strcasecmp_eq(opt, "count")) {
-      if (!ctx.parse_integer(i + 1, count)) return;
-      if (count < 1) {
-        ctx.reply().error(kSyntaxErr);
-        return;
-      }
-    } else if (strcasecmp_eq(opt, "match")) {
-      pattern = ctx.arg(i + 1);
-      has_pattern = !(pattern.size() == 1 && pattern[0] == '*');
-    } else if (strcasecmp_eq(opt, "type")) {
-      type = ctx.arg(i + 1);
-    } else {
-      ctx.reply().error(kSyntaxErr);
-      return;
-    }
-  }
+  std::uint64_t cursor_in = 0;
+  if (!parse_scan_cursor(ctx, 1, cursor_in)) return;
+  ScanOptions o;
+  if (!parse_scan_options(ctx, 2, true, o)) return;
+  const std::string_view pattern = o.pattern, type = o.type;
+  const bool has_pattern = o.use_pattern;
+  const long long count = o.count;
   const std::int64_t now = ctx.now_ms();
   std::vector<std::string> keys;
   std::uint64_t cursor = cursor_in;

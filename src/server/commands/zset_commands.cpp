@@ -26,6 +26,7 @@
 #include "listd/server/command_table.h"
 #include "listd/server/errors.h"
 #include "listd/server/executor.h"
+#include "listd/server/scan_args.h"
 #include "listd/server/text.h"
 #include "listd/store/glob.h"
 #include "listd/store/number.h"
@@ -750,45 +751,21 @@ std::string listpack_score_text(double v) {
 
 // ZSCAN key cursor [MATCH pattern] [COUNT count]
 void cmd_zscan(CommandContext& ctx) {
-  // Redis parseScanCursorOrReply: strtoul, no leading space, no trailing bytes.
-  const std::string text(ctx.arg(2));
-  char* endp = nullptr;
-  errno = 0;
-  std::uint64_t cursor = std::strtoull(text.c_str(), &endp, 10);
-  if (text.empty() || *endp != '\0' || errno == ERANGE ||
-      std::isspace(static_cast<unsigned char>(text[0]))) {
-    ctx.reply().error("ERR invalid cursor");
-    return;
-  }
+  std::uint64_t cursor = 0;
+  if (!parse_scan_cursor(ctx, 2, cursor)) return;
   bool failed = false;
   store::Entry* e = zset_entry(ctx, ctx.arg(1), failed);
   if (failed) return;
-  auto r = ctx.reply();
   if (!e) {
-    r.array_header(2);
-    r.bulk("0");
-    r.array_header(0);
+    reply_empty_scan(ctx);
     return;
   }
-  long long count = 10;
-  std::string_view pattern;
-  bool use_pattern = false;
-  for (std::size_t i = 3; i < ctx.argc(); i += 2) {
-    const bool has_value = ctx.argc() - i >= 2;
-    if (strcasecmp_eq(ctx.arg(i), "count") && has_value) {
-      if (!ctx.parse_integer(i + 1, count)) return;
-      if (count < 1) {
-        ctx.reply().error(kSyntaxErr);
-        return;
-      }
-    } else if (strcasecmp_eq(ctx.arg(i), "match") && has_value) {
-      pattern = ctx.arg(i + 1);
-      use_pattern = !(pattern.size() == 1 && pattern[0] == '*');
-    } else {
-      ctx.reply().error(kSyntaxErr);
-      return;
-    }
-  }
+  ScanOptions o;
+  if (!parse_scan_options(ctx, 3, false, o)) return;
+  const long long count = o.count;
+  const std::string_view pattern = o.pattern;
+  const bool use_pattern = o.use_pattern;
+  auto r = ctx.reply();
   const store::ZSetValue& z = e->value.as_zset();
   std::vector<Item> items;
   // Like Redis: stop after `count` items (members and scores both count) or count*10 steps.
