@@ -158,7 +158,7 @@ void Executor::execute(Client& c, std::span<const std::string_view> argv) {
   const CommandSpec* spec = table_.find(argv[0]);
   if (std::string error = rejection(c, argv, spec); !error.empty()) {
     ++stats_.total_error_replies;
-    if (spec) ++command_stats_[spec->full_name].rejected;
+    if (spec) ++command_stats_[spec].rejected;
     if (c.in_multi && spec && spec->full_name == "exec") {
       // Redis execCommandAbort: a rejected EXEC ends the transaction.
       const std::string_view reason =
@@ -199,7 +199,7 @@ void Executor::dispatch(Client& c, const CommandSpec& spec,
   spec.handler(ctx);
 
   const auto t1 = std::chrono::steady_clock::now();
-  CommandStats& cs = command_stats_[spec.full_name];
+  CommandStats& cs = command_stats_[&spec];
   ++cs.calls;
   cs.usec += static_cast<std::uint64_t>(
       std::chrono::duration_cast<std::chrono::microseconds>(t1 - t0).count());

@@ -129,14 +129,12 @@ void section_keyspace(Executor& exec, std::string& out) {
 
 void section_commandstats(Executor& exec, std::string& out) {
   out += "# Commandstats\r\n";
-  std::vector<std::pair<std::string, CommandStats>> rows(exec.command_stats().begin(),
-                                                         exec.command_stats().end());
+  std::vector<std::pair<std::string_view, CommandStats>> rows;
+  for (const auto& [spec, cs] : exec.command_stats()) rows.emplace_back(spec->full_name, cs);
   std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   for (const auto& [name, cs] : rows) {
-    std::string n = name;
-    std::replace(n.begin(), n.end(), '|', '|');
     out += fmt::format("cmdstat_{}:calls={},usec={},usec_per_call={:.2f},rejected_calls={},failed_calls={}\r\n",
-                       n, cs.calls, cs.usec,
+                       name, cs.calls, cs.usec,
                        cs.calls ? static_cast<double>(cs.usec) / static_cast<double>(cs.calls) : 0.0,
                        cs.rejected, cs.failed);
   }

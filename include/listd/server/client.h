@@ -92,7 +92,9 @@ struct Client {
   // Stats for CLIENT LIST / INFO.
   std::uint64_t created_ms = 0;
   std::uint64_t last_interaction_ms = 0;
-  std::string last_command = "NULL";
+  /// The running or last command's full name: a view of its CommandSpec::full_name (the
+  /// command table outlives every client), so recording it costs no copy per command.
+  std::string_view last_command = "NULL";
   std::size_t argv_mem = 0;
 
   ClientTransport* transport = nullptr;

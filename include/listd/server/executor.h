@@ -133,7 +133,8 @@ class Executor {
   void request_kill(Client& client);
   void request_shutdown() noexcept { shutdown_requested_ = true; }
 
-  const std::unordered_map<std::string, CommandStats>& command_stats() const noexcept {
+  /// Per-command counters, keyed by the command's spec (a pointer hash on the hot path).
+  const std::unordered_map<const CommandSpec*, CommandStats>& command_stats() const noexcept {
     return command_stats_;
   }
   void reset_stats();
@@ -183,7 +184,7 @@ class Executor {
   std::vector<Client*> resume_list_;
   std::vector<Client*> kill_list_;
   std::vector<Client*> monitors_;
-  std::unordered_map<std::string, CommandStats> command_stats_;
+  std::unordered_map<const CommandSpec*, CommandStats> command_stats_;
   ServerStats stats_;
   std::mt19937_64 rng_;
   bool draining_ = false;
