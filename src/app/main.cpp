@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <asio.hpp>
+#include <functional>
 #include <csignal>
 #include <cstdio>
 
@@ -69,14 +70,22 @@ int main(int argc, char** argv) {
                server::kListdVersion, server::kRedisCompatVersion, server.bound_port(), ::getpid(),
                config.config_file().empty() ? "(none)" : config.config_file());
 
+  // SIGTERM/SIGINT: as Redis, a final snapshot when save points are configured; if it fails,
+  // listd keeps running (the next signal tries again).
   asio::signal_set signals(io, SIGINT, SIGTERM);
-  signals.async_wait([&](const asio::error_code& ec, int signo) {
-    if (ec) return;
-    spdlog::info("Received {}, scheduling shutdown...", signo == SIGINT ? "SIGINT" : "SIGTERM");
-    server.shutdown();
-  });
+  std::function<void(const asio::error_code&, int)> on_signal =
+      [&](const asio::error_code& ec, int signo) {
+        if (ec) return;
+        spdlog::info("Received {}, scheduling shutdown...", signo == SIGINT ? "SIGINT" : "SIGTERM");
+        if (!executor.persistence().save_before_exit(false, false)) {
+          signals.async_wait(on_signal);
+          return;
+        }
+        server.shutdown();
+      };
+  signals.async_wait(on_signal);
   spdlog::info("Ready to accept connections tcp");
-  io.run();
+  server.run();
   executor.persistence().shutdown();  // write + fsync what is pending, stop children
   spdlog::info("listd is now ready to exit, bye bye...");
   return 0;

@@ -83,7 +83,14 @@ void Connection::on_read(const asio::error_code& ec, std::size_t n) {
     return;
   }
   server_.schedule_flush();
-  if (!closed_ && !client_->close_after_reply) read_more();
+  if (closed_ || client_->close_after_reply) return;
+  // A short read drained the socket; if it produced a reply, the client is waiting for it before
+  // it sends more (request/response): read again after the reply is out, not before.
+  const bool drained = in_end_ < in_.size();
+  if (drained && !client_->out.empty() && !client_->blocked())
+    server_.defer_read(*this);
+  else
+    read_more();
 }
 
 void Connection::process_input() {

@@ -95,14 +95,25 @@ void Server::on_accept(asio::ip::tcp::acceptor&, asio::ip::tcp::socket socket) {
   raw->start();
 }
 
-void Server::schedule_flush() {
-  if (flush_posted_) return;
-  flush_posted_ = true;
-  asio::post(io_, [this] { flush_all(); });
+void Server::run() {
+  // Enough to drain every ready connection of a large batch, few enough that a client flooding
+  // the socket cannot hold everyone else's replies back for long.
+  constexpr int kMaxHandlersPerTurn = 1024;
+  while (!io_.stopped()) {
+    if (!flush_wanted_ && io_.run_one() == 0) break;  // blocks until something happens
+    for (int i = 0; i < kMaxHandlersPerTurn && io_.poll_one() > 0; ++i) {
+    }
+    if (flush_wanted_) flush_all();
+  }
+}
+
+void Server::defer_read(Connection& conn) {
+  deferred_reads_.push_back(&conn);
+  schedule_flush();
 }
 
 void Server::flush_all() {
-  flush_posted_ = false;
+  flush_wanted_ = false;
   refresh_limits();
   // Resumed clients may produce output and wake others, which may resume more clients.
   for (int rounds = 0; exec_.has_resume() && rounds < 1000; ++rounds) {
@@ -123,6 +134,9 @@ void Server::flush_all() {
     if (conn) conn->flush();
   }
   if (exec_.has_resume()) schedule_flush();
+  // After the writes: a reply had time to reach its client, whose next request may be waiting.
+  for (Connection* conn : deferred_reads_) conn->read_after_flush();
+  deferred_reads_.clear();
   // Free connections whose socket is closed and whose operations have all completed.
   for (Connection* conn : closed_) {
     if (conn->idle_freeable()) connections_.erase(conn);

@@ -3,7 +3,8 @@
 // Reads with async_read_some, parses and executes every complete request in the buffer (stopping
 // while the client is blocked), and writes replies with a direct non-blocking write_some when
 // the Server flushes at the end of the loop turn; only what the socket does not take goes to an
-// async_write. The object outlives its async operations: the Server frees it once it is closed
+// async_write. After a short read that produced a reply, the next read starts only once that
+// reply is written (Server::defer_read): earlier, asio's speculative read could only fail. The object outlives its async operations: the Server frees it once it is closed
 // and no operation is pending.
 #pragma once
 
@@ -35,6 +36,8 @@ class Connection final : public server::ClientTransport {
   void process_input();
   /// Writes the client's pending output; closes afterwards if the client asked for it.
   void flush();
+  /// Starts the read that on_read deferred until this turn's replies were written.
+  void read_after_flush() { read_more(); }
   /// Closes the socket; the Server frees the object once no operation is pending.
   void close();
   bool closed() const noexcept { return closed_; }

@@ -1,9 +1,15 @@
 // The network front: acceptors, the set of connections, end-of-turn flushing, the waiter timer
 // and shutdown. The only part of listd (with Connection) that includes asio.
 //
-// Flush scheduling: any event that produced output posts one flush_all() to the io_context;
-// asio runs it after the completions already queued, so all requests read in one reactor turn
-// are executed before replies are written: one write per client per turn.
+// The loop turn (run()): wait for one event, then run every handler that is ready (including
+// one non-blocking reactor poll once the queue is empty, bounded by kMaxHandlersPerTurn), then
+// one flush_all() - Redis' beforeSleep: the turn's AOF bytes (fsynced under appendfsync always)
+// and then one write per client. Everything read in a turn is executed before any reply is
+// written, and under `always` one fsync covers every client that was ready in the turn.
+//
+// A connection whose request produced a reply re-arms its read only after that reply is written
+// (defer_read): asio reads speculatively when a read is started, and a read started before the
+// reply can only find EAGAIN - one wasted system call per request/response round trip.
 #pragma once
 
 #include <asio.hpp>
@@ -44,8 +50,12 @@ class Server {
   const protocol::ParserLimits& parser_limits() const noexcept { return limits_; }
   std::size_t query_buffer_limit() const noexcept { return query_buffer_limit_; }
 
+  /// Runs the event loop until shutdown() (see the comment at the top).
+  void run();
   /// Asks for a flush_all() at the end of this loop turn.
-  void schedule_flush();
+  void schedule_flush() noexcept { flush_wanted_ = true; }
+  /// `conn` starts its next read at the end of this turn's flush, after its reply was written.
+  void defer_read(Connection& conn);
   void connection_closed(Connection& conn);
   std::uint16_t bound_port() const noexcept { return bound_port_; }
 
@@ -64,13 +74,14 @@ class Server {
   std::vector<std::unique_ptr<asio::ip::tcp::acceptor>> acceptors_;
   std::unordered_map<Connection*, std::unique_ptr<Connection>> connections_;
   std::vector<Connection*> closed_;
+  std::vector<Connection*> deferred_reads_;  // valid until the end of the next flush_all()
   asio::steady_timer timer_;
   std::uint64_t timer_armed_ms_ = 0;  // 0: not armed
   asio::steady_timer cron_;
   protocol::ParserLimits limits_;
   std::size_t query_buffer_limit_ = 1ull << 30;
   std::uint16_t bound_port_ = 0;
-  bool flush_posted_ = false;
+  bool flush_wanted_ = false;
   bool stopping_ = false;
 };
 
