@@ -770,6 +770,17 @@ void Persistence::shutdown() {
   }
 }
 
+bool Persistence::save_before_exit(bool save, bool nosave) {
+  if (nosave || (!save && exec_.config().settings().save.empty())) return true;
+  wait_for_children();  // a BGSAVE or rewrite in flight finishes first; then the final snapshot
+  log(LogLevel::kNotice, "Saving the final RDB snapshot before exiting.");
+  if (!this->save().empty()) {
+    log(LogLevel::kWarning, "Error trying to save the DB, can't exit.");
+    return false;
+  }
+  return true;
+}
+
 // ---- commands ---------------------------------------------------------------------------------
 
 std::string Persistence::save() {

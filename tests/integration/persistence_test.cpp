@@ -317,4 +317,57 @@ TEST(Persistence, ConfigSetAppendonlyStartsLoggingFromTheCurrentData) {
   EXPECT_EQ(strings_of(cmd(b.get(), {"LRANGE", "after", "0", "-1"})), (std::vector<std::string>{"c"}));
 }
 
+// Redis' SHUTDOWN: a final snapshot when save points are configured (or SAVE), none with
+// NOSAVE; a failed snapshot keeps the server up unless FORCE. SIGTERM saves the same way.
+TEST(Persistence, ShutdownSavesAsRedisDoes) {
+  TempDir d;
+  const std::string dump = d.path() + "/dump.rdb";
+  {  // save points configured: SHUTDOWN writes dump.rdb, and the data comes back
+    ServerProcess p = ServerProcess::start_listd({"--dir", d.path(), "--save", "3600 1"});
+    ContextPtr c(p.connect());
+    cmd(c.get(), {"RPUSH", "jobs", "a", "b"});
+    EXPECT_EQ(cmd(c.get(), {"SHUTDOWN"}), nullptr);  // no reply: the connection closes
+    EXPECT_EQ(p.stop(), 0);
+    EXPECT_TRUE(fs::exists(dump));
+    ServerProcess back = ServerProcess::start_listd({"--dir", d.path()});
+    ContextPtr b(back.connect());
+    EXPECT_EQ(strings_of(cmd(b.get(), {"LRANGE", "jobs", "0", "-1"})), (std::vector<std::string>{"a", "b"}));
+  }
+  fs::remove(dump);
+  {  // NOSAVE wins over save points; SAVE and NOSAVE together are a syntax error
+    ServerProcess p = ServerProcess::start_listd({"--dir", d.path(), "--save", "3600 1"});
+    ContextPtr c(p.connect());
+    cmd(c.get(), {"RPUSH", "jobs", "a"});
+    EXPECT_EQ(str(cmd(c.get(), {"SHUTDOWN", "SAVE", "NOSAVE"})), "ERR syntax error");
+    EXPECT_EQ(cmd(c.get(), {"SHUTDOWN", "NOSAVE"}), nullptr);
+    EXPECT_EQ(p.stop(), 0);
+    EXPECT_FALSE(fs::exists(dump));
+  }
+  {  // no save points: SHUTDOWN SAVE still saves; SIGTERM with save points saves
+    ServerProcess p = ServerProcess::start_listd({"--dir", d.path()});
+    ContextPtr c(p.connect());
+    cmd(c.get(), {"RPUSH", "jobs", "a"});
+    EXPECT_EQ(cmd(c.get(), {"SHUTDOWN", "SAVE"}), nullptr);
+    EXPECT_EQ(p.stop(), 0);
+    EXPECT_TRUE(fs::exists(dump));
+    fs::remove(dump);
+    ServerProcess q = ServerProcess::start_listd({"--dir", d.path(), "--save", "3600 1"});
+    ContextPtr qc(q.connect());
+    cmd(qc.get(), {"RPUSH", "jobs", "b"});
+    EXPECT_EQ(q.stop(), 0);  // SIGTERM
+    EXPECT_TRUE(fs::exists(dump));
+    fs::remove(dump);
+  }
+  {  // the snapshot cannot be written (dump.rdb is a directory): the server stays up
+    ServerProcess p = ServerProcess::start_listd({"--dir", d.path(), "--save", "3600 1"});
+    fs::create_directory(dump);  // after start: loading a directory would refuse to start
+    ContextPtr c(p.connect());
+    cmd(c.get(), {"RPUSH", "jobs", "a"});
+    EXPECT_EQ(str(cmd(c.get(), {"SHUTDOWN"})), "ERR Errors trying to SHUTDOWN. Check logs.");
+    EXPECT_EQ(str(cmd(c.get(), {"PING"})), "PONG");
+    EXPECT_EQ(cmd(c.get(), {"SHUTDOWN", "FORCE"}), nullptr);
+    EXPECT_EQ(p.stop(), 0);
+  }
+}
+
 }  // namespace listd::testing

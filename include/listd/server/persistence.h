@@ -86,6 +86,10 @@ class Persistence {
   void cron();
   /// Writes and fsyncs what is pending, stops the fsync thread, kills children.
   void shutdown();
+  /// Before exiting (SHUTDOWN, SIGTERM), as Redis: a synchronous dump.rdb when save points are
+  /// configured (unless `nosave`) or `save` asks for it, after any running child finished.
+  /// False when that snapshot failed: the caller then stays up unless forced.
+  bool save_before_exit(bool save, bool nosave);
 
   // ---- commands ------------------------------------------------------------------------
   /// SAVE. Empty on success, else the error reply.

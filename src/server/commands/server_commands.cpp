@@ -8,6 +8,7 @@
 #include "listd/server/errors.h"
 #include "listd/server/executor.h"
 #include "listd/server/info.h"
+#include "listd/server/persistence.h"
 #include "listd/server/text.h"
 #include "listd/store/number.h"
 
@@ -96,17 +97,33 @@ void cmd_lastsave(CommandContext& ctx) { ctx.reply().integer(ctx.exec().stats().
 
 // SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT]
 void cmd_shutdown(CommandContext& ctx) {
+  bool save = false, nosave = false, force = false;
   for (std::size_t i = 1; i < ctx.argc(); ++i) {
     const std::string_view a = ctx.arg(i);
-    if (!strcasecmp_eq(a, "nosave") && !strcasecmp_eq(a, "save") && !strcasecmp_eq(a, "now") &&
-        !strcasecmp_eq(a, "force")) {
-      if (strcasecmp_eq(a, "abort")) {
-        ctx.reply().error("ERR No shutdown in progress.");
-        return;
-      }
+    if (strcasecmp_eq(a, "nosave")) {
+      nosave = true;
+    } else if (strcasecmp_eq(a, "save")) {
+      save = true;
+    } else if (strcasecmp_eq(a, "force")) {
+      force = true;
+    } else if (strcasecmp_eq(a, "now")) {
+      // listd has no replicas to wait for: NOW changes nothing.
+    } else if (strcasecmp_eq(a, "abort")) {
+      ctx.reply().error("ERR No shutdown in progress.");
+      return;
+    } else {
       ctx.reply().error(kSyntaxErr);
       return;
     }
+  }
+  if (save && nosave) {
+    ctx.reply().error(kSyntaxErr);
+    return;
+  }
+  // Save points (or SAVE) mean a final snapshot; if it fails Redis stays up unless FORCE.
+  if (!ctx.exec().persistence().save_before_exit(save, nosave) && !force) {
+    ctx.reply().error("ERR Errors trying to SHUTDOWN. Check logs.");
+    return;
   }
   // No reply: the connection closes when the server stops, as with Redis.
   ctx.exec().request_shutdown();
