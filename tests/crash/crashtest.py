@@ -12,7 +12,9 @@ state re-read from disk must satisfy, for `--mode kill` and `--mode powerloss`:
 to what its last successful fsync/fdatasync covered, half the time keeping a random part of the
 unsynced tail (a torn write). `--expect-loss` inverts the verdict for invariant 1: the harness
 must prove it can see loss (everysec under power loss). `--mode fsyncfail` makes fdatasync fail
-with EIO (the shim's SYNCSHIM_FAIL_FROM) and checks that listd exits 1 without acknowledging.
+with EIO (the shim's SYNCSHIM_FAIL_FROM) and checks that listd exits 1 without acknowledging;
+`--mode fiu` checks the same with Debian's libfiu (fiu-run -x, then fiu-ctrl enables
+posix/io/sync/fdatasync in the running listd).
 
   python3 crashtest.py --listd build/listd --shim build/tests/libsyncshim.so \
       --fsync always --mode powerloss --cycles 10 --seed 1
@@ -311,20 +313,28 @@ class Run:
         return 0 if not problems else 1
 
 
-def fsync_failure(a):
-    """fsync fails (EIO) from the N-th sync on: listd must exit 1 without acknowledging the
-    command whose fsync failed, log the error, and every earlier acknowledged push must be there
-    after a restart."""
+def fsync_failure(a, injector):
+    """fdatasync fails from some point on: listd must exit 1 without acknowledging the command
+    whose fsync failed, log the error, and every earlier acknowledged push must be there after a
+    restart. `injector` is "shim" (syncshim.so fails the 8th and later syncs with EIO) or "fiu"
+    (Debian's libfiu: listd runs under `fiu-run -x`, and after 20 acknowledged pushes
+    `fiu-ctrl` enables the failure point posix/io/sync/fdatasync in the running process)."""
     d = tempfile.mkdtemp(prefix="listd-fsyncfail-")
     s = socket.socket()
     s.bind(("127.0.0.1", 0))
     port = s.getsockname()[1]
     s.close()
-    env = dict(os.environ, LD_PRELOAD=os.path.abspath(a.shim), SYNCSHIM_FAIL_FROM="8")
-    logpath = os.path.join(d, "listd.log")
     args = [a.listd, "--port", str(port), "--dir", d, "--appendonly", "yes", "--appendfsync", "always"]
+    env = dict(os.environ)
+    launch = list(args)
+    if injector == "shim":
+        env.update(LD_PRELOAD=os.path.abspath(a.shim), SYNCSHIM_FAIL_FROM="8")
+    else:
+        fifo = os.path.join(d, "fiu-ctrl")
+        launch = ["fiu-run", "-x", "-f", fifo] + args
+    logpath = os.path.join(d, "listd.log")
     with open(logpath, "wb") as log:
-        p = subprocess.Popen(args, env=env, stdout=log, stderr=subprocess.STDOUT)
+        p = subprocess.Popen(launch, env=env, stdout=log, stderr=subprocess.STDOUT)
         for _ in range(200):
             try:
                 c = Conn(port, 2)
@@ -333,6 +343,15 @@ def fsync_failure(a):
                 time.sleep(0.05)
         acked, failed_on = [], None
         for i in range(100):
+            if injector == "fiu" and i == 20:
+                # fiu-run execs listd, so p.pid is listd's pid and the fifo is <fifo>-<pid>.
+                ctl = subprocess.run(["fiu-ctrl", "-f", fifo, "-c",
+                                      "enable name=posix/io/sync/fdatasync", str(p.pid)],
+                                     capture_output=True, text=True, timeout=30)
+                if ctl.returncode != 0:
+                    print("FAIL: fiu-ctrl: %s" % (ctl.stderr or ctl.stdout).strip())
+                    p.kill()
+                    return 1
             try:
                 r = c.call("LPUSH", "jobs", "id%d" % i)
             except OSError:
@@ -342,17 +361,25 @@ def fsync_failure(a):
                 print("FAIL: unexpected reply %r" % (r,))
                 return 1
             acked.append("id%d" % i)
-        rc = p.wait(timeout=10)
+        try:
+            rc = p.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            rc = p.wait()
     text = open(logpath, errors="replace").read()
     problems = []
+    if injector == "fiu" and failed_on != 20:
+        problems.append("the first push after the failure point was enabled was %s, expected "
+                        "push 20 to go unacknowledged" % ("acknowledged" if failed_on is None
+                                                           or failed_on > 20 else failed_on))
     if failed_on is None:
         problems.append("no command went unacknowledged")
     if rc != 1:
         problems.append("exit status %s, expected 1" % rc)
     if "Can't persist AOF for fsync error" not in text:
         problems.append("no fsync error in the log")
-    env.pop("SYNCSHIM_FAIL_FROM")
-    env.pop("LD_PRELOAD")
+    env.pop("SYNCSHIM_FAIL_FROM", None)
+    env.pop("LD_PRELOAD", None)
     q = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT, env=env)
     try:
         for _ in range(200):
@@ -369,7 +396,8 @@ def fsync_failure(a):
     finally:
         q.send_signal(signal.SIGKILL)
         q.wait()
-    print("fsync failure: %d acknowledged, failed on push %s, exit status %s" % (len(acked), failed_on, rc))
+    print("fsync failure (%s): %d acknowledged, failed on push %s, exit status %s"
+          % (injector, len(acked), failed_on, rc))
     for pr in problems:
         print("FAIL: " + pr)
     if not problems:
@@ -383,7 +411,8 @@ def main():
     ap.add_argument("--listd", required=True)
     ap.add_argument("--shim")
     ap.add_argument("--fsync", default="always", choices=["always", "everysec", "no"])
-    ap.add_argument("--mode", default="powerloss", choices=["kill", "powerloss", "fsyncfail"])
+    ap.add_argument("--mode", default="powerloss",
+                    choices=["kill", "powerloss", "fsyncfail", "fiu"])
     ap.add_argument("--cycles", type=int, default=10)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--expect-loss", action="store_true")
@@ -391,7 +420,12 @@ def main():
     if a.mode in ("powerloss", "fsyncfail") and not a.shim:
         ap.error("--mode %s needs --shim" % a.mode)
     if a.mode == "fsyncfail":
-        sys.exit(fsync_failure(a))
+        sys.exit(fsync_failure(a, "shim"))
+    if a.mode == "fiu":
+        if not shutil.which("fiu-run") or not shutil.which("fiu-ctrl"):
+            print("FAIL: fiu-run/fiu-ctrl not found (Debian package fiu-utils)")
+            sys.exit(1)
+        sys.exit(fsync_failure(a, "fiu"))
     sys.exit(Run(a).go())
 
 
