@@ -10,6 +10,7 @@ pinned to core 0 with the load generator on core 1:
   - redis-benchmark lpush, rpush, lpop, rpop, lrange_100 at -P 1 and -P 32: ops/s and the server's
     own CPU time per request (from /proc/PID/task/*/schedstat), over R interleaved rounds, with
     paired per-round ratios listd/redis and listd/floor;
+  - the same for lpush and rpop with --appendonly yes under each appendfsync policy (listd, redis);
   - hand-off latency (bench/handoff) for W = 1, 10, 1000 blocked workers;
   - resident memory per element (one list of 1,000,000, and 100,000 lists of 10, 12-byte elements);
   - BRPOP timeout precision (bench/timeout_precision);
@@ -45,6 +46,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 BENCH = REPO / "bench"
 TESTS = ["lpush", "rpush", "lpop", "rpop", "lrange_100"]
+AOF_TESTS = ["lpush", "rpop"]   # issue 8's durability benchmark: one write, one pop
 SERVERS = ["listd", "redis", "floor"]
 SERVER_CORE = "0"
 CLIENT_CORE = "1"
@@ -514,13 +516,28 @@ def run_redis_benchmark(srv: Server, test: str, pipeline: int, requests: int, cl
     return out
 
 
-def throughput_phase(args, specs, order_names, notes, raw):
+def appendonly_active(port: int) -> bool:
+    """True when the server really logs (INFO persistence aof_enabled:1): a server that ignored
+    the AOF options must not be measured as if it had persisted."""
+    try:
+        info = roundtrip(port, "INFO", "persistence").decode(errors="replace")
+    except OSError:
+        return False
+    return "aof_enabled:1" in info
+
+
+def throughput_phase(args, specs, order_names, notes, raw, tests=None, extra=(), key="throughput",
+                     label=""):
     """R rounds; each round and pipeline depth starts every server fresh; tests are run one per
-    redis-benchmark invocation, the server order alternating (A B, B A, ...) test by test."""
+    redis-benchmark invocation, the server order alternating (A B, B A, ...) test by test.
+
+    `extra` are server options appended to every start (the AOF phase passes --appendonly yes
+    --appendfsync P); then a server that did not take them is reported, not measured."""
+    tests = tests or TESTS
     results = []   # dicts: round, P, test, server, rps, cpu
-    raw["throughput"] = results      # partial results survive an interrupted run
+    raw[key] = results      # partial results survive an interrupted run
     skipped = set()
-    total = args.rounds * len(args.pipelines) * len(TESTS) * len(order_names)
+    total = args.rounds * len(args.pipelines) * len(tests) * len(order_names)
     done = 0
     for rnd in range(args.rounds):
         for pipeline in args.pipelines:
@@ -530,7 +547,12 @@ def throughput_phase(args, specs, order_names, notes, raw):
             for name in order_names:
                 if name in skipped:
                     continue
-                srv, why = start_server(specs[name], args.logdir, tag=f"-r{rnd + 1}-P{pipeline}")
+                srv, why = start_server(specs[name], args.logdir, extra=extra,
+                                        tag=f"{label}-r{rnd + 1}-P{pipeline}")
+                if srv is not None and extra and "--appendonly" in extra and \
+                        not appendonly_active(srv.port):
+                    stop_server(srv)
+                    srv, why = None, "it did not enable the AOF (INFO persistence aof_enabled)"
                 if srv is None:
                     notes.problem(name, f"{name}: failed to start, skipped ({why})")
                     log(f"{name}: failed to start, skipped: {why}")
@@ -544,9 +566,9 @@ def throughput_phase(args, specs, order_names, notes, raw):
                         notes.problem(name, f"{name} gave wrong answers to a list sanity check "
                                             f"({bad}); its figures are not comparable")
                         log(f"{name}: WRONG ANSWERS to the list sanity check: {bad}")
-            for ti, test in enumerate(TESTS):
+            for ti, test in enumerate(tests):
                 names = [x for x in order_names if x in live]
-                if (rnd * len(TESTS) + ti) % 2 == 1:
+                if (rnd * len(tests) + ti) % 2 == 1:
                     names.reverse()
                 for name in names:
                     srv = live[name]
@@ -567,7 +589,8 @@ def throughput_phase(args, specs, order_names, notes, raw):
                     if r.get("foreign_core0") is not None:
                         busy = (f"  other load core0 {r['foreign_core0']:4.0%} "
                                 f"core1 {r['foreign_core1']:4.0%}")
-                    log(f"round {rnd + 1}/{args.rounds} P={pipeline} {test:<10} {name:<5} "
+                    log(f"{label.strip('-') + ' ' if label else ''}"
+                        f"round {rnd + 1}/{args.rounds} P={pipeline} {test:<10} {name:<5} "
                         f"{fmt_int(r.get('rps')):>11} ops/s  {fmt_int(r.get('cpu_ns_per_req')):>7}"
                         f" ns/req{busy}  [{done}/{total}]")
             for srv in live.values():
@@ -575,12 +598,14 @@ def throughput_phase(args, specs, order_names, notes, raw):
                     notes.problem(srv.spec.name, f"{srv.spec.name} exited during round {rnd + 1} "
                                  f"(code {srv.proc.returncode}); log {srv.logfile}")
                 stop_server(srv)
-    raw["throughput"] = results
+    raw[key] = results
     return results
 
 
-def summarize_throughput(results, order_names, args):
-    """Returns markdown lines."""
+def summarize_throughput(results, order_names, args, tests=None, ops_ratio=False):
+    """Returns markdown lines and {P: {test: {server or pair: value}}}; with ops_ratio the table
+    also has the paired throughput ratio listd/redis (the AOF phase's target is on both)."""
+    tests = tests or TESTS
     md = []
     have = [s for s in SERVERS if s in order_names]
     pairs = [p for p in (("listd", "redis"), ("listd", "floor"), ("redis", "floor"))
@@ -591,15 +616,15 @@ def summarize_throughput(results, order_names, args):
                 and r["server"] == server and r.get(key) is not None
                 and not r.get("error")]
 
-    def ratios(P, test, a, b):
+    def ratios(P, test, a, b, key="cpu"):
         out = []
         for rnd in range(args.rounds):
             ra = [r for r in results if r["P"] == P and r["test"] == test and r["server"] == a
-                  and r["round"] == rnd and r.get("cpu") and not r.get("error")]
+                  and r["round"] == rnd and r.get(key) and not r.get("error")]
             rb = [r for r in results if r["P"] == P and r["test"] == test and r["server"] == b
-                  and r["round"] == rnd and r.get("cpu") and not r.get("error")]
+                  and r["round"] == rnd and r.get(key) and not r.get("error")]
             if ra and rb:
-                out.append(ra[0]["cpu"] / rb[0]["cpu"])
+                out.append(ra[0][key] / rb[0][key])
         return out
 
     summary = {}
@@ -609,9 +634,11 @@ def summarize_throughput(results, order_names, args):
         lab = {s: s + (" (WRONG ANSWERS)" if s in WRONG_ANSWERS else "") for s in have}
         head = ["test"] + [f"{lab[s]} ops/s" for s in have] + \
             [f"{lab[s]} CPU ns/req" for s in have] + [f"CPU {a}/{b}" for a, b in pairs]
+        rps_pairs = [p for p in pairs if p == ("listd", "redis")] if ops_ratio else []
+        head += [f"ops/s {a}/{b}" for a, b in rps_pairs]
         md.append("| " + " | ".join(head) + " |")
         md.append("|" + "---|" * len(head))
-        for test in TESTS:
+        for test in tests:
             row = [test]
             for s in have:
                 row.append(fmt_int(median(cell(P, test, s, "rps"))))
@@ -623,6 +650,10 @@ def summarize_throughput(results, order_names, args):
                 rs = ratios(P, test, a, b)
                 row.append(fmt_ratio(rs))
                 summary[P][test][f"{a}/{b}"] = median(rs)
+            for a, b in rps_pairs:
+                rs = ratios(P, test, a, b, key="rps")
+                row.append(fmt_ratio(rs))
+                summary[P][test][f"ops {a}/{b}"] = median(rs)
             md.append("| " + " | ".join(row) + " |")
     f0 = [r["foreign_core0"] for r in results if r.get("foreign_core0") is not None]
     f1 = [r["foreign_core1"] for r in results if r.get("foreign_core1") is not None]
@@ -1052,7 +1083,7 @@ def draw_charts(results_dir: Path, summary, handoff, names_tp, names_ho, pipelin
 # targets (issue 7), evaluated only when listd ran
 
 
-def targets_md(summary, handoff, memory, timeouts, scale, quick=False) -> list:
+def targets_md(summary, handoff, memory, timeouts, scale, quick=False, aof=None) -> list:
     if "listd" in WRONG_ANSWERS:
         return ["\n#### Targets (issue 7)\n",
                 "Not evaluated: listd failed the list sanity check in this run (see notes)."]
@@ -1097,11 +1128,21 @@ def targets_md(summary, handoff, memory, timeouts, scale, quick=False) -> list:
             cpu = median([r[3] / r[1] for r in rs])
             add(f"scale P={P}: throughput with idle >= 0.95x", f"{thr:.2f}", thr >= 0.95)
             add(f"scale P={P}: CPU/req with idle <= 1/0.95x", f"{cpu:.2f}", cpu <= 1 / 0.95)
+    for policy, by_p in (aof or {}).items():   # issue 8: with the AOF, ops/s >= and CPU <= redis
+        for P, by_test in sorted(by_p.items()):
+            for test, v in by_test.items():
+                ops, cpu = v.get("ops listd/redis"), v.get("listd/redis")
+                if ops is not None:
+                    add(f"AOF {policy} -P {P} {test}: ops/s listd/redis >= 1.0", f"{ops:.2f}",
+                        ops >= 1.0)
+                if cpu is not None:
+                    add(f"AOF {policy} -P {P} {test}: CPU/req listd/redis <= 1.0", f"{cpu:.2f}",
+                        cpu <= 1.0)
     if not rows:
         return []
-    title = "\n#### Targets (issue 7), from this run\n"
+    title = "\n#### Targets (issues 7 and 8), from this run\n"
     if quick:
-        title = "\n#### Targets (issue 7) — --quick run: tiny N, NOT meaningful\n"
+        title = "\n#### Targets (issues 7 and 8) — --quick run: tiny N, NOT meaningful\n"
     return [title, "| target | measured | |", "|---|---|---|", *rows]
 
 
@@ -1148,8 +1189,10 @@ def parse_args():
                    help="smoke run: 1 round, tiny N and sizes (numbers meaningless)")
     p.add_argument("--only", default="listd,redis,floor",
                    help="subset of servers, e.g. redis,floor")
-    p.add_argument("--phases", default="throughput,handoff,memory,timeouts,scale",
+    p.add_argument("--phases", default="throughput,aof,handoff,memory,timeouts,scale",
                    help="subset of phases to run")
+    p.add_argument("--aof-policies", default="always,everysec,no",
+                   help="appendfsync policies measured by the aof phase (listd vs redis only)")
     p.add_argument("--listd-bin", default=None,
                    help="use this binary in the listd slot instead of building listd "
                         "(e.g. /usr/bin/redis-server to test the harness)")
@@ -1188,6 +1231,10 @@ def parse_args():
     if a.requests_pipelined is None:
         a.requests_pipelined = a.requests * 5
     a.pipelines = [int(x) for x in a.pipelines.split(",") if x]
+    a.aof_policies = [x for x in a.aof_policies.split(",") if x]
+    bad = [x for x in a.aof_policies if x not in ("always", "everysec", "no")]
+    if bad:
+        p.error(f"--aof-policies: unknown policy {bad}")
     a.handoff_workers = [int(x) for x in a.handoff_workers.split(",") if x]
     a.only = [x.strip() for x in a.only.split(",") if x.strip()]
     a.phases = {x.strip() for x in a.phases.split(",") if x.strip()}
@@ -1235,6 +1282,7 @@ def main() -> int:
         if args.quick:
             md.append("- **--quick smoke run: tiny N and sizes; the numbers mean nothing.**")
         summary, handoff, memory, timeouts, scale = {}, {}, {}, {}, {}
+        aof_summary = {}
         blockers = [n for n in names if n != "floor"]
         interrupted = None
         tp_done = False
@@ -1248,6 +1296,21 @@ def main() -> int:
                 tmd, summary = summarize_throughput(res, names, args)
                 md += tmd
                 tp_done = True
+            aof_names = [n for n in names if n != "floor"]
+            if "aof" in args.phases and aof_names:
+                md.append("\n### With the append-only file (redis-benchmark lpush, rpop)\n")
+                md.append("Both servers `--appendonly yes --appendfsync P`, fresh data directory per "
+                          "start; same method and ratios as above, plus the paired ops/s ratio.")
+                for policy in args.aof_policies:
+                    interrupted = f"aof {policy}"
+                    res = throughput_phase(args, specs, aof_names, notes, raw, tests=AOF_TESTS,
+                                           extra=("--appendonly", "yes", "--appendfsync", policy),
+                                           key=f"aof_{policy}", label=f"-aof-{policy}")
+                    amd, asum = summarize_throughput(res, aof_names, args, tests=AOF_TESTS,
+                                                     ops_ratio=True)
+                    aof_summary[policy] = asum
+                    md.append(f"\n**appendfsync {policy}**")
+                    md += amd
             md.append("\n### Blocking, memory, timeouts, scale\n")
             if "handoff" in args.phases and blockers:
                 interrupted = "hand-off"
@@ -1276,7 +1339,7 @@ def main() -> int:
                          "missing and the targets below cover only what completed")
             log(f"stopped during the {interrupted} phase; writing a partial report")
         if "listd" in names and specs["listd"].note == "":
-            md += targets_md(summary, handoff, memory, timeouts, scale, args.quick)
+            md += targets_md(summary, handoff, memory, timeouts, scale, args.quick, aof_summary)
         chart_lines = draw_charts(results_dir, summary, handoff, names, blockers, args.pipelines)
         if chart_lines:
             md += ["", *chart_lines]
