@@ -10,8 +10,8 @@
 namespace listd::store {
 namespace {
 
-constexpr std::uintptr_t kFormMask = 3;
-constexpr std::uintptr_t kIntsetTag = 0, kPackedTag = 1, kTableTag = 2;
+constexpr std::uintptr_t kFormMask = 1;
+constexpr std::uintptr_t kIntsetTag = 0, kTableTag = 1;
 
 // ---- intset: [u32 count][u32 width][count * width bytes, ascending] ----------------------
 
@@ -130,72 +130,6 @@ IntsetHeader* intset_erase_at(IntsetHeader* h, std::size_t pos) noexcept {
   return shrunk ? static_cast<IntsetHeader*>(shrunk) : h;
 }
 
-// ---- packed: [u32 used][u32 count][entries: u8 len, bytes] in insertion order ------------
-
-struct PackedHeader {
-  std::uint32_t used;
-  std::uint32_t count;
-};
-
-inline std::uint8_t* packed_data(PackedHeader* h) noexcept { return reinterpret_cast<std::uint8_t*>(h + 1); }
-inline const std::uint8_t* packed_data(const PackedHeader* h) noexcept {
-  return reinterpret_cast<const std::uint8_t*>(h + 1);
-}
-
-/// Offset of `member` in the entries, or -1.
-long packed_find(const PackedHeader* h, std::string_view member) noexcept {
-  const std::uint8_t* d = packed_data(h);
-  for (std::size_t off = 0; off < h->used;) {
-    const std::size_t len = d[off];
-    if (len == member.size() && std::memcmp(d + off + 1, member.data(), len) == 0)
-      return static_cast<long>(off);
-    off += 1 + len;
-  }
-  return -1;
-}
-
-PackedHeader* packed_new() {
-  auto* h = static_cast<PackedHeader*>(blocks::xmalloc(sizeof(PackedHeader)));
-  h->used = 0;
-  h->count = 0;
-  return h;
-}
-
-PackedHeader* packed_append(PackedHeader* h, std::string_view member) {
-  assert(member.size() <= kPackedMaxBytes);
-  h = static_cast<PackedHeader*>(
-      blocks::xrealloc(h, sizeof(PackedHeader) + h->used + 1 + member.size()));
-  std::uint8_t* p = packed_data(h) + h->used;
-  *p = static_cast<std::uint8_t>(member.size());
-  if (!member.empty()) std::memcpy(p + 1, member.data(), member.size());
-  h->used += static_cast<std::uint32_t>(1 + member.size());
-  ++h->count;
-  return h;
-}
-
-PackedHeader* packed_erase_at(PackedHeader* h, std::size_t off) noexcept {
-  std::uint8_t* d = packed_data(h);
-  const std::size_t size = 1 + std::size_t{d[off]};
-  std::memmove(d + off, d + off + size, h->used - off - size);
-  h->used -= static_cast<std::uint32_t>(size);
-  --h->count;
-  void* shrunk = std::realloc(h, sizeof(PackedHeader) + h->used);
-  return shrunk ? static_cast<PackedHeader*>(shrunk) : h;
-}
-
-/// Offset of the i-th entry.
-std::size_t packed_offset_of(const PackedHeader* h, std::size_t index) noexcept {
-  const std::uint8_t* d = packed_data(h);
-  std::size_t off = 0;
-  for (; index > 0; --index) off += 1 + std::size_t{d[off]};
-  return off;
-}
-
-std::string_view packed_at_offset(const PackedHeader* h, std::size_t off) noexcept {
-  const std::uint8_t* d = packed_data(h);
-  return {reinterpret_cast<const char*>(d + off + 1), d[off]};
-}
-
 // ---- table: BlockSet of [varint len][bytes] ----------------------------------------------
 
 struct MemberKey {
@@ -260,7 +194,6 @@ void SetValue::release() noexcept {
 
 SetValue::Encoding SetValue::encoding() const noexcept {
   switch (bits_ & kFormMask) {
-    case kPackedTag: return Encoding::kPacked;
     case kTableTag: return Encoding::kTable;
     default: return Encoding::kIntset;
   }
@@ -269,7 +202,6 @@ SetValue::Encoding SetValue::encoding() const noexcept {
 std::string_view SetValue::encoding_name() const noexcept {
   switch (encoding()) {
     case Encoding::kIntset: return "intset";
-    case Encoding::kPacked: return "listpack";
     case Encoding::kTable: return "hashtable";
   }
   return "unknown";
@@ -280,7 +212,6 @@ std::size_t SetValue::size() const noexcept {
   const void* p = reinterpret_cast<const void*>(bits_ & ~kFormMask);
   switch (bits_ & kFormMask) {
     case kIntsetTag: return static_cast<const IntsetHeader*>(p)->count;
-    case kPackedTag: return static_cast<const PackedHeader*>(p)->count;
     default: return static_cast<const SetTable*>(p)->set.size();
   }
 }
@@ -293,7 +224,6 @@ bool SetValue::contains(std::string_view member) const noexcept {
       long long v;
       return parse_strict_integer(member, v) && intset_contains(static_cast<const IntsetHeader*>(p), v);
     }
-    case kPackedTag: return packed_find(static_cast<const PackedHeader*>(p), member) >= 0;
     default: return static_cast<const SetTable*>(p)->set.find(member) != nullptr;
   }
 }
@@ -302,10 +232,9 @@ bool SetValue::add(std::string_view member) {
   long long v = 0;
   const bool is_int = parse_strict_integer(member, v);
   if (bits_ == 0) {
+    // Redis 7.0 setTypeCreate: an intset for an integer, else a hashtable (no listpack).
     if (is_int)
       bits_ = reinterpret_cast<std::uintptr_t>(intset_new(width_for(v))) | kIntsetTag;
-    else if (member.size() <= kPackedMaxBytes)
-      bits_ = reinterpret_cast<std::uintptr_t>(packed_new()) | kPackedTag;
     else
       bits_ = reinterpret_cast<std::uintptr_t>(new SetTable()) | kTableTag;
   }
@@ -319,23 +248,9 @@ bool SetValue::add(std::string_view member) {
           bits_ = reinterpret_cast<std::uintptr_t>(intset_insert(h, v)) | kIntsetTag;
           return true;
         }
-        convert(Encoding::kTable);
-      } else {
-        convert(h->count + 1 <= kPackedMaxEntries && member.size() <= kPackedMaxBytes
-                    ? Encoding::kPacked
-                    : Encoding::kTable);
       }
+      convert_to_table();
       return add(member);
-    }
-    case kPackedTag: {
-      auto* h = static_cast<PackedHeader*>(p);
-      if (packed_find(h, member) >= 0) return false;
-      if (h->count + 1 > kPackedMaxEntries || member.size() > kPackedMaxBytes) {
-        convert(Encoding::kTable);
-        return add(member);
-      }
-      bits_ = reinterpret_cast<std::uintptr_t>(packed_append(h, member)) | kPackedTag;
-      return true;
     }
     default: {
       auto* t = static_cast<SetTable*>(p);
@@ -359,13 +274,6 @@ bool SetValue::remove(std::string_view member) noexcept {
       bits_ = reinterpret_cast<std::uintptr_t>(intset_erase_at(h, i)) | kIntsetTag;
       return true;
     }
-    case kPackedTag: {
-      auto* h = static_cast<PackedHeader*>(p);
-      const long off = packed_find(h, member);
-      if (off < 0) return false;
-      bits_ = reinterpret_cast<std::uintptr_t>(packed_erase_at(h, static_cast<std::size_t>(off))) | kPackedTag;
-      return true;
-    }
     default: {
       auto* t = static_cast<SetTable*>(p);
       void* b = t->set.erase(member);
@@ -384,10 +292,6 @@ std::string SetValue::random_member(std::mt19937_64& rng) const {
     case kIntsetTag: {
       const auto* h = static_cast<const IntsetHeader*>(p);
       return std::to_string(intset_get(h, rng() % h->count));
-    }
-    case kPackedTag: {
-      const auto* h = static_cast<const PackedHeader*>(p);
-      return std::string(packed_at_offset(h, packed_offset_of(h, rng() % h->count)));
     }
     default:
       return std::string(blocks::read_prefixed(static_cast<const SetTable*>(p)->set.random(rng)));
@@ -410,15 +314,6 @@ void SetValue::visit(Visitor f, void* ctx) const {
       for (std::size_t i = 0; i < h->count; ++i) f(ctx, format_int(intset_get(h, i), buf));
       break;
     }
-    case kPackedTag: {
-      const auto* h = static_cast<const PackedHeader*>(p);
-      for (std::size_t off = 0; off < h->used;) {
-        const std::string_view m = packed_at_offset(h, off);
-        off += 1 + m.size();
-        f(ctx, m);
-      }
-      break;
-    }
     default:
       static_cast<const SetTable*>(p)->set.for_each(
           [&](void* b) { f(ctx, blocks::read_prefixed(b)); });
@@ -435,19 +330,11 @@ std::uint64_t SetValue::scan_step(std::uint64_t cursor, Visitor f, void* ctx) co
   return t->set.scan(cursor, [&](void* b) { f(ctx, blocks::read_prefixed(b)); });
 }
 
-void SetValue::convert(Encoding to) {
+void SetValue::convert_to_table() {
   SetValue fresh;
-  if (to == Encoding::kPacked)
-    fresh.bits_ = reinterpret_cast<std::uintptr_t>(packed_new()) | kPackedTag;
-  else
-    fresh.bits_ = reinterpret_cast<std::uintptr_t>(new SetTable()) | kTableTag;
-  for_each([&](std::string_view m) {
-    void* p = reinterpret_cast<void*>(fresh.bits_ & ~kFormMask);
-    if (to == Encoding::kPacked)
-      fresh.bits_ = reinterpret_cast<std::uintptr_t>(packed_append(static_cast<PackedHeader*>(p), m)) | kPackedTag;
-    else
-      table_add_new(static_cast<SetTable*>(p), m);
-  });
+  fresh.bits_ = reinterpret_cast<std::uintptr_t>(new SetTable()) | kTableTag;
+  auto* t = reinterpret_cast<SetTable*>(fresh.bits_ & ~kFormMask);
+  for_each([&](std::string_view m) { table_add_new(t, m); });
   *this = std::move(fresh);
 }
 
@@ -456,8 +343,7 @@ SetValue SetValue::clone() const {
   if (bits_ == 0) return copy;
   const void* p = reinterpret_cast<const void*>(bits_ & ~kFormMask);
   switch (bits_ & kFormMask) {
-    case kIntsetTag:
-    case kPackedTag: {
+    case kIntsetTag: {
       const std::size_t n = malloc_usable_size(const_cast<void*>(p));
       void* b = blocks::xmalloc(n);
       std::memcpy(b, p, n);

@@ -1,7 +1,5 @@
 #include "listd/store/value.h"
 
-#include "listd/store/number.h"
-
 namespace listd::store {
 
 std::string_view type_name(ValueType type) noexcept {
@@ -30,13 +28,7 @@ std::string_view Value::type_name() const noexcept { return store::type_name(typ
 
 std::string_view Value::encoding_name() const noexcept {
   switch (type()) {
-    case ValueType::kString: {
-      const std::string_view s = as_string().view();
-      long long ignored;
-      // Redis 7.0: integers that round-trip are "int", short strings "embstr", others "raw".
-      if (s.size() <= 20 && parse_strict_integer(s, ignored)) return "int";
-      return s.size() <= 44 ? "embstr" : "raw";
-    }
+    case ValueType::kString: return as_string().encoding_name();
     case ValueType::kList: return "quicklist";
     case ValueType::kHash: return as_hash().encoding_name();
     case ValueType::kSet: return as_set().encoding_name();

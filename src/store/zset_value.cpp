@@ -415,9 +415,9 @@ void ZSetValue::release() noexcept {
   bits_ = 0;
 }
 
-ZSetValue ZSetValue::create(std::size_t size_hint, std::size_t member_len) {
+ZSetValue ZSetValue::create(std::size_t first_member_len) {
   ZSetValue z;
-  if (size_hint > kPackedMaxEntries || member_len > kPackedMaxBytes)
+  if (first_member_len > kPackedMaxBytes)
     z.bits_ = reinterpret_cast<std::uintptr_t>(skiplist_new()) | kSkiplistTag;
   return z;
 }

@@ -3,11 +3,11 @@
 //
 // SetValue API: add / remove / contains / size / random_member / pop_random / for_each / scan /
 //   clone / memory_usage / encoding_name.
-// Forms (like Redis): "intset" = one block of sorted integers, 2/4/8 bytes wide, while every
-//   member is a canonical integer (Redis string2ll) and there are at most 512; "listpack" = one
-//   block of [u8 len][bytes] entries in insertion order, up to 128 members of <= 64 bytes (Redis
-//   7.0 would use a hashtable here; 7.2 added the listpack); "hashtable" = a BlockSet of
-//   [varint len][bytes] blocks. A set only ever moves to a larger form, never back.
+// Forms (like Redis 7.0): "intset" = one block of sorted integers, 2/4/8 bytes wide, while every
+//   member is a canonical integer (Redis string2ll) and there are at most 512; "hashtable" = a
+//   BlockSet of [varint len][bytes] blocks. A set only ever moves from intset to hashtable. No
+//   listpack form: Redis 7.2 added one for small sets of strings, 7.0 (the reference, whose
+//   OBJECT ENCODING says "hashtable") has none (docs/COMPATIBILITY.md).
 // BlockSet: linear probing over tagged pointers (high 16 bits of each slot = high 16 bits of the
 //   key's hash, so a probe rarely touches a block it does not want), load kept in [1/8, 3/4],
 //   backward-shift deletion (no tombstones). Invariant: a block sits in the unbroken run of
@@ -31,9 +31,8 @@
 
 namespace listd::store {
 
-/// Size limits of the packed forms, Redis 7's defaults: zset-max-listpack-entries 128 (and
-/// 7.2's set-max-listpack-entries 128), hash-max-listpack-entries 512, *-max-listpack-value 64,
-/// set-max-intset-entries 512.
+/// Size limits of the packed forms, Redis 7.0's defaults: zset-max-listpack-entries 128,
+/// hash-max-listpack-entries 512, *-max-listpack-value 64, set-max-intset-entries 512.
 inline constexpr std::size_t kPackedMaxEntries = 128;
 inline constexpr std::size_t kHashPackedMaxEntries = 512;
 inline constexpr std::size_t kPackedMaxBytes = 64;
@@ -245,7 +244,7 @@ class BlockSet {
 
 class SetValue {
  public:
-  enum class Encoding : std::uint8_t { kIntset, kPacked, kTable };
+  enum class Encoding : std::uint8_t { kIntset, kTable };
 
   SetValue() noexcept = default;
   SetValue(const SetValue&) = delete;
@@ -257,7 +256,7 @@ class SetValue {
   std::size_t size() const noexcept;
   bool empty() const noexcept { return size() == 0; }
   Encoding encoding() const noexcept;
-  /// "intset", "listpack" or "hashtable" (OBJECT ENCODING).
+  /// "intset" or "hashtable" (OBJECT ENCODING).
   std::string_view encoding_name() const noexcept;
 
   bool contains(std::string_view member) const noexcept;
@@ -271,15 +270,14 @@ class SetValue {
   /// Removes and returns a uniformly chosen member (the set must not be empty).
   std::string pop_random(std::mt19937_64& rng);
 
-  /// f(std::string_view member) for every member: intset ascending, listpack in insertion
-  /// order, hashtable in slot order. f must not modify the set; the view dies after the call.
+  /// f(std::string_view member) for every member: intset ascending, hashtable in slot order. f must not modify the set; the view dies after the call.
   template <class F>
   void for_each(F&& f) const {
     visit(&invoke<F>, const_cast<void*>(static_cast<const void*>(&f)));
   }
 
   /// SSCAN step: visits the members of one cursor step and returns the next cursor (0 when
-  /// done). Compact forms visit everything at once, as Redis does.
+  /// done). An intset is visited whole at once, as Redis does.
   template <class F>
   std::uint64_t scan(std::uint64_t cursor, F&& f) const {
     return scan_step(cursor, &invoke<F>, const_cast<void*>(static_cast<const void*>(&f)));
@@ -297,7 +295,7 @@ class SetValue {
   }
   void visit(Visitor v, void* ctx) const;
   std::uint64_t scan_step(std::uint64_t cursor, Visitor v, void* ctx) const;
-  void convert(Encoding to);
+  void convert_to_table();
   void release() noexcept;
 
   std::uintptr_t bits_ = 0;  // block pointer | form tag (low 2 bits); 0 = empty

@@ -21,7 +21,9 @@ enum class ValueType : std::uint8_t { kString, kList, kHash, kSet, kZSet };
 
 class Value {
  public:
-  static Value make_string(std::string_view bytes) { return Value(CompactString(bytes)); }
+  static Value make_string(std::string_view bytes, StringForm form = StringForm::kEncoded) {
+    return Value(CompactString(bytes, form));
+  }
   static Value make_list() { return Value(PackedList()); }
   static Value make_hash() { return Value(HashValue()); }
   static Value make_set() { return Value(SetValue()); }

@@ -61,9 +61,11 @@ class ZSetValue {
   ZSetValue& operator=(ZSetValue&& other) noexcept;
   ~ZSetValue();
 
-  /// Redis' zsetTypeCreate: a listpack unless `size_hint` > 128 or the first member is longer
-  /// than 64 bytes.
-  static ZSetValue create(std::size_t size_hint, std::size_t member_len);
+  /// A new sorted set as Redis 7.0's ZADD makes one: a listpack unless its first member is
+  /// longer than 64 bytes, however many members follow (7.2's zsetTypeCreate also looks at their
+  /// number). Not a detail: the listpack stores an integral score as an integer, so -0 added
+  /// into a new set becomes 0 even once it converts to a skip list.
+  static ZSetValue create(std::size_t first_member_len);
 
   std::size_t size() const noexcept;
   bool empty() const noexcept { return size() == 0; }

@@ -243,10 +243,7 @@ void cmd_object_refcount(CommandContext& ctx) {
     return;
   }
   // Redis shares the string objects of the integers 0..9999 (refcount INT_MAX).
-  long long v = 0;
-  const bool shared = e->value.is(store::ValueType::kString) &&
-                      store::parse_strict_integer(e->value.as_string().view(), v) && v >= 0 &&
-                      v < 10000;
+  const bool shared = e->value.is(store::ValueType::kString) && e->value.as_string().shared_integer();
   ctx.reply().integer(shared ? INT_MAX : 1);
 }
 

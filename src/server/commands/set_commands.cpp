@@ -148,6 +148,18 @@ void cmd_spop(CommandContext& ctx) {
     ctx.mark_dirty(size);
     return;
   }
+  const long long remaining = size - count;
+  if (remaining * 5 <= count) {
+    // Redis 7.0 (t_set.c, SPOP "CASE 3"): when few members stay, it draws those into a new set
+    // and replies with the old one, so a hashtable whose remaining members are all integers
+    // becomes an intset again (OBJECT ENCODING shows it).
+    store::SetValue kept;
+    for (long long i = 0; i < remaining; ++i) kept.add(s.pop_random(ctx.exec().rng()));
+    reply_members(r, s);
+    e->value = store::Value(std::move(kept));
+    ctx.mark_dirty(count);
+    return;
+  }
   r.set_header(static_cast<std::size_t>(count));
   for (long long i = 0; i < count; ++i) r.bulk(s.pop_random(ctx.exec().rng()));
   ctx.mark_dirty(count);

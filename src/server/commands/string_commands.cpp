@@ -33,54 +33,79 @@ store::Entry* string_entry(CommandContext& ctx, std::string_view key, bool& fail
   return ctx.lookup_typed(key, store::ValueType::kString, failed);
 }
 
-enum SetFlag : unsigned { kSetNx = 1, kSetXx = 2, kSetGet = 4, kSetKeepTtl = 8, kSetExpire = 16 };
+enum SetFlag : unsigned {
+  kSetNx = 1, kSetXx = 2, kSetGet = 4, kSetKeepTtl = 8, kSetPersist = 16,
+  kSetEx = 32, kSetPx = 64, kSetExat = 128, kSetPxat = 256,
+};
+constexpr unsigned kSetAnyExpiry = kSetEx | kSetPx | kSetExat | kSetPxat;
 
-/// Parses SET/GETEX expiry options starting at argv[i]. `allow` limits which keywords exist.
-/// Fills `expire_at_ms` (absolute, -1 none). Replies and returns false on error.
-bool parse_set_options(CommandContext& ctx, std::size_t i, bool getex, unsigned& flags,
-                       long long& expire_at_ms, bool& persist) {
-  expire_at_ms = -1;
-  persist = false;
+/// The SET/GETEX options: flags, and argv index of the expiry's value (0: none).
+struct SetOptions {
+  unsigned flags = 0;
+  std::size_t expiry_arg = 0;
+};
+
+unsigned expiry_keyword(std::string_view a) {
+  if (strcasecmp_eq(a, "ex")) return kSetEx;
+  if (strcasecmp_eq(a, "px")) return kSetPx;
+  if (strcasecmp_eq(a, "exat")) return kSetExat;
+  if (strcasecmp_eq(a, "pxat")) return kSetPxat;
+  return 0;
+}
+
+/// Redis 7.0 parseExtendedStringArgumentsOrReply: keywords only, from argv[i]. The expiry's value
+/// is read later (expiry_deadline), so a syntax error anywhere wins over a bad value. The same
+/// expiry keyword may repeat (the last value counts); two different ones may not.
+bool parse_set_options(CommandContext& ctx, std::size_t i, bool getex, SetOptions& o) {
   for (; i < ctx.argc(); ++i) {
     const std::string_view a = ctx.arg(i);
-    const bool has_next = i + 1 < ctx.argc();
-    if (!getex && strcasecmp_eq(a, "nx") && !(flags & kSetXx)) {
-      flags |= kSetNx;
-    } else if (!getex && strcasecmp_eq(a, "xx") && !(flags & kSetNx)) {
-      flags |= kSetXx;
+    const unsigned f = o.flags;
+    const unsigned expiry = expiry_keyword(a);
+    if (!getex && strcasecmp_eq(a, "nx") && !(f & kSetXx)) {
+      o.flags |= kSetNx;
+    } else if (!getex && strcasecmp_eq(a, "xx") && !(f & kSetNx)) {
+      o.flags |= kSetXx;
     } else if (!getex && strcasecmp_eq(a, "get")) {
-      flags |= kSetGet;
-    } else if (!getex && strcasecmp_eq(a, "keepttl") && !(flags & kSetExpire)) {
-      flags |= kSetKeepTtl;
-    } else if (getex && strcasecmp_eq(a, "persist") && !(flags & kSetExpire) && !persist) {
-      persist = true;
-    } else if ((strcasecmp_eq(a, "ex") || strcasecmp_eq(a, "px") || strcasecmp_eq(a, "exat") ||
-                strcasecmp_eq(a, "pxat")) &&
-               !(flags & (kSetKeepTtl | kSetExpire)) && !persist && has_next) {
-      flags |= kSetExpire;
-      long long v = 0;
-      if (!ctx.parse_integer(++i, v)) return false;
-      const bool seconds = strcasecmp_eq(a, "ex") || strcasecmp_eq(a, "exat");
-      const bool relative = strcasecmp_eq(a, "ex") || strcasecmp_eq(a, "px");
-      const std::string invalid = "ERR invalid expire time in '" + ctx.spec().full_name + "' command";
-      if (v <= 0 || (seconds && v > LLONG_MAX / 1000)) {
-        ctx.reply().error(invalid);
-        return false;
-      }
-      if (seconds) v *= 1000;
-      if (relative) {
-        if (v > LLONG_MAX - ctx.now_ms()) {
-          ctx.reply().error(invalid);
-          return false;
-        }
-        v += ctx.now_ms();
-      }
-      expire_at_ms = v;
+      o.flags |= kSetGet;
+    } else if (!getex && strcasecmp_eq(a, "keepttl") && !(f & (kSetPersist | kSetAnyExpiry))) {
+      o.flags |= kSetKeepTtl;
+    } else if (getex && strcasecmp_eq(a, "persist") && !(f & (kSetKeepTtl | kSetAnyExpiry))) {
+      o.flags |= kSetPersist;
+    } else if (expiry && !(f & (kSetKeepTtl | kSetPersist | (kSetAnyExpiry & ~expiry))) &&
+               i + 1 < ctx.argc()) {
+      o.flags |= expiry;
+      o.expiry_arg = ++i;
     } else {
       ctx.reply().error(kSyntaxErr);
       return false;
     }
   }
+  return true;
+}
+
+/// Redis getExpireMillisecondsOrReply: the absolute deadline in `at_ms` (-1 without an expiry
+/// option). Replies and returns false on a bad value.
+bool expiry_deadline(CommandContext& ctx, const SetOptions& o, long long& at_ms) {
+  at_ms = -1;
+  if (o.expiry_arg == 0) return true;
+  long long v = 0;
+  if (!ctx.parse_integer(o.expiry_arg, v)) return false;
+  const bool seconds = o.flags & (kSetEx | kSetExat);
+  const bool relative = o.flags & (kSetEx | kSetPx);
+  const std::string invalid = "ERR invalid expire time in '" + ctx.spec().full_name + "' command";
+  if (v <= 0 || (seconds && v > LLONG_MAX / 1000)) {
+    ctx.reply().error(invalid);
+    return false;
+  }
+  if (seconds) v *= 1000;
+  if (relative) {
+    if (v > LLONG_MAX - ctx.now_ms()) {
+      ctx.reply().error(invalid);
+      return false;
+    }
+    v += ctx.now_ms();
+  }
+  at_ms = v;
   return true;
 }
 
@@ -106,10 +131,10 @@ void cmd_get(CommandContext& ctx) {
 
 // SET key value [NX|XX] [GET] [EX s|PX ms|EXAT ts|PXAT ms-ts|KEEPTTL]
 void cmd_set(CommandContext& ctx) {
-  unsigned flags = 0;
+  SetOptions o;
   long long expire_at = -1;
-  bool persist = false;
-  if (!parse_set_options(ctx, 3, false, flags, expire_at, persist)) return;
+  if (!parse_set_options(ctx, 3, false, o) || !expiry_deadline(ctx, o, expire_at)) return;
+  const unsigned flags = o.flags;
   const std::string_view key = ctx.arg(1);
   store::Entry* e = ctx.lookup(key);
   std::string old;
@@ -201,17 +226,18 @@ void cmd_getdel(CommandContext& ctx) {
 
 // GETEX key [EX s|PX ms|EXAT ts|PXAT ms-ts|PERSIST]
 void cmd_getex(CommandContext& ctx) {
-  unsigned flags = 0;
-  long long expire_at = -1;
-  bool persist = false;
-  if (!parse_set_options(ctx, 2, true, flags, expire_at, persist)) return;
+  SetOptions o;
+  if (!parse_set_options(ctx, 2, true, o)) return;
   bool failed = false;
   store::Entry* e = string_entry(ctx, ctx.arg(1), failed);
   if (failed) return;
   if (!e) {
-    ctx.reply().null();
+    ctx.reply().null();  // before the expiry's value is read, as in Redis 7.0
     return;
   }
+  long long expire_at = -1;
+  if (!expiry_deadline(ctx, o, expire_at)) return;
+  const bool persist = o.flags & kSetPersist;
   ctx.reply().bulk(e->value.as_string().view());
   if (expire_at >= 0) {
     apply_expire(ctx, ctx.arg(1), e, expire_at);
@@ -319,11 +345,12 @@ void cmd_incrbyfloat(CommandContext& ctx) {
     ctx.reply().error("ERR increment would produce NaN or Infinity");
     return;
   }
+  // Formatted text: Redis makes it an embstr/raw object, never "int" (even for "3").
   const std::string text = store::format_long_double_human(value);
   if (e)
-    e->value = store::Value::make_string(text);
+    e->value = store::Value::make_string(text, store::StringForm::kFormatted);
   else
-    ctx.add_key(ctx.arg(1), store::Value::make_string(text));
+    ctx.add_key(ctx.arg(1), store::Value::make_string(text, store::StringForm::kFormatted));
   ctx.mark_dirty();
   ctx.reply().bulk(text);
 }
@@ -348,7 +375,8 @@ void cmd_append(CommandContext& ctx) {
   std::string joined;
   joined.reserve(old.size() + ctx.arg(2).size());
   joined.append(old).append(ctx.arg(2));
-  e->value = store::Value::make_string(joined);
+  // Redis appends in place to an unshared raw copy: "raw" whatever the bytes.
+  e->value = store::Value::make_string(joined, store::StringForm::kRaw);
   ctx.mark_dirty();
   ctx.reply().integer(static_cast<long long>(joined.size()));
 }
@@ -413,10 +441,11 @@ void cmd_setrange(CommandContext& ctx) {
   if (s.size() < static_cast<std::size_t>(offset) + value.size())
     s.resize(static_cast<std::size_t>(offset) + value.size(), '\0');
   s.replace(static_cast<std::size_t>(offset), value.size(), value);
+  // Redis edits (or creates) a raw string in place: "raw" whatever the bytes.
   if (e)
-    e->value = store::Value::make_string(s);
+    e->value = store::Value::make_string(s, store::StringForm::kRaw);
   else
-    ctx.add_key(ctx.arg(1), store::Value::make_string(s));
+    ctx.add_key(ctx.arg(1), store::Value::make_string(s, store::StringForm::kRaw));
   ctx.mark_dirty();
   ctx.reply().integer(static_cast<long long>(s.size()));
 }

@@ -261,7 +261,7 @@ void zadd_generic(CommandContext& ctx, unsigned flags) {
   long long added = 0, updated = 0, processed = 0;
   double score = 0;
   if (!e && !xx)
-    e = ctx.add_key(key, store::Value(store::ZSetValue::create(elements, ctx.arg(scoreidx + 1).size())));
+    e = ctx.add_key(key, store::Value(store::ZSetValue::create(ctx.arg(scoreidx + 1).size())));
   if (e) {
     store::ZSetValue& z = e->value.as_zset();
     for (std::size_t j = 0; j < elements; ++j) {

@@ -97,6 +97,8 @@ TEST(KeyspaceCommands, ScanErrors) {
   TestServer t;
   auto& c = t.client();
   EXPECT_EQ(t.run(c, {"SCAN", "x"}), "-ERR invalid cursor\r\n");
+  EXPECT_EQ(t.run(c, {"SCAN", " 0"}), "-ERR invalid cursor\r\n");
+  EXPECT_EQ(t.run(c, {"SCAN", ""}), "*2\r\n$1\r\n0\r\n*0\r\n");  // strtoul: "" is 0
   EXPECT_EQ(t.run(c, {"SCAN", "0", "COUNT", "0"}), "-ERR syntax error\r\n");
   EXPECT_EQ(t.run(c, {"SCAN", "0", "COUNT"}), "-ERR syntax error\r\n");
   EXPECT_EQ(t.run(c, {"SCAN", "0"}), "*2\r\n$1\r\n0\r\n*0\r\n");

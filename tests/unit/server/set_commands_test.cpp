@@ -33,7 +33,8 @@ TEST_F(SetCommandsTest, IntegerSetsAreIntsetsRepliedInOrder) {
   EXPECT_EQ(t.run(c, {"SCARD", "s"}), ":3\r\n");
   EXPECT_EQ(t.run(c, {"TYPE", "s"}), "+set\r\n");
   EXPECT_EQ(t.run(c, {"SADD", "s", "007"}), ":1\r\n");  // not canonical: a string member
-  EXPECT_EQ(t.run(c, {"OBJECT", "ENCODING", "s"}), bulk("listpack"));
+  // Redis 7.0 has no listpack sets: a small set of strings is a hashtable.
+  EXPECT_EQ(t.run(c, {"OBJECT", "ENCODING", "s"}), bulk("hashtable"));
   EXPECT_EQ(t.run(c, {"SISMEMBER", "s", "7"}), ":0\r\n");
 }
 
@@ -123,10 +124,42 @@ TEST_F(SetCommandsTest, SmoveMovesOneMemberAndCleansUp) {
   EXPECT_EQ(t.run(c, {"SCARD", "b"}), ":2\r\n");
 }
 
+TEST_F(SetCommandsTest, SmallSetsOfStringsAreHashtablesAsInRedis70) {
+  EXPECT_EQ(t.run(c, {"SADD", "s", "a"}), ":1\r\n");
+  EXPECT_EQ(t.run(c, {"OBJECT", "ENCODING", "s"}), bulk("hashtable"));
+  t.run(c, {"SADD", "i", "1"});
+  t.run(c, {"SMOVE", "s", "i", "a"});
+  EXPECT_EQ(t.run(c, {"OBJECT", "ENCODING", "i"}), bulk("hashtable"));
+  EXPECT_EQ(t.run(c, {"SUNIONSTORE", "u", "i"}), ":2\r\n");
+  EXPECT_EQ(t.run(c, {"OBJECT", "ENCODING", "u"}), bulk("hashtable"));
+}
+
+TEST_F(SetCommandsTest, SpopLeavingFewMembersRebuildsTheSetLikeRedis) {
+  // Redis 7.0 SPOP "CASE 3" (remaining * 5 <= count) keeps the remaining members in a new set:
+  // a hashtable of integers becomes an intset. A smaller count only removes members.
+  std::vector<std::string> argv{"SADD", "s", "a"};
+  for (int i = 0; i < 11; ++i) argv.push_back(std::to_string(i));
+  t.run_strings(c, argv);
+  argv[1] = "t";
+  t.run_strings(c, argv);
+  t.run(c, {"SREM", "s", "a"});
+  t.run(c, {"SREM", "t", "a"});
+  ASSERT_EQ(t.run(c, {"OBJECT", "ENCODING", "s"}), bulk("hashtable"));
+  EXPECT_EQ(t.run(c, {"SPOP", "s", "9"}).substr(0, 4), "*9\r\n");  // 2 stay: 10 > 9
+  EXPECT_EQ(t.run(c, {"OBJECT", "ENCODING", "s"}), bulk("hashtable"));
+  t.run(c, {"EXPIRE", "t", "100"});
+  EXPECT_EQ(t.run(c, {"SPOP", "t", "10"}).substr(0, 5), "*10\r\n");  // 1 stays: 5 <= 10
+  EXPECT_EQ(t.run(c, {"OBJECT", "ENCODING", "t"}), bulk("intset"));
+  EXPECT_EQ(t.run(c, {"SCARD", "t"}), ":1\r\n");
+  EXPECT_EQ(t.run(c, {"TTL", "t"}), ":100\r\n");
+}
+
 TEST_F(SetCommandsTest, SscanOfCompactFormsIsOneStep) {
   t.run(c, {"SADD", "s", "1", "2", "3"});
   EXPECT_EQ(t.run(c, {"SSCAN", "s", "0", "MATCH", "2"}), "*2\r\n$1\r\n0\r\n*1\r\n" + bulk("2"));
   EXPECT_EQ(t.run(c, {"SSCAN", "s", "x"}), err("ERR invalid cursor"));
+  // strtoul, as in Redis: an empty cursor is 0.
+  EXPECT_EQ(t.run(c, {"SSCAN", "s", ""}), "*2\r\n$1\r\n0\r\n*3\r\n" + bulk("1") + bulk("2") + bulk("3"));
   EXPECT_EQ(t.run(c, {"SSCAN", "s", "0", "COUNT", "0"}), err(listd::server::kSyntaxErr));
   EXPECT_EQ(t.run(c, {"SSCAN", "nokey", "0", "FOO"}), "*2\r\n$1\r\n0\r\n*0\r\n");
 }

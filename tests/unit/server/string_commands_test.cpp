@@ -96,6 +96,75 @@ TEST(StringCommands, MultiKey) {
   EXPECT_EQ(t.run(c, {"GETEX", "e", "EX", "0"}), "-ERR invalid expire time in 'getex' command\r\n");
 }
 
+TEST(StringCommands, OptionKeywordsAreCheckedBeforeTheExpiryValue) {
+  // Redis 7.0 parseExtendedStringArgumentsOrReply: every keyword first, then the last expiry's
+  // value; the same expiry keyword may repeat, two different ones are a syntax error.
+  TestServer t;
+  auto& c = t.client();
+  EXPECT_EQ(t.run(c, {"SET", "k", "v", "PXAT", "-5", "XX", "EXAT", "1"}), "-ERR syntax error\r\n");
+  EXPECT_EQ(t.run(c, {"SET", "k", "v", "EX", "x", "PX", "1"}), "-ERR syntax error\r\n");
+  EXPECT_EQ(t.run(c, {"SET", "k", "v", "EX", "0", "EX", "100"}), "+OK\r\n");
+  EXPECT_EQ(t.run(c, {"TTL", "k"}), ":100\r\n");
+  EXPECT_EQ(t.run(c, {"SET", "k", "v", "EX", "100", "EX", "abc"}),
+            "-ERR value is not an integer or out of range\r\n");
+  t.run(c, {"LPUSH", "l", "x"});
+  // The expiry's value is read before GET's type check.
+  EXPECT_EQ(t.run(c, {"SET", "l", "v", "GET", "EX", "0"}), "-ERR invalid expire time in 'set' command\r\n");
+  EXPECT_EQ(t.run(c, {"SET", "l", "v", "EX", "10", "EX", "20", "GET"}),
+            "-WRONGTYPE Operation against a key holding the wrong kind of value\r\n");
+  // GETEX: a missing key answers nil before the expiry's value is read; PERSIST may repeat.
+  EXPECT_EQ(t.run(c, {"GETEX", "nokey", "EX", "abc"}), "$-1\r\n");
+  EXPECT_EQ(t.run(c, {"GETEX", "nokey", "EX", "5", "PX", "5"}), "-ERR syntax error\r\n");
+  EXPECT_EQ(t.run(c, {"GETEX", "k", "EX", "abc"}), "-ERR value is not an integer or out of range\r\n");
+  EXPECT_EQ(t.run(c, {"GETEX", "k", "PERSIST", "PERSIST"}), "$1\r\nv\r\n");
+  EXPECT_EQ(t.run(c, {"TTL", "k"}), ":-1\r\n");
+}
+
+TEST(StringCommands, ObjectEncodingFollowsTheCommandThatMadeTheString) {
+  // Redis 7.0: arguments get tryObjectEncoding (int/embstr/raw by content), APPEND and SETRANGE
+  // edit a raw string, INCRBYFLOAT formats an embstr; COPY unshares 0..9999.
+  TestServer t;
+  auto& c = t.client();
+  auto encoding = [&](const char* key) { return t.run(c, {"OBJECT", "ENCODING", key}); };
+  auto refcount = [&](const char* key) { return t.run(c, {"OBJECT", "REFCOUNT", key}); };
+  t.run(c, {"SET", "i", "12"});
+  EXPECT_EQ(encoding("i"), "$3\r\nint\r\n");
+  EXPECT_EQ(refcount("i"), ":2147483647\r\n");
+  t.run(c, {"SET", "e", std::string(44, 'e')});
+  EXPECT_EQ(encoding("e"), "$6\r\nembstr\r\n");
+  t.run(c, {"SET", "r", std::string(45, 'r')});
+  EXPECT_EQ(encoding("r"), "$3\r\nraw\r\n");
+  t.run(c, {"APPEND", "i", "3"});  // "123", edited in place
+  EXPECT_EQ(encoding("i"), "$3\r\nraw\r\n");
+  EXPECT_EQ(refcount("i"), ":1\r\n");
+  t.run(c, {"INCR", "i"});  // a fresh integer object
+  EXPECT_EQ(encoding("i"), "$3\r\nint\r\n");
+  t.run(c, {"APPEND", "a", "5"});  // APPEND to a missing key stores the argument
+  EXPECT_EQ(encoding("a"), "$3\r\nint\r\n");
+  t.run(c, {"SET", "x", "1"});
+  t.run(c, {"SETRANGE", "x", "0", ""});  // sets nothing: unchanged
+  EXPECT_EQ(encoding("x"), "$3\r\nint\r\n");
+  t.run(c, {"SETRANGE", "x", "0", "7"});
+  EXPECT_EQ(encoding("x"), "$3\r\nraw\r\n");
+  t.run(c, {"SETRANGE", "y", "0", "7"});
+  EXPECT_EQ(encoding("y"), "$3\r\nraw\r\n");
+  t.run(c, {"INCRBYFLOAT", "f", "3"});
+  EXPECT_EQ(t.run(c, {"GET", "f"}), "$1\r\n3\r\n");
+  EXPECT_EQ(encoding("f"), "$6\r\nembstr\r\n");
+  EXPECT_EQ(refcount("f"), ":1\r\n");
+  t.run(c, {"INCRBYFLOAT", "g", "1e300"});
+  EXPECT_EQ(encoding("g"), "$3\r\nraw\r\n");
+  t.run(c, {"SET", "s", "5"});
+  t.run(c, {"COPY", "s", "s2"});
+  EXPECT_EQ(encoding("s2"), "$3\r\nint\r\n");
+  EXPECT_EQ(refcount("s2"), ":1\r\n");
+  EXPECT_EQ(refcount("s"), ":2147483647\r\n");
+  t.run(c, {"COPY", "x", "x2"});
+  EXPECT_EQ(encoding("x2"), "$3\r\nraw\r\n");
+  t.run(c, {"RENAME", "s", "s3"});
+  EXPECT_EQ(refcount("s3"), ":2147483647\r\n");
+}
+
 TEST(StringCommands, TransactionsQueueAndWatchSeesWrites) {
   TestServer t;
   auto& a = t.client();

@@ -158,6 +158,23 @@ TEST_F(ZSetCommandsTest, WrongTypeEverywhere) {
   EXPECT_EQ(t.run(c, {"OBJECT", "ENCODING", "z"}), bulk("listpack"));
 }
 
+TEST_F(ZSetCommandsTest, ANewSetStartsAsAListpackHoweverManyMembersTheZaddHas) {
+  // Redis 7.0 ZADD creates a listpack unless the first member is longer than 64 bytes, and the
+  // listpack stores -0 as the integer 0: the sign is gone after the conversion too.
+  std::vector<std::string> argv{"ZADD", "big", "-0", "m0"};
+  for (int i = 1; i <= 130; ++i) {
+    argv.push_back(std::to_string(i));
+    argv.push_back("m" + std::to_string(i));
+  }
+  EXPECT_EQ(t.run_strings(c, argv), ":131\r\n");
+  EXPECT_EQ(t.run(c, {"OBJECT", "ENCODING", "big"}), bulk("skiplist"));
+  EXPECT_EQ(t.run(c, {"ZSCORE", "big", "m0"}), bulk("0"));
+  const std::string long_member(65, 'x');
+  EXPECT_EQ(t.run_strings(c, {"ZADD", "long", "-0", long_member}), ":1\r\n");
+  EXPECT_EQ(t.run(c, {"OBJECT", "ENCODING", "long"}), bulk("skiplist"));
+  EXPECT_EQ(t.run_strings(c, {"ZSCORE", "long", long_member}), bulk("-0"));
+}
+
 TEST_F(ZSetCommandsTest, LargeSetsUseTheSkipList) {
   std::vector<std::string> argv{"ZADD", "big"};
   for (int i = 0; i < 1000; ++i) {
