@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <fmt/format.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -134,6 +135,10 @@ void Persistence::stop_syncer() {
 
 // The everysec thread: touches only incr_fd_ (under sync_mu_) and the two atomics.
 void Persistence::syncer_loop() {
+  // Signals are the event loop's business (asio's signal_set); this thread never takes one.
+  sigset_t all;
+  sigfillset(&all);
+  ::pthread_sigmask(SIG_BLOCK, &all, nullptr);
   std::unique_lock lk(sync_mu_);
   while (!syncer_stop_) {
     sync_cv_.wait_for(lk, std::chrono::seconds(1), [this] { return syncer_stop_; });
@@ -160,7 +165,7 @@ bool Persistence::load_at_startup(std::string& error) {
   if (s.appendonly) {
     ok = load_aof(error);
     if (ok) {
-      aof_on_ = true;
+      aof_state_ = AofState::kOn;
       start_syncer();
     }
   } else {
@@ -230,7 +235,8 @@ bool Persistence::load_aof(std::string& error) {
   // A rewrite child of a killed server leaves its temp base behind: never in the manifest.
   if (DIR* d = ::opendir(aof_dir_path_.c_str())) {
     while (const dirent* e = ::readdir(d)) {
-      if (std::string_view(e->d_name).starts_with("temp-rewriteaof-bg-"))
+      const std::string_view name(e->d_name);
+      if (name.starts_with("temp-rewriteaof-bg-") || name == "temp-" + prefix_ + ".incr")
         ::unlink(ps::join_path(aof_dir_path_, e->d_name).c_str());
     }
     ::closedir(d);
@@ -499,12 +505,26 @@ void Persistence::stop_aof() {
     if (incr_fd_ >= 0) ::close(incr_fd_);
     incr_fd_ = -1;
   }
-  aof_on_ = false;
+  aof_state_ = AofState::kOff;
+}
+
+void Persistence::adopt_manifest_on_disk() {
+  prefix_ = exec_.config().settings().appendfilename;
+  aof_dir_path_ = aof_dir();
+  const std::string mpath = ps::join_path(aof_dir_path_, ps::manifest_file_name(prefix_));
+  std::string text, err;
+  ps::ManifestError merr;
+  if (!ps::file_exists(mpath) || !ps::read_file(mpath, text, err) || !ps::parse_manifest(text, manifest_, merr))
+    manifest_ = ps::AofManifest{};
+}
+
+std::string Persistence::temp_incr_path() const {
+  return ps::join_path(aof_dir_path_, "temp-" + prefix_ + ".incr");
 }
 
 void Persistence::on_appendonly_changed() {
   const bool want = exec_.config().settings().appendonly;
-  if (want == aof_on_) return;
+  if (want == (aof_state_ != AofState::kOff)) return;
   if (!want) {
     if (child_kind_ == ChildKind::kRewrite) {
       ::kill(child_pid_, SIGUSR1);
@@ -513,35 +533,72 @@ void Persistence::on_appendonly_changed() {
       child_kind_ = ChildKind::kNone;
       child_pid_ = -1;
     }
+    const bool initial = aof_state_ == AofState::kWaitRewrite;
+    rewrite_scheduled_ = false;  // as Redis' stopAppendOnly
     stop_aof();
+    if (initial) ::unlink(temp_incr_path().c_str());
     log(LogLevel::kNotice, "Background append only file rewriting stopped: AOF disabled");
     return;
   }
-  // Start logging from a base holding the current data (Redis does this with a rewrite; listd
-  // writes the base synchronously, so the first logged command follows a complete base).
-  prefix_ = exec_.config().settings().appendfilename;
-  aof_dir_path_ = aof_dir();
-  const std::string mpath = ps::join_path(aof_dir_path_, ps::manifest_file_name(prefix_));
-  std::string text, err;
-  ps::ManifestError merr;
-  if (!ps::file_exists(mpath) || !ps::read_file(mpath, text, err) || !ps::parse_manifest(text, manifest_, merr))
-    manifest_ = ps::AofManifest{};
-  if (!start_fresh_aof(err)) {
-    log(LogLevel::kWarning, fmt::format("Redis needs to enable the AOF but can't open the append only file: {}", err));
+  // As Redis: a background rewrite writes the first base from the current data; commands from
+  // the fork on go to a temporary incr file, and both enter the manifest when the base is done.
+  adopt_manifest_on_disk();
+  std::string err;
+  if (!ps::ensure_directory(aof_dir_path_, err)) {
+    log(LogLevel::kWarning, fmt::format("Redis needs to enable the AOF but can't open or create "
+                                        "append-only dir {}: {}", aof_dir_path_, err));
     return;
   }
-  aof_on_ = true;
+  aof_state_ = AofState::kWaitRewrite;
   start_syncer();
-  log(LogLevel::kNotice, "AOF enabled: base written, logging to the incr file");
+  if (child_pid_ > 0) {
+    rewrite_scheduled_ = true;  // after the running child, from cron
+  } else if (!start_rewrite(err)) {
+    log(LogLevel::kWarning, err);
+    log(LogLevel::kWarning, "Redis needs to enable the AOF but can't trigger a background AOF "
+                            "rewrite operation. Check the above logs for more info about the error.");
+    stop_aof();
+    return;
+  }
+  log(LogLevel::kNotice, "AOF enabled: writing the first base in the background");
 }
 
 // ---- children ---------------------------------------------------------------------------------
 
 bool Persistence::start_rewrite(std::string& error) {
-  if (!aof_on_) {
-    error = "ERR listd rewrites the AOF only while appendonly is yes";
+  if (aof_state_ == AofState::kWaitRewrite) {
+    rewrite_mode_ = RewriteMode::kInitial;
+    // Everything executed so far will be in the child's base: the temporary incr file starts
+    // empty at the fork (a failed earlier attempt's bytes are superseded too).
+    encoder_.clear();
+    const int fd = ::open(temp_incr_path().c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0) {
+      error = fmt::format("ERR Can't open the temporary append-only file {}: {}", temp_incr_path(),
+                          std::strerror(errno));
+      return false;
+    }
+    std::lock_guard lk(sync_mu_);
+    if (incr_fd_ >= 0) ::close(incr_fd_);
+    incr_fd_ = fd;
+    encoder_.reset_selected_db();
+  } else if (aof_state_ == AofState::kOff) {
+    // BGREWRITEAOF with appendonly no: Redis 7.0 writes a manifest with a base and no incr.
+    rewrite_mode_ = RewriteMode::kBaseOnly;
+    adopt_manifest_on_disk();
+    std::string err;
+    if (!ps::ensure_directory(aof_dir_path_, err)) {
+      error = fmt::format("ERR Can't open or create append-only dir {}: {}", aof_dir_path_, err);
+      return false;
+    }
+  } else if (!start_compacting_incr(error)) {
     return false;
   }
+  rewrite_base_seq_ = manifest_.curr_base_seq + 1;
+  return fork_rewrite_child(error);
+}
+
+bool Persistence::start_compacting_incr(std::string& error) {
+  rewrite_mode_ = RewriteMode::kCompact;
   // Everything logged so far goes to the old incr file and is made durable there: if the
   // rewrite fails, the old files plus the new incr file are still the whole history.
   flush_now();
@@ -572,8 +629,10 @@ bool Persistence::start_rewrite(std::string& error) {
   }
   encoder_.reset_selected_db();
   rewrite_old_incrs_ = manifest_.incrs.size() - 1;
-  rewrite_base_seq_ = manifest_.curr_base_seq + 1;
+  return true;
+}
 
+bool Persistence::fork_rewrite_child(std::string& error) {
   const pid_t pid = ::fork();
   if (pid < 0) {
     error = fmt::format("ERR Can't rewrite append only file in background: fork: {}", std::strerror(errno));
@@ -608,11 +667,16 @@ bool Persistence::start_rewrite(std::string& error) {
 
 void Persistence::finish_rewrite(bool ok) {
   last_rewrite_secs_ = static_cast<std::int64_t>((exec_.clock().monotonic_ms() - child_start_ms_) / 1000);
-  if (!ok || !aof_on_) {
+  const RewriteMode mode = rewrite_mode_;
+  const bool stale = (mode == RewriteMode::kCompact && aof_state_ != AofState::kOn) ||
+                     (mode == RewriteMode::kInitial && aof_state_ != AofState::kWaitRewrite);
+  if (!ok || stale) {
     ::unlink(child_temp_.c_str());
     last_rewrite_ok_ = false;
     last_rewrite_fail_ms_ = now_ms();
     log(LogLevel::kWarning, "Background AOF rewrite terminated with error");
+    // The first AOF after CONFIG SET appendonly yes is retried from cron, as Redis does.
+    if (mode == RewriteMode::kInitial && aof_state_ == AofState::kWaitRewrite) rewrite_scheduled_ = true;
     return;
   }
   const std::string base_name = ps::base_file_name(prefix_, rewrite_base_seq_, true);
@@ -631,6 +695,8 @@ void Persistence::finish_rewrite(bool ok) {
     h.type = ps::AofFileType::kHistory;
     manifest_.history.push_back(h);
   }
+  // Compacting keeps the incr file opened at the fork; otherwise every older incr is history.
+  if (mode != RewriteMode::kCompact) rewrite_old_incrs_ = manifest_.incrs.size();
   for (std::size_t i = 0; i < rewrite_old_incrs_ && i < manifest_.incrs.size(); ++i) {
     auto h = manifest_.incrs[i];
     h.type = ps::AofFileType::kHistory;
@@ -641,14 +707,42 @@ void Persistence::finish_rewrite(bool ok) {
   manifest_.base = ps::AofFileInfo{base_name, rewrite_base_seq_, ps::AofFileType::kBase};
   manifest_.curr_base_seq = rewrite_base_seq_;
   std::string err;
+  // kInitial: the temporary incr file (everything since the fork) becomes the first incr.
+  std::string incr_path;
+  if (mode == RewriteMode::kInitial) {
+    const long long seq = manifest_.curr_incr_seq + 1;
+    const std::string name = ps::incr_file_name(prefix_, seq);
+    incr_path = ps::join_path(aof_dir_path_, name);
+    flush_now();
+    if (::rename(temp_incr_path().c_str(), incr_path.c_str()) != 0) {
+      log(LogLevel::kWarning, fmt::format("Error trying to rename the temporary AOF incr file into {}: {}",
+                                          name, std::strerror(errno)));
+      manifest_ = before;
+      ::unlink(base_path.c_str());
+      last_rewrite_ok_ = false;
+      last_rewrite_fail_ms_ = now_ms();
+      rewrite_scheduled_ = true;
+      return;
+    }
+    manifest_.incrs.push_back({name, seq, ps::AofFileType::kIncr});
+    manifest_.curr_incr_seq = seq;
+  }
   // The switch point: the new manifest (fdatasynced, renamed, directory fsynced).
   if (!persist_manifest(err)) {
     log(LogLevel::kWarning, err);
     manifest_ = before;
     ::unlink(base_path.c_str());
+    // The open incr file goes back to its temporary name: no file outside the manifest may
+    // carry a name a later incr could reuse.
+    if (!incr_path.empty()) ::rename(incr_path.c_str(), temp_incr_path().c_str());
     last_rewrite_ok_ = false;
     last_rewrite_fail_ms_ = now_ms();
+    if (mode == RewriteMode::kInitial) rewrite_scheduled_ = true;
     return;
+  }
+  if (mode == RewriteMode::kInitial) {
+    aof_state_ = AofState::kOn;
+    log(LogLevel::kNotice, "AOF rewrite done: the AOF is on");
   }
   log(LogLevel::kNotice, fmt::format("Successfully renamed the temporary AOF base file {} into {}", child_temp_, base_name));
   delete_history_files();
@@ -731,7 +825,7 @@ void Persistence::cron() {
   }
   if (child_pid_ > 0) return;
   std::string err;
-  if (rewrite_scheduled_ && aof_on_) {
+  if (rewrite_scheduled_) {  // (appendonly no: a scheduled BGREWRITEAOF writes a base-only AOF)
     if (!start_rewrite(err)) log(LogLevel::kWarning, err);
     return;
   }
@@ -745,7 +839,7 @@ void Persistence::cron() {
       return;
     }
   }
-  if (aof_on_ && s.auto_aof_rewrite_percentage > 0 && aof_current_size_ > s.auto_aof_rewrite_min_size &&
+  if (aof_state_ == AofState::kOn && s.auto_aof_rewrite_percentage > 0 && aof_current_size_ > s.auto_aof_rewrite_min_size &&
       (last_rewrite_ok_ || now - last_rewrite_fail_ms_ > 60000)) {
     const long long base = aof_base_size_ > 0 ? aof_base_size_ : 1;
     const long long growth = (aof_current_size_ * 100 / base) - 100;
@@ -757,6 +851,9 @@ void Persistence::cron() {
 }
 
 void Persistence::shutdown() {
+  // The first AOF after CONFIG SET appendonly yes is finished rather than abandoned (Redis
+  // refuses to exit meanwhile): without its base the incr file alone would lose data.
+  if (aof_state_ == AofState::kWaitRewrite && child_kind_ == ChildKind::kRewrite) wait_for_children();
   if (child_pid_ > 0) {
     ::kill(child_pid_, SIGUSR1);
     ::waitpid(child_pid_, nullptr, 0);
@@ -764,7 +861,7 @@ void Persistence::shutdown() {
     child_pid_ = -1;
     child_kind_ = ChildKind::kNone;
   }
-  if (aof_on_) {
+  if (aof_state_ != AofState::kOff) {
     log(LogLevel::kNotice, "Calling fsync() on the AOF file.");
     stop_aof();
   }
@@ -841,7 +938,7 @@ void Persistence::info(std::string& out) const {
   out += fmt::format("rdb_saves:{}\r\n", rdb_saves_);
   out += "rdb_last_cow_size:0\r\n";
   out += fmt::format("rdb_last_load_keys_expired:{}\r\nrdb_last_load_keys_loaded:{}\r\n", rdb_loaded_expired_, rdb_loaded_keys_);
-  out += fmt::format("aof_enabled:{}\r\n", aof_on_ ? 1 : 0);
+  out += fmt::format("aof_enabled:{}\r\n", aof_state_ != AofState::kOff ? 1 : 0);
   out += fmt::format("aof_rewrite_in_progress:{}\r\n", aof_child ? 1 : 0);
   out += fmt::format("aof_rewrite_scheduled:{}\r\n", rewrite_scheduled_ ? 1 : 0);
   out += fmt::format("aof_last_rewrite_time_sec:{}\r\n", last_rewrite_secs_);
@@ -851,7 +948,7 @@ void Persistence::info(std::string& out) const {
   out += "aof_rewrites_consecutive_failures:0\r\n";
   out += fmt::format("aof_last_write_status:{}\r\n", status_word(sync_error_.load() == 0));
   out += "aof_last_cow_size:0\r\nmodule_fork_in_progress:0\r\nmodule_fork_last_cow_size:0\r\n";
-  if (aof_on_) {
+  if (aof_state_ != AofState::kOff) {
     out += fmt::format("aof_current_size:{}\r\n", aof_current_size_);
     out += fmt::format("aof_base_size:{}\r\n", aof_base_size_);
     out += fmt::format("aof_pending_rewrite:{}\r\n", rewrite_scheduled_ ? 1 : 0);

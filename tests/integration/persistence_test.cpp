@@ -300,21 +300,68 @@ TEST(Persistence, DumpRdbLoadsIntoRedisAndBack) {
   EXPECT_EQ(snapshot(c.get()), listd_data);
 }
 
+// As Redis: the first base is written by a background rewrite; commands from the fork on go to
+// a temporary incr file that joins the manifest with the base.
 TEST(Persistence, ConfigSetAppendonlyStartsLoggingFromTheCurrentData) {
   TempDir d;
   ServerProcess p = ServerProcess::start_listd({"--dir", d.path()});
   ContextPtr c(p.connect());
   cmd(c.get(), {"RPUSH", "before", "a", "b"});
+  for (int i = 0; i < 20000; ++i) cmd(c.get(), {"RPUSH", "bulk", "element-" + std::to_string(i)});
   EXPECT_EQ(str(cmd(c.get(), {"CONFIG", "GET", "appendonly"})).size(), 0u);
   EXPECT_EQ(str(cmd(c.get(), {"CONFIG", "SET", "appendonly", "yes"})), "OK");
   EXPECT_EQ(info_field(c.get(), "aof_enabled"), "1");
-  cmd(c.get(), {"RPUSH", "after", "c"});
+  cmd(c.get(), {"RPUSH", "after", "c"});  // most likely while the child writes the base
+  wait_rewrite_done(c.get(), 1);
+  cmd(c.get(), {"RPUSH", "after", "d"});
+  std::string manifest;
+  shell("cat " + d.path() + "/appendonlydir/appendonly.aof.manifest", &manifest);
+  EXPECT_EQ(manifest, "file appendonly.aof.1.base.rdb seq 1 type b\n"
+                      "file appendonly.aof.1.incr.aof seq 1 type i\n");
+  EXPECT_FALSE(fs::exists(d.path() + "/appendonlydir/temp-appendonly.aof.incr"));
   ::kill(p.pid(), SIGKILL);
   p.stop();
   ServerProcess back = ServerProcess::start_listd({"--appendonly", "yes", "--dir", d.path()});
   ContextPtr b(back.connect());
   EXPECT_EQ(strings_of(cmd(b.get(), {"LRANGE", "before", "0", "-1"})), (std::vector<std::string>{"a", "b"}));
-  EXPECT_EQ(strings_of(cmd(b.get(), {"LRANGE", "after", "0", "-1"})), (std::vector<std::string>{"c"}));
+  EXPECT_EQ(strings_of(cmd(b.get(), {"LRANGE", "after", "0", "-1"})), (std::vector<std::string>{"c", "d"}));
+  EXPECT_EQ(cmd(b.get(), {"LLEN", "bulk"})->integer, 20000);
+}
+
+// Redis 7.0 answers BGREWRITEAOF with appendonly no by writing a base-only AOF (a manifest
+// with one base and no incr file); redis-server and listd load it.
+TEST(Persistence, BgrewriteaofWithAppendonlyNoWritesABaseOnlyAof) {
+  TempDir d;
+  std::map<std::string, std::string> listd_data;
+  {
+    ServerProcess p = ServerProcess::start_listd({"--dir", d.path()});
+    workload(p, 300, 1);
+    ContextPtr c(p.connect());
+    EXPECT_EQ(str(cmd(c.get(), {"BGREWRITEAOF"})), "Background append only file rewriting started");
+    wait_rewrite_done(c.get(), 1);
+    EXPECT_EQ(info_field(c.get(), "aof_enabled"), "0");
+    EXPECT_EQ(info_field(c.get(), "aof_last_bgrewrite_status"), "ok");
+    // A second one replaces the first base (which becomes history and is deleted).
+    EXPECT_EQ(str(cmd(c.get(), {"BGREWRITEAOF"})), "Background append only file rewriting started");
+    wait_rewrite_done(c.get(), 2);
+    listd_data = snapshot(c.get());
+    EXPECT_EQ(p.stop(), 0);
+  }
+  const std::string dir = d.path() + "/appendonlydir";
+  std::string manifest;
+  shell("cat " + dir + "/appendonly.aof.manifest", &manifest);
+  EXPECT_EQ(manifest, "file appendonly.aof.2.base.rdb seq 2 type b\n");
+  EXPECT_FALSE(fs::exists(dir + "/appendonly.aof.1.base.rdb"));
+  TempDir r;
+  fs::copy(dir, r.path() + "/appendonlydir");  // before listd, started on it, adds an incr file
+  {
+    ServerProcess back = ServerProcess::start_listd({"--appendonly", "yes", "--dir", d.path()});
+    ContextPtr c(back.connect());
+    EXPECT_EQ(snapshot(c.get()), listd_data);
+  }
+  ServerProcess redis = ServerProcess::start_redis({"--appendonly", "yes", "--dir", r.path()});
+  ContextPtr rc(redis.connect());
+  EXPECT_EQ(snapshot(rc.get()), listd_data);
 }
 
 // Redis' SHUTDOWN: a final snapshot when save points are configured (or SAVE), none with

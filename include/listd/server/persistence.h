@@ -60,7 +60,7 @@ class Persistence {
 
   // ---- propagation --------------------------------------------------------------------
   /// True when effects must be written: appendonly is on and nothing is being loaded.
-  bool logging() const noexcept { return aof_on_ && !loading_; }
+  bool logging() const noexcept { return aof_state_ != AofState::kOff && !loading_; }
   bool loading() const noexcept { return loading_; }
   /// Appends one command run in `db` to the turn buffer.
   void append(int db, std::span<const std::string_view> argv) { encoder_.append(db, argv); }
@@ -107,6 +107,13 @@ class Persistence {
 
  private:
   enum class ChildKind { kNone, kRdb, kRewrite };
+  // Redis' aof_state. kWaitRewrite: after CONFIG SET appendonly yes, until the first rewrite's
+  // base holds the data; meanwhile commands go to a temporary incr file that joins the manifest
+  // with that base.
+  enum class AofState { kOff, kOn, kWaitRewrite };
+  // What the running rewrite child's base is for: compacting the live AOF, the first AOF after
+  // CONFIG SET appendonly yes, or a base-only AOF (BGREWRITEAOF while appendonly is no, as Redis).
+  enum class RewriteMode { kCompact, kInitial, kBaseOnly };
 
   void log(LogLevel level, std::string_view msg) const;
   [[noreturn]] void fatal(std::string_view msg);
@@ -115,12 +122,16 @@ class Persistence {
   bool load_rdb_file(const std::string& path, std::string& error);
   bool load_one_aof_file(const std::string& name, bool last, std::string& error);
   bool start_fresh_aof(std::string& error);
+  void adopt_manifest_on_disk();
+  std::string temp_incr_path() const;
   bool open_incr_for_append(std::string& error);
   bool persist_manifest(std::string& error);
   void delete_history_files();
   void stop_aof();
   bool write_rdb_file(const std::string& path, bool aof_base, std::string& error) const;
   bool start_rewrite(std::string& error);
+  bool start_compacting_incr(std::string& error);
+  bool fork_rewrite_child(std::string& error);
   void finish_rewrite(bool ok);
   bool start_bgsave(std::string& error);
   void finish_bgsave(bool ok);
@@ -134,7 +145,7 @@ class Persistence {
   LogFn log_;
   std::function<void()> fatal_;
   persistence::AofEncoder encoder_;
-  bool aof_on_ = false;
+  AofState aof_state_ = AofState::kOff;
   bool loading_ = false;
 
   // The open AOF.
@@ -162,6 +173,7 @@ class Persistence {
   long long dirty_at_fork_ = 0;
   long long rewrite_base_seq_ = 0;
   std::size_t rewrite_old_incrs_ = 0;
+  RewriteMode rewrite_mode_ = RewriteMode::kCompact;
   bool rewrite_scheduled_ = false;
 
   // INFO.
