@@ -1,4 +1,5 @@
 // listd entry point: `listd [path/to/listd.conf] [--name value ...]`, like redis-server.
+#include <pthread.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
@@ -86,6 +87,19 @@ int main(int argc, char** argv) {
   signals.async_wait(on_signal);
   spdlog::info("Ready to accept connections tcp");
   server.run();
+  // Exiting now: a SIGTERM during the final fsync or the teardown of the data must not turn a
+  // clean exit into death by signal. Clearing the set restores the default action, so the
+  // signals are blocked while it is replaced by "ignore" (the fsync thread blocks them always).
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  ::pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  asio::error_code ignored;
+  signals.clear(ignored);
+  std::signal(SIGTERM, SIG_IGN);  // also discards one that arrived while blocked
+  std::signal(SIGINT, SIG_IGN);
+  ::pthread_sigmask(SIG_UNBLOCK, &stop_signals, nullptr);
   executor.persistence().shutdown();  // write + fsync what is pending, stop children
   spdlog::info("listd is now ready to exit, bye bye...");
   return 0;
