@@ -291,22 +291,15 @@ const std::string kLexKey = "kz";
 // their own type's commands (key() never returns them), so they hold a hash / a set more often
 // than "kh" / "ks", which other commands turn into lists, strings... The random commands mostly
 // use them, so that more of their picks are genuinely random.
-std::string hkey(Rng& r) {
+// `shared` with `shared_pct` percent, `own` with the next `own_pct` percent, else any key.
+std::string home_key(Rng& r, const char* shared, const char* own, int shared_pct, int own_pct) {
   const long long roll = r.range(1, 100);
-  return roll <= 35 ? "kh" : roll <= 55 ? "khh" : key(r);
+  return roll <= shared_pct ? shared : roll <= shared_pct + own_pct ? own : key(r);
 }
-std::string skey(Rng& r) {
-  const long long roll = r.range(1, 100);
-  return roll <= 35 ? "ks" : roll <= 55 ? "kss" : key(r);
-}
-std::string hkey_mostly(Rng& r) {
-  const long long roll = r.range(1, 100);
-  return roll <= 30 ? "kh" : roll <= 80 ? "khh" : key(r);
-}
-std::string skey_mostly(Rng& r) {
-  const long long roll = r.range(1, 100);
-  return roll <= 30 ? "ks" : roll <= 80 ? "kss" : key(r);
-}
+std::string hkey(Rng& r) { return home_key(r, "kh", "khh", 35, 20); }
+std::string skey(Rng& r) { return home_key(r, "ks", "kss", 35, 20); }
+std::string hkey_mostly(Rng& r) { return home_key(r, "kh", "khh", 30, 50); }
+std::string skey_mostly(Rng& r) { return home_key(r, "ks", "kss", 30, 50); }
 std::string zkey(Rng& r) {
   const long long roll = r.range(1, 100);
   if (roll <= 15) return kLexKey;
