@@ -96,6 +96,7 @@ void Connection::on_read(const asio::error_code& ec, std::size_t n) {
 void Connection::process_input() {
   server::Executor& exec = server_.executor();
   parser_.set_limits(server_.parser_limits());
+  exec.begin_batch();
   while (!closed_ && !client_->blocked() && !client_->close_after_reply && in_begin_ < in_end_) {
     const std::string_view buf(in_.data() + in_begin_, in_end_ - in_begin_);
     parser_.set_auth_required(!client_->authenticated);  // Redis authRequired(), per request
@@ -108,6 +109,7 @@ void Connection::process_input() {
     if (!parser_.argv().empty()) exec.execute(*client_, parser_.argv());
     in_begin_ += parser_.consumed();
   }
+  exec.end_batch();
   if (in_begin_ == in_end_) in_begin_ = in_end_ = 0;
 }
 

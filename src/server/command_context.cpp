@@ -15,7 +15,7 @@ CommandContext::CommandContext(Executor& exec, Client& client, const CommandSpec
       spec_(spec),
       argv_(argv),
       db_(&exec.keyspace().db(client.db)),
-      now_ms_(exec.clock().unix_ms()),
+      now_ms_(exec.command_unix_ms()),
       in_exec_(in_exec) {}
 
 bool CommandContext::parse_integer(std::size_t i, long long& out, std::string_view err) {

@@ -48,6 +48,8 @@ CommandSpec& CommandTable::add(CommandSpec spec) {
   auto owned = std::make_unique<CommandSpec>(std::move(spec));
   owned->full_name = std::string(owned->name);
   CommandSpec& ref = *owned;
+  ref.slot = by_slot_.size();
+  by_slot_.push_back(&ref);
   ordered_.push_back(&ref);
   commands_.emplace(std::string(ref.name), std::move(owned));
   return ref;
@@ -58,6 +60,8 @@ CommandSpec& CommandTable::add_subcommand(CommandSpec& parent, CommandSpec sub) 
   owned->parent = &parent;
   owned->full_name = std::string(parent.name) + "|" + std::string(owned->name);
   CommandSpec& ref = *owned;
+  ref.slot = by_slot_.size();
+  by_slot_.push_back(&ref);
   parent.subcommands.push_back(std::move(owned));
   return ref;
 }

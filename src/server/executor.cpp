@@ -46,6 +46,7 @@ Executor::Executor(Config& config, Clock& clock)
     propagate(db.index(), del);
   });
   register_persistence_commands(table_);
+  command_stats_.resize(table_.by_slot().size());
   persistence_ = std::make_unique<Persistence>(*this);
 }
 
@@ -154,11 +155,12 @@ std::string Executor::rejection(const Client& c, std::span<const std::string_vie
 
 void Executor::execute(Client& c, std::span<const std::string_view> argv) {
   if (argv.empty()) return;
-  c.last_interaction_ms = clock_.monotonic_ms();
+  if (!in_batch_) now_ = clock().read();
+  c.last_interaction_ms = now_.mono_ms();
   const CommandSpec* spec = table_.find(argv[0]);
   if (std::string error = rejection(c, argv, spec); !error.empty()) {
     ++stats_.total_error_replies;
-    if (spec) ++command_stats_[spec].rejected;
+    if (spec) ++command_stats_[spec->slot].rejected;
     if (c.in_multi && spec && spec->full_name == "exec") {
       // Redis execCommandAbort: a rejected EXEC ends the transaction.
       const std::string_view reason =
@@ -189,7 +191,7 @@ void Executor::dispatch(Client& c, const CommandSpec& spec,
                         std::span<const std::string_view> argv, bool in_exec) {
   const std::size_t out_before = c.out.size();
   const ReplyMode mode_before = c.reply_mode;
-  const auto t0 = std::chrono::steady_clock::now();
+  const std::uint64_t t0_us = now_.mono_us;
 
   c.last_command = spec.full_name;  // CLIENT LIST shows the running (or blocking) command
   const bool logging = persistence_->logging();
@@ -198,11 +200,10 @@ void Executor::dispatch(Client& c, const CommandSpec& spec,
   CommandContext ctx(*this, c, spec, argv, in_exec);
   spec.handler(ctx);
 
-  const auto t1 = std::chrono::steady_clock::now();
-  CommandStats& cs = command_stats_[&spec];
+  now_ = clock().read();  // this command's end, the next one's start within a batch
+  CommandStats& cs = command_stats_[spec.slot];
   ++cs.calls;
-  cs.usec += static_cast<std::uint64_t>(
-      std::chrono::duration_cast<std::chrono::microseconds>(t1 - t0).count());
+  cs.usec += now_.mono_us > t0_us ? now_.mono_us - t0_us : 0;
   ++stats_.total_commands;
   if (c.out.size() > out_before && c.out[out_before] == '-') {
     ++cs.failed;
@@ -507,7 +508,7 @@ bool Executor::replay(Client& c, std::span<const std::string_view> argv, std::st
 }
 
 void Executor::reset_stats() {
-  command_stats_.clear();
+  std::fill(command_stats_.begin(), command_stats_.end(), CommandStats{});
   const auto keep_start = stats_.start_ms;
   const auto keep_unix = stats_.start_unix_ms;
   const auto keep_dirty = stats_.dirty;

@@ -130,7 +130,12 @@ void section_keyspace(Executor& exec, std::string& out) {
 void section_commandstats(Executor& exec, std::string& out) {
   out += "# Commandstats\r\n";
   std::vector<std::pair<std::string_view, CommandStats>> rows;
-  for (const auto& [spec, cs] : exec.command_stats()) rows.emplace_back(spec->full_name, cs);
+  const auto& specs = exec.commands().by_slot();
+  const auto& stats = exec.command_stats();
+  for (std::size_t i = 0; i < stats.size() && i < specs.size(); ++i) {
+    const CommandStats& cs = stats[i];
+    if (cs.calls || cs.rejected || cs.failed) rows.emplace_back(specs[i]->full_name, cs);
+  }
   std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   for (const auto& [name, cs] : rows) {
     out += fmt::format("cmdstat_{}:calls={},usec={},usec_per_call={:.2f},rejected_calls={},failed_calls={}\r\n",

@@ -67,6 +67,7 @@ struct CommandSpec {
   std::vector<std::unique_ptr<CommandSpec>> subcommands;
   const CommandSpec* parent = nullptr;
   std::string full_name;  ///< "lpush", or "client|setname" for a subcommand
+  std::size_t slot = 0;   ///< dense index in its table (per-command counters in a vector)
 
   const CommandSpec* find_subcommand(std::string_view name) const noexcept;
   /// Positions of the key arguments in argv (empty if the arguments are malformed).
@@ -101,6 +102,11 @@ class CommandTable {
   };
   std::unordered_map<std::string, std::unique_ptr<CommandSpec>, NameHash, std::equal_to<>> commands_;
   std::vector<const CommandSpec*> ordered_;
+  std::vector<const CommandSpec*> by_slot_;  // commands and subcommands, by CommandSpec::slot
+
+ public:
+  /// Every command and subcommand, indexed by CommandSpec::slot.
+  const std::vector<const CommandSpec*>& by_slot() const noexcept { return by_slot_; }
 };
 
 /// Lower-cases ASCII into `out` (which must hold name.size() bytes); returns the view.

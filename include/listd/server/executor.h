@@ -75,6 +75,12 @@ class Executor {
   void destroy_client(Client& client);
   /// Runs one request. `argv` views must stay valid for the call only.
   void execute(Client& client, std::span<const std::string_view> argv);
+  /// Brackets requests executed back to back (a connection's pipelined batch): inside, each
+  /// command's start time is the previous command's end time, one clock read per command.
+  void begin_batch() { in_batch_ = true; now_ = clock().read(); }
+  void end_batch() noexcept { in_batch_ = false; }
+  /// Unix ms as the running command sees it (key expiry).
+  std::int64_t command_unix_ms() const noexcept { return now_.unix_ms; }
   /// Fires due waiter timeouts and runs a bounded step of active expiry. Call when
   /// next_wakeup_ms() is reached, and at least every 100 ms while keys have expiries.
   void tick();
@@ -134,7 +140,8 @@ class Executor {
   void request_shutdown() noexcept { shutdown_requested_ = true; }
 
   /// Per-command counters, keyed by the command's spec (a pointer hash on the hot path).
-  const std::unordered_map<const CommandSpec*, CommandStats>& command_stats() const noexcept {
+  /// Per command, indexed by CommandSpec::slot (commands().by_slot() names them).
+  const std::vector<CommandStats>& command_stats() const noexcept {
     return command_stats_;
   }
   void reset_stats();
@@ -184,13 +191,15 @@ class Executor {
   std::vector<Client*> resume_list_;
   std::vector<Client*> kill_list_;
   std::vector<Client*> monitors_;
-  std::unordered_map<const CommandSpec*, CommandStats> command_stats_;
+  std::vector<CommandStats> command_stats_;  // by CommandSpec::slot
   ServerStats stats_;
   std::mt19937_64 rng_;
   bool draining_ = false;
   bool shutdown_requested_ = false;
   int expire_db_cursor_ = 0;
   const Clock* clock_override_ = nullptr;
+  ClockReading now_;      // the running command's start time
+  bool in_batch_ = false;
   std::unique_ptr<Persistence> persistence_;
   bool in_transaction_ = false;     // EXEC is running its queued commands
   bool multi_propagated_ = false;   // MULTI already written for this EXEC
