@@ -19,7 +19,7 @@ test: deps
 	./scripts/run-tests.sh
 
 bench: deps
-	./bench/side_by_side.sh
+	/usr/bin/python3 bench/side_by_side.py
 
 clean:
 	rm -rf build
