@@ -157,7 +157,11 @@ void Executor::execute(Client& c, std::span<const std::string_view> argv) {
   if (argv.empty()) return;
   if (!in_batch_) now_ = clock().read();
   c.last_interaction_ms = now_.mono_ms();
-  const CommandSpec* spec = table_.find(argv[0]);
+  // Pipelines repeat one command: compare with the last one found before hashing the name.
+  const CommandSpec* spec = last_found_ && strcasecmp_eq(argv[0], last_found_->name)
+                                ? last_found_
+                                : table_.find(argv[0]);
+  if (spec) last_found_ = spec;
   if (std::string error = rejection(c, argv, spec); !error.empty()) {
     ++stats_.total_error_replies;
     if (spec) ++command_stats_[spec->slot].rejected;

@@ -199,6 +199,7 @@ class Executor {
   int expire_db_cursor_ = 0;
   const Clock* clock_override_ = nullptr;
   ClockReading now_;      // the running command's start time
+  const CommandSpec* last_found_ = nullptr;  // execute()'s one-entry lookup cache
   bool in_batch_ = false;
   std::unique_ptr<Persistence> persistence_;
   bool in_transaction_ = false;     // EXEC is running its queued commands

@@ -29,6 +29,23 @@ TEST(Executor, CommandNamesAreCaseInsensitiveAndArityUsesLowerCase) {
   EXPECT_EQ(t.run(c, {"CLIENT"}), "-ERR wrong number of arguments for 'client' command\r\n");
 }
 
+// execute() remembers the last command found: repeated, re-cased, prefixed and container names
+// must still resolve to the right command (and stats must land on it).
+TEST(Executor, RepeatedCommandNamesResolveThroughTheLookupCache) {
+  TestServer t;
+  auto& c = t.client();
+  EXPECT_EQ(t.run(c, {"LPUSH", "k", "a"}), ":1\r\n");
+  EXPECT_EQ(t.run(c, {"lpush", "k", "b"}), ":2\r\n");
+  EXPECT_EQ(t.run(c, {"LPUSHX", "k", "c"}), ":3\r\n");
+  EXPECT_EQ(t.run(c, {"LPUS", "k", "c"}), "-ERR unknown command 'LPUS', with args beginning with: 'k' 'c' \r\n");
+  EXPECT_EQ(t.run(c, {"lPush", "k", "d"}), ":4\r\n");
+  EXPECT_EQ(t.run(c, {"CLIENT", "ID"}).substr(0, 1), ":");
+  EXPECT_EQ(t.run(c, {"client", "nosuch"}), "-ERR unknown subcommand 'nosuch'. Try CLIENT HELP.\r\n");
+  const std::string stats = t.run(c, {"INFO", "commandstats"});
+  EXPECT_NE(stats.find("cmdstat_lpush:calls=3,"), std::string::npos) << stats;
+  EXPECT_NE(stats.find("cmdstat_lpushx:calls=1,"), std::string::npos) << stats;
+}
+
 TEST(Executor, AuthGatesEveryCommandButAuthHelloQuit) {
   TestServer t(std::vector<std::pair<std::string, std::string>>{{"requirepass", "pw"}});
   auto& c = t.client();
