@@ -28,6 +28,14 @@ void append_resp_command(std::string& out, std::span<const std::string_view> arg
   }
 }
 
+void AofEncoder::annotate_timestamp(long long unix_s) {
+  char num[24];
+  auto [end, ec] = std::to_chars(num, num + sizeof num, unix_s);
+  buf_.append("#TS:", 4);
+  buf_.append(num, static_cast<std::size_t>(end - num));
+  buf_.append("\r\n", 2);
+}
+
 void AofEncoder::append(int db, std::span<const std::string_view> argv) {
   if (db != selected_db_) {
     char num[16];

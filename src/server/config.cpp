@@ -123,6 +123,10 @@ const char* daemonize_unsupported(bool value) {
   return value ? "listd does not support daemonize yes" : nullptr;
 }
 
+const char* rdb_preamble_only(bool value) {
+  return value ? nullptr : "listd writes the AOF base as an RDB preamble only";
+}
+
 // Redis pathIsBaseName.
 bool is_base_name(std::string_view v) {
   return v.find('/') == std::string_view::npos && v.find('\\') == std::string_view::npos;
@@ -442,6 +446,9 @@ const std::vector<OptionSpec>& table() {
       memory<&S::auto_aof_rewrite_min_size>("auto-aof-rewrite-min-size", kNone, 0, LLONG_MAX,
                                             64 * kMb, false),
       boolean("aof-load-truncated", kNone, &S::aof_load_truncated, true),
+      boolean("aof-timestamp-enabled", kNone, &S::aof_timestamp_enabled, false),
+      boolean("no-appendfsync-on-rewrite", kNone, &S::no_appendfsync_on_rewrite, false),
+      boolean("aof-use-rdb-preamble", kNone, &S::aof_use_rdb_preamble, true, &rdb_preamble_only),
       integer<&S::hz>("hz", kNone, 0, INT_MAX, 10),
       memory<&S::maxmemory>("maxmemory", kNone, 0, static_cast<long long>(ULLONG_MAX), 0, true),
       enumeration<&S::maxmemory_policy>("maxmemory-policy", kNone, kMaxmemoryPolicies,

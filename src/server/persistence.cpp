@@ -99,8 +99,17 @@ void Persistence::flush_now() {
     fatal(fmt::format("Error writing to the AOF file: {}. Exiting...", err));
   aof_current_size_ += static_cast<long long>(encoder_.size());
   encoder_.clear();
-  switch (exec_.config().settings().appendfsync) {
+  const ServerSettings& s = exec_.config().settings();
+  // no-appendfsync-on-rewrite: while a child saves, fsyncs wait (the fsync thread does them
+  // within a second once the child is gone), as Redis; `always` then promises less.
+  const bool paused = s.no_appendfsync_on_rewrite && child_pid_ > 0;
+  fsync_paused_.store(paused, std::memory_order_relaxed);
+  switch (s.appendfsync) {
     case AppendFsync::kAlways:
+      if (paused) {
+        unsynced_.store(true, std::memory_order_release);
+        break;
+      }
       if (!ps::data_sync(incr_fd_, err))
         fatal(fmt::format("Can't persist AOF for fsync error when the AOF fsync policy is "
                           "'always': {}. Exiting...", err));
@@ -143,6 +152,7 @@ void Persistence::syncer_loop() {
   while (!syncer_stop_) {
     sync_cv_.wait_for(lk, std::chrono::seconds(1), [this] { return syncer_stop_; });
     if (syncer_stop_) break;
+    if (fsync_paused_.load(std::memory_order_relaxed)) continue;  // unsynced_ stays set
     if (!unsynced_.exchange(false, std::memory_order_acq_rel)) continue;
     if (incr_fd_ < 0) continue;
 #ifdef __linux__
@@ -152,6 +162,14 @@ void Persistence::syncer_loop() {
 #endif
     if (rc != 0) sync_error_.store(errno ? errno : EIO);
   }
+}
+
+void Persistence::annotate_time() {
+  if (!exec_.config().settings().aof_timestamp_enabled) return;
+  const long long now_s = exec_.command_unix_ms() / 1000;
+  if (now_s <= last_timestamp_s_) return;
+  encoder_.annotate_timestamp(now_s);
+  last_timestamp_s_ = now_s;
 }
 
 // ---- start-up -------------------------------------------------------------------------------
@@ -823,6 +841,8 @@ void Persistence::cron() {
       else finish_bgsave(ok);
     }
   }
+  fsync_paused_.store(exec_.config().settings().no_appendfsync_on_rewrite && child_pid_ > 0,
+                      std::memory_order_relaxed);
   if (child_pid_ > 0) return;
   std::string err;
   if (rewrite_scheduled_) {  // (appendonly no: a scheduled BGREWRITEAOF writes a base-only AOF)

@@ -417,4 +417,75 @@ TEST(Persistence, ShutdownSavesAsRedisDoes) {
   }
 }
 
+// aof-timestamp-enabled writes Redis 7.0's "#TS:<unix s>" annotations, which redis-check-aof,
+// redis-server and listd accept; aof-use-rdb-preamble no is refused (listd's base is an RDB).
+TEST(Persistence, TimestampAnnotationsAndPreambleOption) {
+  TempDir d;
+  std::map<std::string, std::string> listd_data;
+  {
+    ServerProcess p = ServerProcess::start_listd({"--appendonly", "yes", "--aof-timestamp-enabled", "yes", "--dir", d.path()});
+    ContextPtr c(p.connect());
+    EXPECT_EQ(strings_of(cmd(c.get(), {"CONFIG", "GET", "aof-timestamp-enabled"})),
+              (std::vector<std::string>{"aof-timestamp-enabled", "yes"}));
+    EXPECT_EQ(str(cmd(c.get(), {"CONFIG", "SET", "aof-use-rdb-preamble", "no"})).rfind("ERR CONFIG SET failed", 0), 0u);
+    cmd(c.get(), {"RPUSH", "jobs", "a"});
+    std::this_thread::sleep_for(1100ms);  // a new second: a second annotation
+    cmd(c.get(), {"RPUSH", "jobs", "b"});
+    listd_data = snapshot(c.get());
+    EXPECT_EQ(p.stop(), 0);
+  }
+  const std::string dir = d.path() + "/appendonlydir";
+  std::string incr;
+  shell("cat " + dir + "/appendonly.aof.1.incr.aof", &incr);
+  std::size_t annotations = 0;
+  for (std::size_t at = incr.find("#TS:"); at != std::string::npos; at = incr.find("#TS:", at + 1)) ++annotations;
+  EXPECT_EQ(annotations, 2u) << incr;
+  EXPECT_EQ(incr.rfind("#TS:", 0), 0u) << "the annotation precedes the first command";
+  std::string out;
+  EXPECT_EQ(shell("redis-check-aof " + dir + "/appendonly.aof.manifest", &out), 0) << out;
+  TempDir r;
+  fs::copy(dir, r.path() + "/appendonlydir");
+  {
+    ServerProcess again = ServerProcess::start_listd({"--appendonly", "yes", "--dir", d.path()});
+    ContextPtr c(again.connect());
+    EXPECT_EQ(snapshot(c.get()), listd_data);
+  }
+  ServerProcess redis = ServerProcess::start_redis({"--appendonly", "yes", "--dir", r.path()});
+  ContextPtr rc(redis.connect());
+  EXPECT_EQ(snapshot(rc.get()), listd_data);
+}
+
+// no-appendfsync-on-rewrite yes: while a child saves, `always` does not fsync (Redis' trade-off);
+// once the child is gone, fsyncs resume.
+TEST(Persistence, NoAppendfsyncOnRewritePausesFsyncWhileAChildSaves) {
+  TempDir d;
+  ServerProcess p = ServerProcess::start_listd({"--appendonly", "yes", "--appendfsync", "always",
+                                                "--no-appendfsync-on-rewrite", "yes", "--dir", d.path()});
+  ContextPtr c(p.connect());
+  // Enough data that the BGSAVE child outlives the pushes below (hundreds of ms).
+  const std::string big(200, 'x');
+  for (int batch = 0; batch < 100; ++batch) {
+    std::vector<std::string> argv{"RPUSH", "bulk"};
+    for (int i = 0; i < 5000; ++i) argv.push_back(big);
+    cmd(c.get(), argv);
+  }
+  EXPECT_EQ(str(cmd(c.get(), {"BGSAVE"})), "Background saving started");
+  const std::string before = info_field(c.get(), "aof_fsyncs");
+  for (int i = 0; i < 20; ++i) EXPECT_EQ(cmd(c.get(), {"LPUSH", "jobs", "x"})->integer, i + 1);
+  const bool child_still_running = info_field(c.get(), "rdb_bgsave_in_progress") == "1";
+  const std::string during = info_field(c.get(), "aof_fsyncs");
+  ASSERT_TRUE(child_still_running) << "the BGSAVE child ended too early to observe the pause";
+  EXPECT_EQ(during, before);
+  for (int i = 0; i < 500 && info_field(c.get(), "rdb_bgsave_in_progress") != "0"; ++i) std::this_thread::sleep_for(20ms);
+  for (int i = 0; i < 100 && info_field(c.get(), "rdb_bgsave_in_progress") == "0" &&
+                  std::stoll(info_field(c.get(), "rdb_saves")) < 1; ++i) std::this_thread::sleep_for(20ms);
+  // The next push after the child (once cron has seen it gone) is fsynced again.
+  for (int i = 0; i < 100; ++i) {
+    cmd(c.get(), {"LPUSH", "jobs", "y"});
+    if (std::stoll(info_field(c.get(), "aof_fsyncs")) > std::stoll(during)) break;
+    std::this_thread::sleep_for(20ms);
+  }
+  EXPECT_GT(std::stoll(info_field(c.get(), "aof_fsyncs")), std::stoll(during));
+}
+
 }  // namespace listd::testing

@@ -21,6 +21,8 @@ class AofEncoder {
   /// Appends `argv` as run in database `db`, preceded by `SELECT db` when the last command
   /// written (since the last reset_selected_db) ran in another database.
   void append(int db, std::span<const std::string_view> argv);
+  /// Redis 7.0's timestamp annotation, "#TS:<unix seconds>\r\n" (aof-timestamp-enabled).
+  void annotate_timestamp(long long unix_s);
   /// The next command gets a SELECT (every new AOF file starts with one, as in Redis).
   void reset_selected_db() noexcept { selected_db_ = -1; }
   int selected_db() const noexcept { return selected_db_; }

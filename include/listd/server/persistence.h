@@ -63,7 +63,10 @@ class Persistence {
   bool logging() const noexcept { return aof_state_ != AofState::kOff && !loading_; }
   bool loading() const noexcept { return loading_; }
   /// Appends one command run in `db` to the turn buffer.
-  void append(int db, std::span<const std::string_view> argv) { encoder_.append(db, argv); }
+  void append(int db, std::span<const std::string_view> argv) {
+    annotate_time();
+    encoder_.append(db, argv);
+  }
   /// Appends without a SELECT (EXEC after a transaction's commands).
   void append_in_selected_db(std::span<const std::string_view> argv) {
     encoder_.append(encoder_.selected_db() < 0 ? 0 : encoder_.selected_db(), argv);
@@ -135,6 +138,7 @@ class Persistence {
   void finish_rewrite(bool ok);
   bool start_bgsave(std::string& error);
   void finish_bgsave(bool ok);
+  void annotate_time();
   void start_syncer();
   void stop_syncer();
   void syncer_loop();
@@ -164,6 +168,8 @@ class Persistence {
   bool syncer_stop_ = false;
   std::atomic<bool> unsynced_{false};
   std::atomic<int> sync_error_{0};
+  std::atomic<bool> fsync_paused_{false};  // no-appendfsync-on-rewrite while a child saves
+  long long last_timestamp_s_ = 0;          // the last "#TS:" annotation written
 
   // Children.
   ChildKind child_kind_ = ChildKind::kNone;

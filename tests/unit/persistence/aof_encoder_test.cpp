@@ -61,3 +61,11 @@ TEST(AofEncoder, LongArgumentLengths) {
   const std::string out = enc({"SET", "k", big});
   EXPECT_EQ(out, "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$100000\r\n" + big + "\r\n");
 }
+
+TEST(AofEncoder, TimestampAnnotationIsARedisCommentLine) {
+  AofEncoder e;
+  e.annotate_timestamp(1764500000);
+  const std::string_view a[] = {"LPUSH", "q", "x"};
+  e.append(0, a);
+  EXPECT_EQ(e.buffer(), "#TS:1764500000\r\n*2\r\n$6\r\nSELECT\r\n$1\r\n0\r\n" + enc({"LPUSH", "q", "x"}));
+}
