@@ -1308,6 +1308,12 @@ class OracleRun {
     return normalize(r, how) == normalize(l, how);
   }
 
+  // redis' contents and encoding of args[1] just before a random pick (empty without a key).
+  std::pair<Contents, std::string> redis_state(RespClient& redis, const Args& args, bool hash) {
+    if (args.size() < 2) return {};
+    return {redis_contents(redis, args[1], hash), redis_encoding(redis, args[1])};
+  }
+
   // SRANDMEMBER key [count] / HRANDFIELD key [count [WITHVALUES]]. Whether the answer is random
   // follows from redis' contents just before: with >= 2 elements, no count, a negative count or
   // a count in [1, size) is random (count 1 and negative counts draw with repeats).
@@ -1316,12 +1322,7 @@ class OracleRun {
     ++picks_;
     const bool hash = upper(args[0]) == "HRANDFIELD";
     const bool withvalues = hash && args.size() == 4 && upper(args[3]) == "WITHVALUES";
-    Contents before;
-    std::string encoding;
-    if (args.size() >= 2) {
-      before = redis_contents(redis, args[1], hash);
-      encoding = redis_encoding(redis, args[1]);
-    }
+    const auto [before, encoding] = redis_state(redis, args, hash);
     const auto n = static_cast<long long>(before.size());
     std::optional<long long> count;
     bool random = false;
@@ -1353,12 +1354,7 @@ class OracleRun {
   bool check_spop(RespClient& listd, RespClient& redis, const Args& args, std::string& l,
                   std::string& r, std::string& why) {
     ++spops_;
-    Contents before;
-    std::string encoding;
-    if (args.size() >= 2) {
-      before = redis_contents(redis, args[1], false);
-      encoding = redis_encoding(redis, args[1]);
-    }
+    const auto [before, encoding] = redis_state(redis, args, false);
     const auto n = static_cast<long long>(before.size());
     std::optional<long long> count;
     bool random = n >= 2 && args.size() == 2;
