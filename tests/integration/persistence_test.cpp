@@ -459,8 +459,11 @@ TEST(Persistence, TimestampAnnotationsAndPreambleOption) {
 // once the child is gone, fsyncs resume.
 TEST(Persistence, NoAppendfsyncOnRewritePausesFsyncWhileAChildSaves) {
   TempDir d;
+  // No automatic rewrite: its child would pause the fsyncs again after the BGSAVE (100 MB of
+  // AOF is past auto-aof-rewrite-min-size).
   ServerProcess p = ServerProcess::start_listd({"--appendonly", "yes", "--appendfsync", "always",
-                                                "--no-appendfsync-on-rewrite", "yes", "--dir", d.path()});
+                                                "--no-appendfsync-on-rewrite", "yes",
+                                                "--auto-aof-rewrite-percentage", "0", "--dir", d.path()});
   ContextPtr c(p.connect());
   // Enough data that the BGSAVE child outlives the pushes below (hundreds of ms).
   const std::string big(200, 'x');
