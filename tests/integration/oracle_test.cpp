@@ -520,6 +520,27 @@ void push_keys(Rng& r, Args& a, int max) {
   for (long long i = 0; i < n; ++i) a.push_back(key(r));
 }
 
+// numkeys (sometimes wrong), 1-3 sorted-set keys, MIN|MAX (sometimes wrong), maybe COUNT n:
+// ZMPOP's arguments, and BZMPOP's after its timeout.
+void push_zmpop_args(Rng& r, Args& a) {
+  static const std::vector<std::string> kWhere = {"MIN", "MAX", "min", "Max", "LEFT"};
+  const long long n = r.range(1, 3);
+  a.push_back(numkeys(r, n));
+  for (long long i = 0; i < n; ++i) a.push_back(zkey(r));
+  a.push_back(r.pick(kWhere));
+  if (r.chance(50)) {
+    a.push_back(r.chance(90) ? "COUNT" : "count");
+    a.push_back(integer(r, -1, 4));
+  }
+}
+
+// BZPOPMIN/BZPOPMAX: 1-3 keys, then a short timeout.
+void push_bzpop_args(Rng& r, Args& a) {
+  const long long n = r.range(1, 3);
+  for (long long i = 0; i < n; ++i) a.push_back(zkey(r));
+  a.push_back(block_timeout(r));
+}
+
 const std::vector<CommandDef>& command_table() {
   static const std::vector<CommandDef> kCommands = {
       // Lists.
@@ -846,15 +867,7 @@ const std::vector<CommandDef>& command_table() {
          if (r.chance(50)) g.args.push_back(integer(r, -1, 4));
        }},
       {"ZMPOP", "zset", 3, true, [](Rng& r, TtlSource&, Generated& g) {
-         static const std::vector<std::string> kWhere = {"MIN", "MAX", "min", "Max", "LEFT"};
-         const long long n = r.range(1, 3);
-         g.args.push_back(numkeys(r, n));
-         for (long long i = 0; i < n; ++i) g.args.push_back(zkey(r));
-         g.args.push_back(r.pick(kWhere));
-         if (r.chance(50)) {
-           g.args.push_back(r.chance(90) ? "COUNT" : "count");
-           g.args.push_back(integer(r, -1, 4));
-         }
+         push_zmpop_args(r, g.args);
          if (r.chance(3)) g.args.push_back("COUNT");
        }},
       {"ZREVRANGE", "zset", 2, true, [](Rng& r, TtlSource&, Generated& g) {
@@ -880,27 +893,11 @@ const std::vector<CommandDef>& command_table() {
          g.check = Check::kScan;
        }},
       // Blocking pops: rare, since a timeout costs up to 1/hz (10 ms here) more in Redis 7.0.
-      {"BZPOPMIN", "zset", 1, true, [](Rng& r, TtlSource&, Generated& g) {
-         const long long n = r.range(1, 3);
-         for (long long i = 0; i < n; ++i) g.args.push_back(zkey(r));
-         g.args.push_back(block_timeout(r));
-       }},
-      {"BZPOPMAX", "zset", 1, true, [](Rng& r, TtlSource&, Generated& g) {
-         const long long n = r.range(1, 3);
-         for (long long i = 0; i < n; ++i) g.args.push_back(zkey(r));
-         g.args.push_back(block_timeout(r));
-       }},
+      {"BZPOPMIN", "zset", 1, true, [](Rng& r, TtlSource&, Generated& g) { push_bzpop_args(r, g.args); }},
+      {"BZPOPMAX", "zset", 1, true, [](Rng& r, TtlSource&, Generated& g) { push_bzpop_args(r, g.args); }},
       {"BZMPOP", "zset", 1, true, [](Rng& r, TtlSource&, Generated& g) {
-         static const std::vector<std::string> kWhere = {"MIN", "MAX", "min", "Max", "LEFT"};
-         const long long n = r.range(1, 3);
          g.args.push_back(block_timeout(r));
-         g.args.push_back(numkeys(r, n));
-         for (long long i = 0; i < n; ++i) g.args.push_back(zkey(r));
-         g.args.push_back(r.pick(kWhere));
-         if (r.chance(50)) {
-           g.args.push_back(r.chance(90) ? "COUNT" : "count");
-           g.args.push_back(integer(r, -1, 4));
-         }
+         push_zmpop_args(r, g.args);
        }},
 
       // Strings.
