@@ -449,6 +449,7 @@ const std::vector<OptionSpec>& table() {
       boolean("aof-timestamp-enabled", kNone, &S::aof_timestamp_enabled, false),
       boolean("no-appendfsync-on-rewrite", kNone, &S::no_appendfsync_on_rewrite, false),
       boolean("aof-use-rdb-preamble", kNone, &S::aof_use_rdb_preamble, true, &rdb_preamble_only),
+      boolean("stop-writes-on-bgsave-error", kNone, &S::stop_writes_on_bgsave_error, true),
       integer<&S::hz>("hz", kNone, 0, INT_MAX, 10),
       memory<&S::maxmemory>("maxmemory", kNone, 0, static_cast<long long>(ULLONG_MAX), 0, true),
       enumeration<&S::maxmemory_policy>("maxmemory-policy", kNone, kMaxmemoryPolicies,

@@ -150,6 +150,8 @@ std::string Executor::rejection(const Client& c, std::span<const std::string_vie
   if (!arity_ok(spec->arity, argv.size()))
     return "ERR wrong number of arguments for '" + spec->full_name + "' command";
   if (!c.authenticated && !(spec->flags & kNoAuth)) return std::string(kNoAuthErr);
+  if (persistence_->refusing_writes() && ((spec->flags & kWrite) || spec->full_name == "ping"))
+    return std::string(kMisconfRdbErr);
   return {};
 }
 

@@ -898,6 +898,12 @@ bool Persistence::save_before_exit(bool save, bool nosave) {
   return true;
 }
 
+bool Persistence::refusing_writes() const noexcept {
+  if (last_bgsave_ok_) return false;
+  const ServerSettings& s = exec_.config().settings();
+  return s.stop_writes_on_bgsave_error && !s.save.empty();
+}
+
 // ---- commands ---------------------------------------------------------------------------------
 
 std::string Persistence::save() {
@@ -905,8 +911,8 @@ std::string Persistence::save() {
   const ServerSettings& s = exec_.config().settings();
   std::string err;
   if (!write_rdb_file(ps::join_path(s.dir, s.dbfilename), false, err)) {
+    // Redis leaves rdb_last_bgsave_status alone when SAVE fails (only a BGSAVE sets "err").
     log(LogLevel::kWarning, fmt::format("Failed saving the DB: {}", err));
-    last_bgsave_ok_ = false;
     return "ERR";
   }
   exec_.stats().dirty = 0;

@@ -491,4 +491,56 @@ TEST(Persistence, NoAppendfsyncOnRewritePausesFsyncWhileAChildSaves) {
   EXPECT_GT(std::stoll(info_field(c.get(), "aof_fsyncs")), std::stoll(during));
 }
 
+// After a failed BGSAVE with save points configured, Redis 7.0 refuses writes and PING with
+// MISCONF (stop-writes-on-bgsave-error yes, the default) until a save succeeds. Both servers run
+// the same script; their replies must be identical.
+TEST(Persistence, MisconfAfterAFailedBgsaveAsRedis) {
+  auto script = [](ServerProcess p, const std::string& dir) {
+    std::vector<std::string> out;
+    ContextPtr c(p.connect());
+    auto run = [&](const std::vector<std::string>& argv) {
+      ReplyPtr r = cmd(c.get(), argv);
+      if (!r) return out.push_back("(no reply)");
+      if (r->type == REDIS_REPLY_INTEGER) return out.push_back(":" + std::to_string(r->integer));
+      if (r->type == REDIS_REPLY_NIL) return out.push_back("(nil)");
+      if (r->type == REDIS_REPLY_ARRAY) return out.push_back("*" + std::to_string(r->elements));
+      out.push_back((r->type == REDIS_REPLY_ERROR ? "-" : "+") + str(r));
+    };
+    auto wait_bgsave = [&] {
+      for (int i = 0; i < 250 && info_field(c.get(), "rdb_bgsave_in_progress") != "0"; ++i) std::this_thread::sleep_for(20ms);
+    };
+    run({"SET", "k", "v"});
+    fs::create_directory(dir + "/dump.rdb");  // the rename onto it fails
+    run({"BGSAVE"});
+    wait_bgsave();
+    out.push_back(info_field(c.get(), "rdb_last_bgsave_status"));
+    run({"SET", "k", "v2"});
+    run({"PING"});
+    run({"GET", "k"});
+    run({"RPUSH", "q", "a"});
+    run({"MULTI"});
+    run({"SET", "k", "v3"});
+    run({"EXEC"});
+    run({"SAVE"});  // fails too; does not clear the state
+    run({"CONFIG", "SET", "stop-writes-on-bgsave-error", "no"});
+    run({"SET", "k", "v4"});
+    run({"CONFIG", "SET", "stop-writes-on-bgsave-error", "yes"});
+    run({"SET", "k", "v5"});
+    fs::remove(dir + "/dump.rdb");
+    run({"BGSAVE"});
+    wait_bgsave();
+    out.push_back(info_field(c.get(), "rdb_last_bgsave_status"));
+    run({"SET", "k", "v6"});
+    run({"PING"});
+    return out;
+  };
+  TempDir dl, dr;
+  const auto listd = script(ServerProcess::start_listd({"--dir", dl.path(), "--save", "3600 1"}), dl.path());
+  const auto redis = script(ServerProcess::start_redis({"--dir", dr.path(), "--save", "3600 1"}), dr.path());
+  EXPECT_EQ(listd, redis);
+  ASSERT_GE(listd.size(), 4u);
+  EXPECT_EQ(listd[2], "err");
+  EXPECT_EQ(listd[3].rfind("-MISCONF ", 0), 0u) << listd[3];
+}
+
 }  // namespace listd::testing

@@ -95,6 +95,7 @@ struct ServerSettings {
   bool aof_timestamp_enabled = false;      // "#TS:<unix s>" annotations, as Redis 7.0
   bool no_appendfsync_on_rewrite = false;  // no fsync while a child saves (Redis' trade-off)
   bool aof_use_rdb_preamble = true;        // listd's base is always an RDB; "no" is refused
+  bool stop_writes_on_bgsave_error = true; // MISCONF after a failed BGSAVE, with save points
   int hz = 10;  // clamped to 1..500 like Redis
   unsigned long long maxmemory = 0;
   MaxmemoryPolicy maxmemory_policy = MaxmemoryPolicy::kNoeviction;

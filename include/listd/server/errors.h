@@ -22,6 +22,12 @@ inline constexpr std::string_view kTimeoutNegativeErr = "ERR timeout is negative
 inline constexpr std::string_view kNumkeysErr = "ERR numkeys should be greater than 0";
 inline constexpr std::string_view kCountGreaterThanZeroErr = "ERR count should be greater than 0";
 inline constexpr std::string_view kNoAuthErr = "NOAUTH Authentication required.";
+inline constexpr std::string_view kMisconfRdbErr =
+    "MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist to "
+    "disk. Commands that may modify the data set are disabled, because this instance is "
+    "configured to report errors during writes if RDB snapshotting fails "
+    "(stop-writes-on-bgsave-error option). Please check the Redis logs for details about the RDB "
+    "error.";
 inline constexpr std::string_view kWrongPassErr =
     "WRONGPASS invalid username-password pair or user is disabled.";
 inline constexpr std::string_view kAuthNotConfiguredErr =

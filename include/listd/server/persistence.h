@@ -103,6 +103,9 @@ class Persistence {
   std::string bgrewriteaof();
   /// Blocks until no child runs (DEBUG / tests).
   void wait_for_children();
+  /// Redis' MISCONF state: save points configured, stop-writes-on-bgsave-error yes, and the last
+  /// BGSAVE failed. Write commands (and PING, as in Redis) are refused until a save succeeds.
+  bool refusing_writes() const noexcept;
   /// The `# Persistence` fields after the header.
   void info(std::string& out) const;
   /// CONFIG SET appendonly yes|no at run time.

@@ -95,6 +95,7 @@ TEST(ConfigTest, EveryOptionHasItsDefault) {
       {"aof-timestamp-enabled", "no"},
       {"no-appendfsync-on-rewrite", "no"},
       {"aof-use-rdb-preamble", "yes"},
+      {"stop-writes-on-bgsave-error", "yes"},
       {"hz", "10"},
       {"maxmemory", "0"},
       {"maxmemory-policy", "noeviction"},
