@@ -49,6 +49,15 @@ int open_append(const std::string& path, std::string& err) {
 
 std::string_view status_word(bool ok) { return ok ? "ok" : "err"; }
 
+// In a forked child: default SIGUSR1 (the parent stops it with that) and, on Linux, die with the
+// parent, so a killed listd leaves no orphan writer behind.
+void prepare_child() {
+  ::signal(SIGUSR1, SIG_DFL);
+#ifdef __linux__
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
+}
+
 }  // namespace
 
 Persistence::Persistence(Executor& exec) : exec_(exec) {
@@ -544,13 +553,7 @@ void Persistence::on_appendonly_changed() {
   const bool want = exec_.config().settings().appendonly;
   if (want == (aof_state_ != AofState::kOff)) return;
   if (!want) {
-    if (child_kind_ == ChildKind::kRewrite) {
-      ::kill(child_pid_, SIGUSR1);
-      ::waitpid(child_pid_, nullptr, 0);
-      ::unlink(child_temp_.c_str());
-      child_kind_ = ChildKind::kNone;
-      child_pid_ = -1;
-    }
+    if (child_kind_ == ChildKind::kRewrite) kill_child();
     const bool initial = aof_state_ == AofState::kWaitRewrite;
     rewrite_scheduled_ = false;  // as Redis' stopAppendOnly
     stop_aof();
@@ -658,10 +661,7 @@ bool Persistence::fork_rewrite_child(std::string& error) {
   }
   if (pid == 0) {
     // Child: one file, then _exit. No destructors, no sockets, no logging.
-    ::signal(SIGUSR1, SIG_DFL);
-#ifdef __linux__
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // a killed parent leaves no orphan writer behind
-#endif
+    prepare_child();
     std::string cerr;
     const std::string tmp = ps::join_path(aof_dir_path_, fmt::format("temp-rewriteaof-bg-{}.aof", ::getpid()));
     const int cfd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -783,10 +783,7 @@ bool Persistence::start_bgsave(std::string& error) {
     return false;
   }
   if (pid == 0) {
-    ::signal(SIGUSR1, SIG_DFL);
-#ifdef __linux__
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-#endif
+    prepare_child();
     std::string cerr;
     ::_exit(write_rdb_file(path, false, cerr) ? 0 : 1);
   }
@@ -818,13 +815,25 @@ void Persistence::wait_for_children() {
     int status = 0;
     const pid_t r = ::waitpid(child_pid_, &status, 0);
     if (r < 0 && errno == EINTR) continue;
-    const bool ok = r == child_pid_ && WIFEXITED(status) && WEXITSTATUS(status) == 0;
-    const ChildKind kind = child_kind_;
-    child_kind_ = ChildKind::kNone;
-    child_pid_ = -1;
-    if (kind == ChildKind::kRewrite) finish_rewrite(ok);
-    else finish_bgsave(ok);
+    child_exited(r, status);
   }
+}
+
+void Persistence::child_exited(pid_t reaped, int status) {
+  const bool ok = reaped == child_pid_ && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  const ChildKind kind = child_kind_;
+  child_kind_ = ChildKind::kNone;
+  child_pid_ = -1;
+  if (kind == ChildKind::kRewrite) finish_rewrite(ok);
+  else finish_bgsave(ok);
+}
+
+void Persistence::kill_child() {
+  ::kill(child_pid_, SIGUSR1);
+  ::waitpid(child_pid_, nullptr, 0);
+  ::unlink(child_temp_.c_str());
+  child_kind_ = ChildKind::kNone;
+  child_pid_ = -1;
 }
 
 void Persistence::cron() {
@@ -832,14 +841,7 @@ void Persistence::cron() {
   if (child_pid_ > 0) {
     int status = 0;
     const pid_t r = ::waitpid(child_pid_, &status, WNOHANG);
-    if (r == child_pid_ || (r < 0 && errno == ECHILD)) {
-      const bool ok = r == child_pid_ && WIFEXITED(status) && WEXITSTATUS(status) == 0;
-      const ChildKind kind = child_kind_;
-      child_kind_ = ChildKind::kNone;
-      child_pid_ = -1;
-      if (kind == ChildKind::kRewrite) finish_rewrite(ok);
-      else finish_bgsave(ok);
-    }
+    if (r == child_pid_ || (r < 0 && errno == ECHILD)) child_exited(r, status);
   }
   fsync_paused_.store(exec_.config().settings().no_appendfsync_on_rewrite && child_pid_ > 0,
                       std::memory_order_relaxed);
@@ -874,13 +876,7 @@ void Persistence::shutdown() {
   // The first AOF after CONFIG SET appendonly yes is finished rather than abandoned (Redis
   // refuses to exit meanwhile): without its base the incr file alone would lose data.
   if (aof_state_ == AofState::kWaitRewrite && child_kind_ == ChildKind::kRewrite) wait_for_children();
-  if (child_pid_ > 0) {
-    ::kill(child_pid_, SIGUSR1);
-    ::waitpid(child_pid_, nullptr, 0);
-    ::unlink(child_temp_.c_str());
-    child_pid_ = -1;
-    child_kind_ = ChildKind::kNone;
-  }
+  if (child_pid_ > 0) kill_child();
   if (aof_state_ != AofState::kOff) {
     log(LogLevel::kNotice, "Calling fsync() on the AOF file.");
     stop_aof();
@@ -898,8 +894,7 @@ bool Persistence::save_before_exit(bool save, bool nosave) {
   return true;
 }
 
-bool Persistence::refusing_writes() const noexcept {
-  if (last_bgsave_ok_) return false;
+bool Persistence::misconf_configured() const noexcept {
   const ServerSettings& s = exec_.config().settings();
   return s.stop_writes_on_bgsave_error && !s.save.empty();
 }

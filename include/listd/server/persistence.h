@@ -105,7 +105,7 @@ class Persistence {
   void wait_for_children();
   /// Redis' MISCONF state: save points configured, stop-writes-on-bgsave-error yes, and the last
   /// BGSAVE failed. Write commands (and PING, as in Redis) are refused until a save succeeds.
-  bool refusing_writes() const noexcept;
+  bool refusing_writes() const noexcept { return !last_bgsave_ok_ && misconf_configured(); }
   /// The `# Persistence` fields after the header.
   void info(std::string& out) const;
   /// CONFIG SET appendonly yes|no at run time.
@@ -140,6 +140,11 @@ class Persistence {
   bool fork_rewrite_child(std::string& error);
   void finish_rewrite(bool ok);
   bool start_bgsave(std::string& error);
+  /// Bookkeeping once the child is reaped (`reaped` from waitpid), then finish_rewrite/bgsave.
+  void child_exited(pid_t reaped, int status);
+  /// Stops the running child (SIGUSR1), reaps it and removes its temp file.
+  void kill_child();
+  bool misconf_configured() const noexcept;  // save points and stop-writes-on-bgsave-error
   void finish_bgsave(bool ok);
   void annotate_time();
   void start_syncer();
