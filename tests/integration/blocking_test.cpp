@@ -20,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "support/hiredis_ptr.h"
 #include "support/server_process.h"
 
 namespace listd::testing {
@@ -28,14 +29,8 @@ namespace {
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
-struct FreeReply {
-  void operator()(redisReply* r) const { freeReplyObject(r); }
-};
-using Reply = std::unique_ptr<redisReply, FreeReply>;
-struct FreeContext {
-  void operator()(redisContext* c) const { redisFree(c); }
-};
-using Conn = std::unique_ptr<redisContext, FreeContext>;
+using Reply = ReplyPtr;
+using Conn = ContextPtr;
 
 /// A reply rendered as text for compact assertions: "nil", "(error) ...", ":3", "x", "[k, v]".
 std::string show(const redisReply* r) {

@@ -15,21 +15,13 @@
 #include <vector>
 
 #include "support/resp_client.h"
+#include "support/hiredis_ptr.h"
 #include "support/server_process.h"
 
 namespace listd::testing {
 namespace {
 
 using namespace std::chrono_literals;
-
-struct ReplyDeleter {
-  void operator()(redisReply* r) const { freeReplyObject(r); }
-};
-using ReplyPtr = std::unique_ptr<redisReply, ReplyDeleter>;
-struct ContextDeleter {
-  void operator()(redisContext* c) const { redisFree(c); }
-};
-using ContextPtr = std::unique_ptr<redisContext, ContextDeleter>;
 
 template <class... Args>
 ReplyPtr command(redisContext* c, const char* format, Args... args) {

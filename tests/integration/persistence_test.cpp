@@ -21,6 +21,7 @@
 #include <thread>
 #include <vector>
 
+#include "support/hiredis_ptr.h"
 #include "support/server_process.h"
 
 namespace listd::testing {
@@ -28,15 +29,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
-
-struct ReplyDeleter {
-  void operator()(redisReply* r) const { freeReplyObject(r); }
-};
-using ReplyPtr = std::unique_ptr<redisReply, ReplyDeleter>;
-struct ContextDeleter {
-  void operator()(redisContext* c) const { redisFree(c); }
-};
-using ContextPtr = std::unique_ptr<redisContext, ContextDeleter>;
 
 ReplyPtr cmd(redisContext* c, const std::vector<std::string>& argv) {
   std::vector<const char*> a;
