@@ -148,7 +148,7 @@ std::string Executor::rejection(const Client& c, std::span<const std::string_vie
     spec = sub;
   }
   if (!arity_ok(spec->arity, argv.size()))
-    return "ERR wrong number of arguments for '" + spec->full_name + "' command";
+    return arity_error(spec->full_name);
   if (!c.authenticated && !(spec->flags & kNoAuth)) return std::string(kNoAuthErr);
   if (persistence_->refusing_writes() && ((spec->flags & kWrite) || spec->full_name == "ping"))
     return std::string(kMisconfRdbErr);
@@ -167,8 +167,9 @@ void Executor::execute(Client& c, std::span<const std::string_view> argv) {
   if (std::string error = rejection(c, argv, spec); !error.empty()) {
     ++stats_.total_error_replies;
     if (spec) ++command_stats_[spec->slot].rejected;
-    if (c.in_multi && spec && spec->full_name == "exec") {
-      // Redis execCommandAbort: a rejected EXEC ends the transaction.
+    if (spec && spec->full_name == "exec") {
+      // Redis execCommandAbort: a rejected EXEC ends the transaction, and answers EXECABORT
+      // even outside MULTI (`EXEC x` is an arity error wrapped the same way).
       const std::string_view reason =
           std::string_view(error).substr(error.rfind("ERR ", 0) == 0 ? 4 : 0);
       c.reply().error("EXECABORT Transaction discarded because of: " + std::string(reason));
@@ -499,7 +500,7 @@ bool Executor::replay(Client& c, std::span<const std::string_view> argv, std::st
     if (const CommandSpec* sub = spec->find_subcommand(argv[1])) spec = sub;
   }
   if (!arity_ok(spec->arity, argv.size())) {
-    c.reply().error("ERR wrong number of arguments for '" + spec->full_name + "' command");
+    c.reply().error(arity_error(spec->full_name));
     if (c.in_multi) c.multi_error = true;
     return true;
   }

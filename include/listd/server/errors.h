@@ -2,6 +2,7 @@
 // the ReplyWriter adds). Tests reference these constants instead of repeating the texts.
 #pragma once
 
+#include <string>
 #include <string_view>
 
 namespace listd::server {
@@ -45,5 +46,13 @@ inline constexpr std::string_view kClientNameErr =
     "ERR Client names cannot contain spaces, newlines or special characters.";
 inline constexpr std::string_view kNoSuchClientErr = "ERR No such client";
 inline constexpr std::string_view kOverflowErr = "ERR increment or decrement would overflow";
+
+/// Redis addReplyErrorArity: "ERR wrong number of arguments for '<full name>' command".
+inline std::string arity_error(std::string_view full_name) {
+  std::string e = "ERR wrong number of arguments for '";
+  e.append(full_name);
+  e += "' command";
+  return e;
+}
 
 }  // namespace listd::server

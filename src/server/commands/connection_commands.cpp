@@ -18,7 +18,13 @@ bool password_accepted(Executor& exec, std::string_view user, std::string_view p
 }
 
 // PING [message]
+// The table's arity is -1 as in Redis, so PING queues inside MULTI; more than one message is an
+// arity error from the handler (Redis pingCommand).
 void cmd_ping(CommandContext& ctx) {
+  if (ctx.argc() > 2) {
+    ctx.reply().error(arity_error(ctx.spec().full_name));
+    return;
+  }
   if (ctx.argc() == 2)
     ctx.reply().bulk(ctx.arg(1));
   else

@@ -103,7 +103,8 @@ void ttl_generic(CommandContext& ctx, TtlKind kind) {
   switch (kind) {
     case TtlKind::kTtl: ctx.reply().integer((ttl + 500) / 1000); break;
     case TtlKind::kPttl: ctx.reply().integer(ttl); break;
-    case TtlKind::kExpireTime: ctx.reply().integer(at / 1000); break;
+    // Redis 7.0 ttlGenericCommand rounds the absolute deadline as it rounds TTL.
+    case TtlKind::kExpireTime: ctx.reply().integer((at + 500) / 1000); break;
     case TtlKind::kPexpireTime: ctx.reply().integer(at); break;
   }
 }

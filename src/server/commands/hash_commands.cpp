@@ -58,7 +58,7 @@ void set_pairs(CommandContext& ctx, store::HashValue& h, long long& created) {
 
 void hset_generic(CommandContext& ctx, bool hmset) {
   if (ctx.argc() % 2 == 1) {
-    ctx.reply().error("ERR wrong number of arguments for '" + ctx.spec().full_name + "' command");
+    ctx.reply().error(arity_error(ctx.spec().full_name));
     return;
   }
   bool failed = false;

@@ -126,8 +126,7 @@ void push_generic(CommandContext& ctx, End end, bool only_if_exists) {
 void pop_generic(CommandContext& ctx, End end) {
   // Arity -2 lets `LPOP k 1 2` through; Redis rejects it in the handler with the arity text.
   if (ctx.argc() > 3) {
-    ctx.reply().error("ERR wrong number of arguments for '" + ctx.spec().full_name +
-                      "' command");
+    ctx.reply().error(arity_error(ctx.spec().full_name));
     return;
   }
   const bool has_count = ctx.argc() == 3;

@@ -262,7 +262,7 @@ void cmd_mget(CommandContext& ctx) {
 
 void mset_generic(CommandContext& ctx, bool nx) {
   if (ctx.argc() % 2 == 0) {
-    ctx.reply().error("ERR wrong number of arguments for '" + ctx.spec().full_name + "' command");
+    ctx.reply().error(arity_error(ctx.spec().full_name));
     return;
   }
   if (nx) {

@@ -110,6 +110,27 @@ TEST(Executor, MultiRulesMatchRedis) {
   EXPECT_EQ(t.run(c, {"DISCARD"}), "+OK\r\n");
 }
 
+// Redis 7.0.15 on the wire: a rejected EXEC is wrapped in EXECABORT even outside MULTI.
+TEST(Executor, ExecWithArgumentsOutsideMultiIsExecAbort) {
+  TestServer t;
+  auto& c = t.client();
+  EXPECT_EQ(t.run(c, {"EXEC", "x"}),
+            "-EXECABORT Transaction discarded because of: wrong number of arguments for 'exec' "
+            "command\r\n");
+  EXPECT_EQ(t.run(c, {"EXEC"}), "-ERR EXEC without MULTI\r\n");
+}
+
+// PING has arity -1 (it queues in MULTI) and rejects a second message in its handler.
+TEST(Executor, PingWithTwoMessagesIsAnArityError) {
+  TestServer t;
+  auto& c = t.client();
+  EXPECT_EQ(t.run(c, {"PING", "a"}), "$1\r\na\r\n");
+  EXPECT_EQ(t.run(c, {"PING", "a", "b"}), "-ERR wrong number of arguments for 'ping' command\r\n");
+  EXPECT_EQ(t.run(c, {"MULTI"}), "+OK\r\n");
+  EXPECT_EQ(t.run(c, {"PING", "a", "b"}), "+QUEUED\r\n");
+  EXPECT_EQ(t.run(c, {"EXEC"}), "*1\r\n-ERR wrong number of arguments for 'ping' command\r\n");
+}
+
 TEST(Executor, ClientNameListAndReplyModes) {
   TestServer t;
   auto& c = t.client();

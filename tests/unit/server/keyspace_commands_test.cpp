@@ -118,6 +118,20 @@ TEST(ExpireCommands, ExpiredKeysVanishAtOnceWithTheClock) {
   EXPECT_EQ(t.run(c, {"TTL", "k"}), ":-2\r\n");
 }
 
+// Redis 7.0 rounds EXPIRETIME ((ms + 500) / 1000) as it rounds TTL; PEXPIRETIME is exact.
+TEST(ExpireCommands, ExpiretimeRoundsTheAbsoluteDeadline) {
+  TestServer t;
+  auto& c = t.client();
+  EXPECT_EQ(t.run(c, {"SET", "a", "v"}), "+OK\r\n");
+  EXPECT_EQ(t.run(c, {"PEXPIREAT", "a", "4102444800600"}), ":1\r\n");
+  EXPECT_EQ(t.run(c, {"EXPIRETIME", "a"}), ":4102444801\r\n");
+  EXPECT_EQ(t.run(c, {"PEXPIRETIME", "a"}), ":4102444800600\r\n");
+  EXPECT_EQ(t.run(c, {"PEXPIREAT", "a", "4102444800499"}), ":1\r\n");
+  EXPECT_EQ(t.run(c, {"EXPIRETIME", "a"}), ":4102444800\r\n");
+  EXPECT_EQ(t.run(c, {"PEXPIREAT", "a", "4102444800500"}), ":1\r\n");
+  EXPECT_EQ(t.run(c, {"EXPIRETIME", "a"}), ":4102444801\r\n");
+}
+
 TEST(ExpireCommands, ActiveExpiryReclaimsWithoutAccess) {
   TestServer t;
   auto& c = t.client();
