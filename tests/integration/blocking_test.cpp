@@ -209,15 +209,19 @@ TEST_F(BlockingTest, TimeoutRacingPushesNeverLosesOrDuplicatesAnElement) {
   // stays in the list, whichever side of each deadline the push lands on.
   constexpr int kElements = 300;
   std::atomic<bool> stop{false};
+  std::atomic<int> acked{0};  // pushes the producer has seen acknowledged
   std::vector<std::string> received;
   int nils = 0;
+  int nils_after_an_ack = 0;  // the BRPOP was sent before a push's ack and still timed out
   std::thread worker([&] {
     Conn c = connect();
     while (!stop.load()) {
+      const int acked_before = acked.load();
       Reply r(static_cast<redisReply*>(redisCommand(c.get(), "BRPOP race 0.001")));
       if (!r) break;
       if (r->type == REDIS_REPLY_NIL) {
         ++nils;
+        if (acked.load() > acked_before) ++nils_after_an_ack;
       } else if (r->type == REDIS_REPLY_ARRAY && r->elements == 2) {
         received.emplace_back(r->element[1]->str, r->element[1]->len);
       }
@@ -225,7 +229,8 @@ TEST_F(BlockingTest, TimeoutRacingPushesNeverLosesOrDuplicatesAnElement) {
   });
   Conn producer = connect();
   for (int i = 0; i < kElements; ++i) {
-    run(producer.get(), "LPUSH race %d", i);
+    EXPECT_EQ(run(producer.get(), "LPUSH race %d", i).substr(0, 1), ":");
+    ++acked;
     // Pauses longer than the worker's timeout, so deadlines and pushes interleave.
     if (i % 10 == 0) std::this_thread::sleep_for(3ms);
   }
@@ -239,6 +244,10 @@ TEST_F(BlockingTest, TimeoutRacingPushesNeverLosesOrDuplicatesAnElement) {
   EXPECT_EQ(unique.size(), received.size()) << "an element was delivered twice";
   EXPECT_EQ(received.size(), static_cast<std::size_t>(kElements)) << "an element was lost";
   EXPECT_GT(nils, 0) << "the worker never timed out: the race was not exercised";
+  // How often a timeout and a push overlapped (timing-dependent, so printed, not asserted: the
+  // same-turn case itself is pinned down on the manual clock in blocking_commands_test.cpp).
+  std::printf("BRPOP 0.001 race: %d nils, %d of them after a push was acknowledged\n", nils,
+              nils_after_an_ack);
 }
 
 TEST_F(BlockingTest, BlmoveChainServesTheFirstClientFromTheDestination) {
@@ -259,8 +268,8 @@ TEST_F(BlockingTest, DisconnectWhileBlockedLosesNothing) {
 }
 
 TEST_F(BlockingTest, HalfClosedWorkerIsNeverHandedAnElement) {
-  // Beyond Redis: a worker that shut down its sending side is gone; an element handed to it
-  // would be lost with it.
+  // As Redis 7.0.15 does: a worker that shut down its sending side is gone, and the element
+  // goes to the next waiter instead of being lost with it.
   auto dead = block_workers(1, "BRPOP task:queue 0");
   auto alive = block_workers(1, "BRPOP task:queue 0", 1);
   ASSERT_EQ(::shutdown(dead[0]->fd, SHUT_WR), 0);
@@ -341,9 +350,11 @@ TEST_F(BlockingTest, BrpopWithATenthOfASecondAnswersAfterItsTimeout) {
     elapsed_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
   }
   std::sort(elapsed_ms.begin(), elapsed_ms.end());
+  // The lower bound is exact; the upper one only catches a timer that never fires on its own
+  // (generous, and scaled for the sanitizer pass).
   for (double ms : elapsed_ms) {
     EXPECT_GE(ms, 100.0);
-    EXPECT_LT(ms, 1000.0);
+    EXPECT_LT(ms, 2000.0 * test_slowdown());
   }
   std::printf("BRPOP k 0.1 round trip (ms): min %.2f median %.2f max %.2f\n", elapsed_ms.front(),
               elapsed_ms[elapsed_ms.size() / 2], elapsed_ms.back());
