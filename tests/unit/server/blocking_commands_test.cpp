@@ -8,33 +8,16 @@
 #include <vector>
 
 #include "listd/server/errors.h"
+#include "support/resp.h"
 #include "support/test_server.h"
 
 namespace listd::server {
 namespace {
 
-// Read access to the executor's timer wheel for the operation-count tests. Executor exposes no
-// accessor, so use the explicit-instantiation rule (access checks do not apply to the names in
-// an explicit instantiation) to name the private member once, here and nowhere else.
-using TimersMember = blocking::TimerWheel Executor::*;
-TimersMember timers_member();
-template <TimersMember M>
-struct TimersAccess {
-  friend TimersMember timers_member() { return M; }
-};
-template struct TimersAccess<&Executor::timers_>;
+using namespace listd::testing::resp;
 
-const blocking::TimerWheel& timers_of(Executor& exec) { return exec.*timers_member(); }
+const blocking::TimerWheel& timers_of(Executor& exec) { return exec.timers(); }
 
-std::string bulk(std::string_view s) {
-  return "$" + std::to_string(s.size()) + "\r\n" + std::string(s) + "\r\n";
-}
-std::string key_value(std::string_view k, std::string_view v) { return "*2\r\n" + bulk(k) + bulk(v); }
-std::string error(std::string_view text) { return "-" + std::string(text) + "\r\n"; }
-std::string integer(long long n) { return ":" + std::to_string(n) + "\r\n"; }
-const std::string kNullArray = "*-1\r\n";
-const std::string kNullBulk = "$-1\r\n";
-const std::string kOk = "+OK\r\n";
 
 class BlockingCommandsTest : public ::testing::Test {
  protected:
@@ -201,6 +184,42 @@ TEST_F(BlockingCommandsTest, PushBeforeTheDeadlineServesAndTheTimerFindsNothing)
   EXPECT_TRUE(timers_of(t.exec()).empty());
   t.advance_ms(10'000);
   EXPECT_EQ(t.take_output(w), "") << "served and then timed out too";
+}
+
+// One loop turn in which a push arrives and the waiter's timer is due: the clock reads the
+// deadline's first due ms (the clock has whole ms, so a timer fires once now is past the
+// deadline), the push runs, then the turn's timer tick. Redis' order in a turn is the same
+// (commands, which serve ready keys at once, then beforeSleep's handleBlockedClientsTimeout):
+// the waiter gets the element exactly once and no nil follows.
+TEST_F(BlockingCommandsTest, PushAndDueTimerInOneTurnServeTheWaiterOnceWithNoNil) {
+  Client& w = t.client();
+  Client& p = t.client();
+  EXPECT_EQ(t.run(w, {"BRPOP", "task:queue", "1"}), "");
+  t.advance_ms(1000);  // at the deadline: not due yet
+  EXPECT_EQ(t.take_output(w), "");
+  ASSERT_TRUE(w.blocked());
+  t.clock().advance_ms(1);  // the turn begins: the timer is due, no tick has run yet
+  EXPECT_EQ(t.run(p, {"LPUSH", "task:queue", "6", "7"}), integer(2));
+  t.exec().tick();
+  EXPECT_EQ(t.take_output(w), key_value("task:queue", "6")) << "lost, or a nil as well";
+  EXPECT_FALSE(w.blocked());
+  EXPECT_TRUE(timers_of(t.exec()).empty());
+  t.advance_ms(10'000);
+  EXPECT_EQ(t.take_output(w), "") << "served and then timed out too";
+  EXPECT_EQ(t.run(p, {"LRANGE", "task:queue", "0", "-1"}), array({"7"}));
+}
+
+// The other order in one turn (the tick first, as when the timer was due before the push was
+// read): a nil, and the pushed element stays for the next consumer.
+TEST_F(BlockingCommandsTest, DueTimerTickedBeforeAPushInOneTurnAnswersNilAndKeepsTheElement) {
+  Client& w = t.client();
+  Client& p = t.client();
+  EXPECT_EQ(t.run(w, {"BRPOP", "task:queue", "1"}), "");
+  t.clock().advance_ms(1001);
+  t.exec().tick();
+  EXPECT_EQ(t.run(p, {"LPUSH", "task:queue", "6"}), integer(1));
+  EXPECT_EQ(t.take_output(w), kNullArray);
+  EXPECT_EQ(t.run(p, {"LRANGE", "task:queue", "0", "-1"}), array({"6"}));
 }
 
 TEST_F(BlockingCommandsTest, TimeoutBeforeThePushAnswersNilAndTheElementStays) {

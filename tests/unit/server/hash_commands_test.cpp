@@ -6,14 +6,14 @@
 #include <string>
 
 #include "listd/server/errors.h"
+#include "support/resp.h"
 #include "support/test_server.h"
 
 using listd::testing::TestServer;
+using namespace listd::testing::resp;
 
 namespace {
 
-std::string bulk(std::string_view s) { return "$" + std::to_string(s.size()) + "\r\n" + std::string(s) + "\r\n"; }
-std::string err(std::string_view s) { return "-" + std::string(s) + "\r\n"; }
 
 class HashCommandsTest : public ::testing::Test {
  protected:
@@ -44,13 +44,13 @@ TEST_F(HashCommandsTest, SetGetAndFieldOrderFollowInsertion) {
 
 TEST_F(HashCommandsTest, OddPairCountIsAnArityErrorBeforeTheTypeCheck) {
   EXPECT_EQ(t.run(c, {"SET", "s", "v"}), "+OK\r\n");
-  EXPECT_EQ(t.run(c, {"HSET", "s", "a", "1", "b"}), err("ERR wrong number of arguments for 'hset' command"));
-  EXPECT_EQ(t.run(c, {"HMSET", "s", "a"}), err("ERR wrong number of arguments for 'hmset' command"));
-  EXPECT_EQ(t.run(c, {"HSET", "s", "a", "1"}), err(listd::server::kWrongTypeErr));
+  EXPECT_EQ(t.run(c, {"HSET", "s", "a", "1", "b"}), error("ERR wrong number of arguments for 'hset' command"));
+  EXPECT_EQ(t.run(c, {"HMSET", "s", "a"}), error("ERR wrong number of arguments for 'hmset' command"));
+  EXPECT_EQ(t.run(c, {"HSET", "s", "a", "1"}), error(listd::server::kWrongTypeErr));
   for (auto argv : std::initializer_list<std::initializer_list<std::string_view>>{
            {"HGET", "s", "a"}, {"HGETALL", "s"}, {"HDEL", "s", "a"}, {"HLEN", "s"}, {"HSCAN", "s", "0"},
            {"HINCRBY", "s", "a", "1"}, {"HRANDFIELD", "s"}, {"HMGET", "s", "a"}})
-    EXPECT_EQ(t.run(c, argv), err(listd::server::kWrongTypeErr)) << *argv.begin();
+    EXPECT_EQ(t.run(c, argv), error(listd::server::kWrongTypeErr)) << *argv.begin();
 }
 
 TEST_F(HashCommandsTest, DeletingTheLastFieldDeletesTheKey) {
@@ -62,15 +62,15 @@ TEST_F(HashCommandsTest, DeletingTheLastFieldDeletesTheKey) {
 }
 
 TEST_F(HashCommandsTest, IncrementsFollowRedisErrorsAndFormats) {
-  EXPECT_EQ(t.run(c, {"HINCRBY", "h", "n", "x"}), err(listd::server::kNotIntegerErr));
+  EXPECT_EQ(t.run(c, {"HINCRBY", "h", "n", "x"}), error(listd::server::kNotIntegerErr));
   EXPECT_EQ(t.run(c, {"EXISTS", "h"}), ":0\r\n");
   EXPECT_EQ(t.run(c, {"HINCRBY", "h", "n", "9223372036854775807"}), ":9223372036854775807\r\n");
-  EXPECT_EQ(t.run(c, {"HINCRBY", "h", "n", "1"}), err("ERR increment or decrement would overflow"));
+  EXPECT_EQ(t.run(c, {"HINCRBY", "h", "n", "1"}), error("ERR increment or decrement would overflow"));
   t.run(c, {"HSET", "h", "s", "abc"});
-  EXPECT_EQ(t.run(c, {"HINCRBY", "h", "s", "1"}), err("ERR hash value is not an integer"));
-  EXPECT_EQ(t.run(c, {"HINCRBYFLOAT", "h", "s", "1"}), err("ERR hash value is not a float"));
-  EXPECT_EQ(t.run(c, {"HINCRBYFLOAT", "h", "f", "inf"}), err("ERR value is NaN or Infinity"));
-  EXPECT_EQ(t.run(c, {"HINCRBYFLOAT", "h", "f", "abc"}), err("ERR value is not a valid float"));
+  EXPECT_EQ(t.run(c, {"HINCRBY", "h", "s", "1"}), error("ERR hash value is not an integer"));
+  EXPECT_EQ(t.run(c, {"HINCRBYFLOAT", "h", "s", "1"}), error("ERR hash value is not a float"));
+  EXPECT_EQ(t.run(c, {"HINCRBYFLOAT", "h", "f", "inf"}), error("ERR value is NaN or Infinity"));
+  EXPECT_EQ(t.run(c, {"HINCRBYFLOAT", "h", "f", "abc"}), error("ERR value is not a valid float"));
   EXPECT_EQ(t.run(c, {"HINCRBYFLOAT", "h", "f", "1.5"}), bulk("1.5"));
   EXPECT_EQ(t.run(c, {"HINCRBYFLOAT", "h", "f", "0.1"}), bulk("1.6"));
   EXPECT_EQ(t.run(c, {"HINCRBYFLOAT", "h", "g", "5.0e3"}), bulk("5000"));
@@ -94,11 +94,11 @@ TEST_F(HashCommandsTest, RandfieldCountsAndErrors) {
             "*6\r\n" + bulk("a") + bulk("1") + bulk("b") + bulk("2") + bulk("c") + bulk("3"));
   EXPECT_EQ(t.run(c, {"HRANDFIELD", "h", "0"}), "*0\r\n");
   EXPECT_EQ(t.run(c, {"HRANDFIELD", "nokey", "3"}), "*0\r\n");
-  EXPECT_EQ(t.run(c, {"HRANDFIELD", "h", "x"}), err(listd::server::kNotIntegerErr));
-  EXPECT_EQ(t.run(c, {"HRANDFIELD", "h", "1", "WITHVALUES", "x"}), err(listd::server::kSyntaxErr));
+  EXPECT_EQ(t.run(c, {"HRANDFIELD", "h", "x"}), error(listd::server::kNotIntegerErr));
+  EXPECT_EQ(t.run(c, {"HRANDFIELD", "h", "1", "WITHVALUES", "x"}), error(listd::server::kSyntaxErr));
   EXPECT_EQ(t.run(c, {"HRANDFIELD", "h", "-9223372036854775808"}),
-            err("ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"));
-  EXPECT_EQ(t.run(c, {"HRANDFIELD", "h", "9223372036854775807", "WITHVALUES"}), err("ERR value is out of range"));
+            error("ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"));
+  EXPECT_EQ(t.run(c, {"HRANDFIELD", "h", "9223372036854775807", "WITHVALUES"}), error("ERR value is out of range"));
   // Negative counts repeat; positive counts below the size never do.
   const std::string rep = t.run(c, {"HRANDFIELD", "h", "-7"});
   EXPECT_EQ(rep.substr(0, 4), "*7\r\n");
@@ -138,8 +138,8 @@ TEST_F(HashCommandsTest, ScanOfAHashtableVisitsEveryFieldOnce) {
   } while (cursor != "0");
   EXPECT_EQ(seen.size(), 600u);
   EXPECT_EQ(std::set<std::string>(seen.begin(), seen.end()).size(), 600u);
-  EXPECT_EQ(t.run(c, {"HSCAN", "big", "x"}), err("ERR invalid cursor"));
-  EXPECT_EQ(t.run(c, {"HSCAN", "big", "0", "COUNT", "0"}), err(listd::server::kSyntaxErr));
+  EXPECT_EQ(t.run(c, {"HSCAN", "big", "x"}), error("ERR invalid cursor"));
+  EXPECT_EQ(t.run(c, {"HSCAN", "big", "0", "COUNT", "0"}), error(listd::server::kSyntaxErr));
   EXPECT_EQ(t.run(c, {"HSCAN", "nokey", "0", "FOO"}), "*2\r\n$1\r\n0\r\n*0\r\n");
 }
 

@@ -3,13 +3,14 @@
 
 #include <set>
 
+#include "support/resp.h"
 #include "support/test_server.h"
 
 using listd::testing::TestServer;
+using namespace listd::testing::resp;
 
 namespace {
 
-std::string bulk(std::string_view s) { return "$" + std::to_string(s.size()) + "\r\n" + std::string(s) + "\r\n"; }
 
 TEST(KeyspaceCommands, DelExistsTypeCountOnlyLiveKeys) {
   TestServer t;

@@ -9,39 +9,21 @@
 
 #include "listd/server/command_table.h"
 #include "listd/server/errors.h"
+#include "support/resp.h"
 #include "support/test_server.h"
 
 namespace {
 
 using listd::testing::TestServer;
+using namespace listd::testing::resp;
 using listd::server::Client;
 
-std::string bulk(std::string_view s) {
-  return "$" + std::to_string(s.size()) + "\r\n" + std::string(s) + "\r\n";
-}
-std::string integer(long long v) { return ":" + std::to_string(v) + "\r\n"; }
-std::string err(std::string_view text) { return "-" + std::string(text) + "\r\n"; }
-std::string array(const std::vector<std::string>& items) {
-  std::string out = "*" + std::to_string(items.size()) + "\r\n";
-  for (const auto& s : items) out += bulk(s);
-  return out;
-}
-std::string ints(const std::vector<long long>& items) {
-  std::string out = "*" + std::to_string(items.size()) + "\r\n";
-  for (long long v : items) out += integer(v);
-  return out;
-}
 
-const std::string kOk = "+OK\r\n";
-const std::string kNil = "$-1\r\n";
-const std::string kNilArray = "*-1\r\n";
-const std::string kEmpty = "*0\r\n";
-const std::string kResp3Null = "_\r\n";
-const std::string kWrongType = err(listd::server::kWrongTypeErr);
-const std::string kNotInt = err(listd::server::kNotIntegerErr);
-const std::string kSyntax = err(listd::server::kSyntaxErr);
-const std::string kMustBePositive = err("ERR value is out of range, must be positive");
-const std::string kRankZero = err(
+const std::string kWrongType = error(listd::server::kWrongTypeErr);
+const std::string kNotInt = error(listd::server::kNotIntegerErr);
+const std::string kSyntax = error(listd::server::kSyntaxErr);
+const std::string kMustBePositive = error("ERR value is out of range, must be positive");
+const std::string kRankZero = error(
     "ERR RANK can't be zero: use 1 to start from the first match, 2 from the second ... or use "
     "negative to start from the end of the list");
 
@@ -78,14 +60,14 @@ TEST_F(ListCommandsTest, PushxOnlyPushesOntoAnExistingList) {
 }
 
 TEST_F(ListCommandsTest, ArityErrorsUseTheLowerCaseName) {
-  EXPECT_EQ(t.run(c, {"LPUSH", "k"}), err("ERR wrong number of arguments for 'lpush' command"));
+  EXPECT_EQ(t.run(c, {"LPUSH", "k"}), error("ERR wrong number of arguments for 'lpush' command"));
   EXPECT_EQ(t.run(c, {"Lpop", "k", "1", "2"}),
-            err("ERR wrong number of arguments for 'lpop' command"));
+            error("ERR wrong number of arguments for 'lpop' command"));
   EXPECT_EQ(t.run(c, {"LMPOP", "1", "k"}),
-            err("ERR wrong number of arguments for 'lmpop' command"));
-  EXPECT_EQ(t.run(c, {"LPOS", "k"}), err("ERR wrong number of arguments for 'lpos' command"));
+            error("ERR wrong number of arguments for 'lmpop' command"));
+  EXPECT_EQ(t.run(c, {"LPOS", "k"}), error("ERR wrong number of arguments for 'lpos' command"));
   EXPECT_EQ(t.run(c, {"LINSERT", "k", "BEFORE", "a"}),
-            err("ERR wrong number of arguments for 'linsert' command"));
+            error("ERR wrong number of arguments for 'linsert' command"));
 }
 
 // ---- pop -------------------------------------------------------------------------------
@@ -110,11 +92,11 @@ TEST_F(ListCommandsTest, PopWithCountRepliesAnArrayInPopOrder) {
 
 TEST_F(ListCommandsTest, PopCountZeroAndMissingKeys) {
   t.run(c, {"RPUSH", "k", "a"});
-  EXPECT_EQ(t.run(c, {"LPOP", "k", "0"}), kEmpty);
+  EXPECT_EQ(t.run(c, {"LPOP", "k", "0"}), kEmptyArray);
   EXPECT_TRUE(exists("k"));
-  EXPECT_EQ(t.run(c, {"LPOP", "nokey"}), kNil);
-  EXPECT_EQ(t.run(c, {"LPOP", "nokey", "0"}), kNilArray);
-  EXPECT_EQ(t.run(c, {"RPOP", "nokey", "2"}), kNilArray);
+  EXPECT_EQ(t.run(c, {"LPOP", "nokey"}), kNullBulk);
+  EXPECT_EQ(t.run(c, {"LPOP", "nokey", "0"}), kNullArray);
+  EXPECT_EQ(t.run(c, {"RPOP", "nokey", "2"}), kNullArray);
 }
 
 TEST_F(ListCommandsTest, PopCountIsParsedBeforeTheKey) {
@@ -135,7 +117,7 @@ TEST_F(ListCommandsTest, PopRepliesInResp3) {
   t.run(c, {"RPUSH", "k", "a", "b"});
   EXPECT_EQ(t.run(c, {"LPOP", "nokey"}), kResp3Null);
   EXPECT_EQ(t.run(c, {"LPOP", "nokey", "2"}), kResp3Null);
-  EXPECT_EQ(t.run(c, {"LPOP", "k", "0"}), kEmpty);
+  EXPECT_EQ(t.run(c, {"LPOP", "k", "0"}), kEmptyArray);
   EXPECT_EQ(t.run(c, {"RPOP", "k", "5"}), array({"b", "a"}));
 }
 
@@ -153,13 +135,13 @@ TEST_F(ListCommandsTest, LrangeClampsAndAcceptsNegativeIndexes) {
   EXPECT_EQ(t.run(c, {"LRANGE", "k", "-2", "-1"}), array({"d", "e"}));
   EXPECT_EQ(t.run(c, {"LRANGE", "k", "1", "-3"}), array({"b", "c"}));
   EXPECT_EQ(t.run(c, {"LRANGE", "k", "4", "4"}), array({"e"}));
-  EXPECT_EQ(t.run(c, {"LRANGE", "k", "2", "1"}), kEmpty);
-  EXPECT_EQ(t.run(c, {"LRANGE", "k", "-1", "-2"}), kEmpty);
-  EXPECT_EQ(t.run(c, {"LRANGE", "k", "5", "10"}), kEmpty);
-  EXPECT_EQ(t.run(c, {"LRANGE", "k", "0", "-6"}), kEmpty);
+  EXPECT_EQ(t.run(c, {"LRANGE", "k", "2", "1"}), kEmptyArray);
+  EXPECT_EQ(t.run(c, {"LRANGE", "k", "-1", "-2"}), kEmptyArray);
+  EXPECT_EQ(t.run(c, {"LRANGE", "k", "5", "10"}), kEmptyArray);
+  EXPECT_EQ(t.run(c, {"LRANGE", "k", "0", "-6"}), kEmptyArray);
   EXPECT_EQ(t.run(c, {"LRANGE", "k", "-9223372036854775808", "9223372036854775807"}),
             array({"a", "b", "c", "d", "e"}));
-  EXPECT_EQ(t.run(c, {"LRANGE", "nokey", "0", "-1"}), kEmpty);
+  EXPECT_EQ(t.run(c, {"LRANGE", "nokey", "0", "-1"}), kEmptyArray);
 }
 
 TEST_F(ListCommandsTest, LrangeParsesIndexesBeforeTheLookup) {
@@ -173,7 +155,7 @@ TEST_F(ListCommandsTest, LrangeParsesIndexesBeforeTheLookup) {
 TEST_F(ListCommandsTest, LindexLooksUpTheKeyBeforeParsingTheIndex) {
   add_string("s");
   t.run(c, {"RPUSH", "k", "a", "b", "c"});
-  EXPECT_EQ(t.run(c, {"LINDEX", "nokey", "x"}), kNil);
+  EXPECT_EQ(t.run(c, {"LINDEX", "nokey", "x"}), kNullBulk);
   EXPECT_EQ(t.run(c, {"LINDEX", "s", "x"}), kWrongType);
   EXPECT_EQ(t.run(c, {"LINDEX", "k", "x"}), kNotInt);
   EXPECT_EQ(t.run(c, {"LINDEX", "k", "-0"}), kNotInt);
@@ -182,10 +164,10 @@ TEST_F(ListCommandsTest, LindexLooksUpTheKeyBeforeParsingTheIndex) {
   EXPECT_EQ(t.run(c, {"LINDEX", "k", "0"}), bulk("a"));
   EXPECT_EQ(t.run(c, {"LINDEX", "k", "-1"}), bulk("c"));
   EXPECT_EQ(t.run(c, {"LINDEX", "k", "-3"}), bulk("a"));
-  EXPECT_EQ(t.run(c, {"LINDEX", "k", "3"}), kNil);
-  EXPECT_EQ(t.run(c, {"LINDEX", "k", "-4"}), kNil);
-  EXPECT_EQ(t.run(c, {"LINDEX", "k", "9223372036854775807"}), kNil);
-  EXPECT_EQ(t.run(c, {"LINDEX", "k", "-9223372036854775808"}), kNil);
+  EXPECT_EQ(t.run(c, {"LINDEX", "k", "3"}), kNullBulk);
+  EXPECT_EQ(t.run(c, {"LINDEX", "k", "-4"}), kNullBulk);
+  EXPECT_EQ(t.run(c, {"LINDEX", "k", "9223372036854775807"}), kNullBulk);
+  EXPECT_EQ(t.run(c, {"LINDEX", "k", "-9223372036854775808"}), kNullBulk);
   t.run(c, {"HELLO", "3"});
   EXPECT_EQ(t.run(c, {"LINDEX", "k", "5"}), kResp3Null);
   EXPECT_EQ(t.run(c, {"LINDEX", "nokey", "0"}), kResp3Null);
@@ -196,12 +178,12 @@ TEST_F(ListCommandsTest, LindexLooksUpTheKeyBeforeParsingTheIndex) {
 TEST_F(ListCommandsTest, LsetReplacesByIndexWithRedisErrors) {
   add_string("s");
   t.run(c, {"RPUSH", "k", "a", "b", "c"});
-  EXPECT_EQ(t.run(c, {"LSET", "nokey", "x", "v"}), err("ERR no such key"));
+  EXPECT_EQ(t.run(c, {"LSET", "nokey", "x", "v"}), error("ERR no such key"));
   EXPECT_EQ(t.run(c, {"LSET", "s", "x", "v"}), kWrongType);
   EXPECT_EQ(t.run(c, {"LSET", "k", "x", "v"}), kNotInt);
-  EXPECT_EQ(t.run(c, {"LSET", "k", "3", "v"}), err("ERR index out of range"));
-  EXPECT_EQ(t.run(c, {"LSET", "k", "-4", "v"}), err("ERR index out of range"));
-  EXPECT_EQ(t.run(c, {"LSET", "k", "-9223372036854775808", "v"}), err("ERR index out of range"));
+  EXPECT_EQ(t.run(c, {"LSET", "k", "3", "v"}), error("ERR index out of range"));
+  EXPECT_EQ(t.run(c, {"LSET", "k", "-4", "v"}), error("ERR index out of range"));
+  EXPECT_EQ(t.run(c, {"LSET", "k", "-9223372036854775808", "v"}), error("ERR index out of range"));
   EXPECT_EQ(t.run(c, {"LSET", "k", "-1", "Z"}), kOk);
   EXPECT_EQ(t.run(c, {"LSET", "k", "0", "a-much-longer-element-than-before"}), kOk);
   EXPECT_EQ(range("k"), array({"a-much-longer-element-than-before", "b", "Z"}));
@@ -269,22 +251,22 @@ TEST_F(ListCommandsTest, LposFindsByRankCountAndMaxlen) {
   t.run(c, {"RPUSH", "L", "a", "b", "c", "a", "b", "a"});
   EXPECT_EQ(t.run(c, {"LPOS", "L", "a"}), ":0\r\n");
   EXPECT_EQ(t.run(c, {"LPOS", "L", "c"}), ":2\r\n");
-  EXPECT_EQ(t.run(c, {"LPOS", "L", "zz"}), kNil);
+  EXPECT_EQ(t.run(c, {"LPOS", "L", "zz"}), kNullBulk);
   EXPECT_EQ(t.run(c, {"LPOS", "L", "a", "RANK", "-1"}), ":5\r\n");
   EXPECT_EQ(t.run(c, {"LPOS", "L", "a", "RANK", "2"}), ":3\r\n");
-  EXPECT_EQ(t.run(c, {"LPOS", "L", "b", "RANK", "3"}), kNil);
-  EXPECT_EQ(t.run(c, {"LPOS", "L", "b", "RANK", "3", "COUNT", "1"}), kEmpty);
+  EXPECT_EQ(t.run(c, {"LPOS", "L", "b", "RANK", "3"}), kNullBulk);
+  EXPECT_EQ(t.run(c, {"LPOS", "L", "b", "RANK", "3", "COUNT", "1"}), kEmptyArray);
   EXPECT_EQ(t.run(c, {"LPOS", "L", "a", "RANK", "-2", "COUNT", "0"}), ints({3, 0}));
   EXPECT_EQ(t.run(c, {"LPOS", "L", "a", "RANK", "2", "COUNT", "2"}), ints({3, 5}));
   EXPECT_EQ(t.run(c, {"LPOS", "L", "a", "COUNT", "0", "MAXLEN", "4"}), ints({0, 3}));
   EXPECT_EQ(t.run(c, {"LPOS", "L", "a", "RANK", "-1", "MAXLEN", "2"}), ":5\r\n");
   EXPECT_EQ(t.run(c, {"LPOS", "L", "a", "RANK", "-1", "MAXLEN", "2", "COUNT", "5"}), ints({5}));
-  EXPECT_EQ(t.run(c, {"LPOS", "L", "a", "MAXLEN", "1", "RANK", "2"}), kNil);
+  EXPECT_EQ(t.run(c, {"LPOS", "L", "a", "MAXLEN", "1", "RANK", "2"}), kNullBulk);
   EXPECT_EQ(t.run(c, {"LPOS", "L", "a", "MAXLEN", "0"}), ":0\r\n");
   EXPECT_EQ(t.run(c, {"LPOS", "L", "a", "COUNT", "9223372036854775807"}), ints({0, 3, 5}));
-  EXPECT_EQ(t.run(c, {"LPOS", "L", "zz", "COUNT", "0"}), kEmpty);
-  EXPECT_EQ(t.run(c, {"LPOS", "L", "a", "RANK", "9223372036854775807"}), kNil);
-  EXPECT_EQ(t.run(c, {"LPOS", "L", "a", "RANK", "-9223372036854775807"}), kNil);
+  EXPECT_EQ(t.run(c, {"LPOS", "L", "zz", "COUNT", "0"}), kEmptyArray);
+  EXPECT_EQ(t.run(c, {"LPOS", "L", "a", "RANK", "9223372036854775807"}), kNullBulk);
+  EXPECT_EQ(t.run(c, {"LPOS", "L", "a", "RANK", "-9223372036854775807"}), kNullBulk);
 }
 
 TEST_F(ListCommandsTest, LposLaterOptionsOverrideEarlierOnes) {
@@ -312,20 +294,20 @@ TEST_F(ListCommandsTest, LposOptionErrorsComeBeforeTheLookup) {
   EXPECT_EQ(t.run(c, {"LPOS", "nokey", "a", "RANK", "0"}), kRankZero);
   EXPECT_EQ(t.run(c, {"LPOS", "s", "a", "RANK", "0"}), kRankZero);
   EXPECT_EQ(t.run(c, {"LPOS", "L", "a", "RANK", "x"}), kNotInt);
-  EXPECT_EQ(t.run(c, {"LPOS", "L", "a", "COUNT", "-1"}), err("ERR COUNT can't be negative"));
-  EXPECT_EQ(t.run(c, {"LPOS", "L", "a", "COUNT", "x"}), err("ERR COUNT can't be negative"));
-  EXPECT_EQ(t.run(c, {"LPOS", "L", "a", "MAXLEN", "-1"}), err("ERR MAXLEN can't be negative"));
-  EXPECT_EQ(t.run(c, {"LPOS", "L", "a", "MAXLEN", "x"}), err("ERR MAXLEN can't be negative"));
+  EXPECT_EQ(t.run(c, {"LPOS", "L", "a", "COUNT", "-1"}), error("ERR COUNT can't be negative"));
+  EXPECT_EQ(t.run(c, {"LPOS", "L", "a", "COUNT", "x"}), error("ERR COUNT can't be negative"));
+  EXPECT_EQ(t.run(c, {"LPOS", "L", "a", "MAXLEN", "-1"}), error("ERR MAXLEN can't be negative"));
+  EXPECT_EQ(t.run(c, {"LPOS", "L", "a", "MAXLEN", "x"}), error("ERR MAXLEN can't be negative"));
   EXPECT_EQ(t.run(c, {"LPOS", "L", "a", "FOO", "1"}), kSyntax);
   EXPECT_EQ(t.run(c, {"LPOS", "L", "a", "RANK"}), kSyntax);
   EXPECT_EQ(t.run(c, {"LPOS", "s", "a"}), kWrongType);
   EXPECT_EQ(t.run(c, {"LPOS", "s", "a", "COUNT", "1"}), kWrongType);
-  EXPECT_EQ(t.run(c, {"LPOS", "nokey", "a"}), kNil);
-  EXPECT_EQ(t.run(c, {"LPOS", "nokey", "a", "COUNT", "0"}), kEmpty);
+  EXPECT_EQ(t.run(c, {"LPOS", "nokey", "a"}), kNullBulk);
+  EXPECT_EQ(t.run(c, {"LPOS", "nokey", "a", "COUNT", "0"}), kEmptyArray);
   t.run(c, {"HELLO", "3"});
   EXPECT_EQ(t.run(c, {"LPOS", "nokey", "a"}), kResp3Null);
   EXPECT_EQ(t.run(c, {"LPOS", "L", "zz"}), kResp3Null);
-  EXPECT_EQ(t.run(c, {"LPOS", "L", "zz", "COUNT", "0"}), kEmpty);
+  EXPECT_EQ(t.run(c, {"LPOS", "L", "zz", "COUNT", "0"}), kEmptyArray);
 }
 
 // ---- LMOVE / RPOPLPUSH -----------------------------------------------------------------
@@ -366,14 +348,14 @@ TEST_F(ListCommandsTest, LmoveChecksDirectionsThenSourceThenDestination) {
   t.run(c, {"RPUSH", "L", "a", "b", "c"});
   EXPECT_EQ(t.run(c, {"LMOVE", "s", "d", "UP", "RIGHT"}), kSyntax);
   EXPECT_EQ(t.run(c, {"LMOVE", "nokey", "d", "left", "UP"}), kSyntax);
-  EXPECT_EQ(t.run(c, {"LMOVE", "nokey", "s", "LEFT", "RIGHT"}), kNil);
+  EXPECT_EQ(t.run(c, {"LMOVE", "nokey", "s", "LEFT", "RIGHT"}), kNullBulk);
   EXPECT_EQ(t.run(c, {"LMOVE", "s", "L", "LEFT", "RIGHT"}), kWrongType);
   EXPECT_EQ(t.run(c, {"LMOVE", "s", "nokey", "LEFT", "RIGHT"}), kWrongType);
   // A wrong-typed destination: nothing is popped.
   EXPECT_EQ(t.run(c, {"LMOVE", "L", "s", "LEFT", "RIGHT"}), kWrongType);
   EXPECT_EQ(t.run(c, {"RPOPLPUSH", "L", "s"}), kWrongType);
   EXPECT_EQ(range("L"), array({"a", "b", "c"}));
-  EXPECT_EQ(t.run(c, {"RPOPLPUSH", "nokey", "s"}), kNil);
+  EXPECT_EQ(t.run(c, {"RPOPLPUSH", "nokey", "s"}), kNullBulk);
   EXPECT_EQ(t.run(c, {"RPOPLPUSH", "s", "L"}), kWrongType);
   t.run(c, {"HELLO", "3"});
   EXPECT_EQ(t.run(c, {"LMOVE", "nokey", "d", "left", "right"}), kResp3Null);
@@ -390,14 +372,14 @@ TEST_F(ListCommandsTest, LmpopPopsFromTheFirstNonEmptyKey) {
   EXPECT_EQ(t.run(c, {"LMPOP", "1", "L", "LEFT", "COUNT", "100"}),
             "*2\r\n" + bulk("L") + array({"b"}));
   EXPECT_FALSE(exists("L"));
-  EXPECT_EQ(t.run(c, {"LMPOP", "2", "L", "M", "left"}), kNilArray);
+  EXPECT_EQ(t.run(c, {"LMPOP", "2", "L", "M", "left"}), kNullArray);
   t.run(c, {"HELLO", "3"});
   EXPECT_EQ(t.run(c, {"LMPOP", "1", "L", "left"}), kResp3Null);
 }
 
 TEST_F(ListCommandsTest, LmpopArgumentErrorsMatchRedis) {
-  const std::string numkeys = err("ERR numkeys should be greater than 0");
-  const std::string count = err("ERR count should be greater than 0");
+  const std::string numkeys = error("ERR numkeys should be greater than 0");
+  const std::string count = error("ERR count should be greater than 0");
   EXPECT_EQ(t.run(c, {"LMPOP", "0", "k", "LEFT"}), numkeys);
   EXPECT_EQ(t.run(c, {"LMPOP", "-1", "k", "LEFT"}), numkeys);
   EXPECT_EQ(t.run(c, {"LMPOP", "x", "k", "LEFT"}), numkeys);
@@ -490,7 +472,7 @@ TEST_F(ListCommandsTest, ManyElementsAcrossBlocks) {
             array({"element9998", "element9999", "element10000", "element10001"}));
   EXPECT_EQ(t.run(c, {"LSET", "k", "10000", "X"}), kOk);
   EXPECT_EQ(t.run(c, {"LPOS", "k", "X"}), ":10000\r\n");
-  EXPECT_EQ(t.run(c, {"LPOS", "k", "X", "MAXLEN", "10000"}), kNil);
+  EXPECT_EQ(t.run(c, {"LPOS", "k", "X", "MAXLEN", "10000"}), kNullBulk);
   EXPECT_EQ(t.run(c, {"LPOS", "k", "X", "RANK", "-1", "MAXLEN", "10000"}), ":10000\r\n");
   EXPECT_EQ(t.run(c, {"LINSERT", "k", "BEFORE", "element15000", "Y"}), ":20001\r\n");
   EXPECT_EQ(t.run(c, {"LINDEX", "k", "15000"}), bulk("Y"));
@@ -590,7 +572,7 @@ TEST_F(ListCommandsTest, WatchIsInvalidatedByListChangesFromAnotherClient) {
     EXPECT_EQ(t.run(c, {"MULTI"}), kOk);
     EXPECT_EQ(t.run(c, {"LLEN", "L"}), "+QUEUED\r\n");
     const std::string reply = t.run(c, {"EXEC"});
-    EXPECT_EQ(reply == kNilArray, cs.fails) << cs.cmd[0] << " " << cs.cmd[1] << ": " << reply;
+    EXPECT_EQ(reply == kNullArray, cs.fails) << cs.cmd[0] << " " << cs.cmd[1] << ": " << reply;
   }
 }
 
@@ -600,7 +582,7 @@ TEST_F(ListCommandsTest, ListCommandsRunInsideMultiExec) {
   EXPECT_EQ(t.run(c, {"LMOVE", "k", "k", "LEFT", "RIGHT"}), "+QUEUED\r\n");
   EXPECT_EQ(t.run(c, {"LPOP", "k", "5"}), "+QUEUED\r\n");
   EXPECT_EQ(t.run(c, {"LPOP", "k"}), "+QUEUED\r\n");
-  EXPECT_EQ(t.run(c, {"EXEC"}), "*4\r\n:2\r\n" + bulk("a") + array({"b", "a"}) + kNil);
+  EXPECT_EQ(t.run(c, {"EXEC"}), "*4\r\n:2\r\n" + bulk("a") + array({"b", "a"}) + kNullBulk);
 }
 
 TEST_F(ListCommandsTest, WriteLookupsDoNotCountKeyspaceHits) {

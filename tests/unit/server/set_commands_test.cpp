@@ -5,15 +5,15 @@
 #include <string>
 
 #include "listd/server/errors.h"
+#include "support/resp.h"
 #include "support/test_server.h"
 
 using listd::testing::TestServer;
+using namespace listd::testing::resp;
 
 namespace {
 
-std::string bulk(std::string_view s) { return "$" + std::to_string(s.size()) + "\r\n" + std::string(s) + "\r\n"; }
-std::string err(std::string_view s) { return "-" + std::string(s) + "\r\n"; }
-const std::string kWrongType = err(listd::server::kWrongTypeErr);
+const std::string kWrongType = error(listd::server::kWrongTypeErr);
 
 class SetCommandsTest : public ::testing::Test {
  protected:
@@ -40,16 +40,16 @@ TEST_F(SetCommandsTest, IntegerSetsAreIntsetsRepliedInOrder) {
 
 TEST_F(SetCommandsTest, PopAndRandomMemberShapesAndErrors) {
   t.run(c, {"SADD", "s", "1", "2", "3"});
-  EXPECT_EQ(t.run(c, {"SPOP", "s", "x"}), err("ERR value is out of range, must be positive"));
-  EXPECT_EQ(t.run(c, {"SPOP", "s", "-1"}), err("ERR value is out of range, must be positive"));
-  EXPECT_EQ(t.run(c, {"SPOP", "s", "1", "2"}), err(listd::server::kSyntaxErr));
+  EXPECT_EQ(t.run(c, {"SPOP", "s", "x"}), error("ERR value is out of range, must be positive"));
+  EXPECT_EQ(t.run(c, {"SPOP", "s", "-1"}), error("ERR value is out of range, must be positive"));
+  EXPECT_EQ(t.run(c, {"SPOP", "s", "1", "2"}), error(listd::server::kSyntaxErr));
   EXPECT_EQ(t.run(c, {"SPOP", "s", "0"}), "*0\r\n");
   EXPECT_EQ(t.run(c, {"SPOP", "nokey"}), "$-1\r\n");
   EXPECT_EQ(t.run(c, {"SPOP", "nokey", "2"}), "*0\r\n");
   EXPECT_EQ(t.run(c, {"SRANDMEMBER", "s", "5"}), "*3\r\n" + bulk("1") + bulk("2") + bulk("3"));
   EXPECT_EQ(t.run(c, {"SRANDMEMBER", "s", "-5"}).substr(0, 4), "*5\r\n");
   EXPECT_EQ(t.run(c, {"SRANDMEMBER", "s", "-9223372036854775808"}),
-            err("ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"));
+            error("ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"));
   EXPECT_EQ(t.run(c, {"SRANDMEMBER", "nokey"}), "$-1\r\n");
   EXPECT_EQ(t.run(c, {"SRANDMEMBER", "nokey", "2"}), "*0\r\n");
   EXPECT_EQ(t.run(c, {"SPOP", "s", "10"}), "*3\r\n" + bulk("1") + bulk("2") + bulk("3"));
@@ -157,10 +157,10 @@ TEST_F(SetCommandsTest, SpopLeavingFewMembersRebuildsTheSetLikeRedis) {
 TEST_F(SetCommandsTest, SscanOfCompactFormsIsOneStep) {
   t.run(c, {"SADD", "s", "1", "2", "3"});
   EXPECT_EQ(t.run(c, {"SSCAN", "s", "0", "MATCH", "2"}), "*2\r\n$1\r\n0\r\n*1\r\n" + bulk("2"));
-  EXPECT_EQ(t.run(c, {"SSCAN", "s", "x"}), err("ERR invalid cursor"));
+  EXPECT_EQ(t.run(c, {"SSCAN", "s", "x"}), error("ERR invalid cursor"));
   // strtoul, as in Redis: an empty cursor is 0.
   EXPECT_EQ(t.run(c, {"SSCAN", "s", ""}), "*2\r\n$1\r\n0\r\n*3\r\n" + bulk("1") + bulk("2") + bulk("3"));
-  EXPECT_EQ(t.run(c, {"SSCAN", "s", "0", "COUNT", "0"}), err(listd::server::kSyntaxErr));
+  EXPECT_EQ(t.run(c, {"SSCAN", "s", "0", "COUNT", "0"}), error(listd::server::kSyntaxErr));
   EXPECT_EQ(t.run(c, {"SSCAN", "nokey", "0", "FOO"}), "*2\r\n$1\r\n0\r\n*0\r\n");
 }
 

@@ -7,19 +7,14 @@
 #include <vector>
 
 #include "listd/server/errors.h"
+#include "support/resp.h"
 #include "support/test_server.h"
 
 using listd::testing::TestServer;
+using namespace listd::testing::resp;
 
 namespace {
 
-std::string bulk(std::string_view s) { return "$" + std::to_string(s.size()) + "\r\n" + std::string(s) + "\r\n"; }
-std::string err(std::string_view s) { return "-" + std::string(s) + "\r\n"; }
-std::string arr(std::initializer_list<std::string_view> items) {
-  std::string out = "*" + std::to_string(items.size()) + "\r\n";
-  for (std::string_view s : items) out += bulk(s);
-  return out;
-}
 
 class ZSetCommandsTest : public ::testing::Test {
  protected:
@@ -35,29 +30,29 @@ TEST_F(ZSetCommandsTest, ScoresAreFormattedAsRedis70) {
   EXPECT_EQ(t.run(c, {"ZADD", "z", "1.1", "a", "3", "b", "1e20", "c", "1e-5", "d"}), ":4\r\n");
   EXPECT_EQ(t.run(c, {"ZSCORE", "z", "a"}), bulk("1.1000000000000001"));
   EXPECT_EQ(t.run(c, {"ZRANGE", "z", "0", "-1", "WITHSCORES"}),
-            arr({"d", "1.0000000000000001e-05", "a", "1.1000000000000001", "b", "3", "c", "1e+20"}));
+            array({"d", "1.0000000000000001e-05", "a", "1.1000000000000001", "b", "3", "c", "1e+20"}));
   EXPECT_EQ(t.run(c, {"ZADD", "z", "-0", "neg"}), ":1\r\n");
   EXPECT_EQ(t.run(c, {"ZSCORE", "z", "neg"}), bulk("0"));  // a listpack turns -0 into 0
   EXPECT_EQ(t.run(c, {"ZADD", "z", "inf", "top"}), ":1\r\n");
   EXPECT_EQ(t.run(c, {"ZSCORE", "z", "top"}), bulk("inf"));
-  EXPECT_EQ(t.run(c, {"ZINCRBY", "z", "-inf", "top"}), err("ERR resulting score is not a number (NaN)"));
+  EXPECT_EQ(t.run(c, {"ZINCRBY", "z", "-inf", "top"}), error("ERR resulting score is not a number (NaN)"));
   ASSERT_EQ(t.run(c, {"HELLO", "3"}).substr(0, 1), "%");
   EXPECT_EQ(t.run(c, {"ZSCORE", "z", "a"}), ",1.1000000000000001\r\n");
   EXPECT_EQ(t.run(c, {"ZSCORE", "z", "zz"}), "_\r\n");
   EXPECT_EQ(t.run(c, {"ZMSCORE", "z", "b", "zz"}), "*2\r\n,3\r\n_\r\n");
   EXPECT_EQ(t.run(c, {"ZRANGE", "z", "0", "1", "WITHSCORES"}),
             "*2\r\n*2\r\n" + bulk("neg") + ",0\r\n*2\r\n" + bulk("d") + ",1.0000000000000001e-05\r\n");
-  EXPECT_EQ(t.run(c, {"ZSCAN", "z", "0", "MATCH", "b"}), "*2\r\n$1\r\n0\r\n" + arr({"b", "3"}));
+  EXPECT_EQ(t.run(c, {"ZSCAN", "z", "0", "MATCH", "b"}), "*2\r\n$1\r\n0\r\n" + array({"b", "3"}));
 }
 
 TEST_F(ZSetCommandsTest, ZaddOptionsFollowRedis) {
   EXPECT_EQ(t.run(c, {"ZADD", "z", "1", "a", "2", "b"}), ":2\r\n");
-  EXPECT_EQ(t.run(c, {"ZADD", "z", "NX", "XX", "1", "a"}), err("ERR XX and NX options at the same time are not compatible"));
+  EXPECT_EQ(t.run(c, {"ZADD", "z", "NX", "XX", "1", "a"}), error("ERR XX and NX options at the same time are not compatible"));
   EXPECT_EQ(t.run(c, {"ZADD", "z", "GT", "LT", "1", "a"}),
-            err("ERR GT, LT, and/or NX options at the same time are not compatible"));
-  EXPECT_EQ(t.run(c, {"ZADD", "z", "INCR", "1", "a", "2", "b"}), err("ERR INCR option supports a single increment-element pair"));
-  EXPECT_EQ(t.run(c, {"ZADD", "z", "1", "a", "2"}), err(listd::server::kSyntaxErr));
-  EXPECT_EQ(t.run(c, {"ZADD", "z", "nan", "a"}), err("ERR value is not a valid float"));
+            error("ERR GT, LT, and/or NX options at the same time are not compatible"));
+  EXPECT_EQ(t.run(c, {"ZADD", "z", "INCR", "1", "a", "2", "b"}), error("ERR INCR option supports a single increment-element pair"));
+  EXPECT_EQ(t.run(c, {"ZADD", "z", "1", "a", "2"}), error(listd::server::kSyntaxErr));
+  EXPECT_EQ(t.run(c, {"ZADD", "z", "nan", "a"}), error("ERR value is not a valid float"));
   EXPECT_EQ(t.run(c, {"ZADD", "z", "CH", "10", "a", "2", "b", "11", "new"}), ":2\r\n");
   EXPECT_EQ(t.run(c, {"ZADD", "z", "XX", "CH", "0", "a", "0", "nope"}), ":1\r\n");
   EXPECT_EQ(t.run(c, {"ZADD", "z", "GT", "CH", "5", "a", "50", "b"}), ":2\r\n");
@@ -67,8 +62,8 @@ TEST_F(ZSetCommandsTest, ZaddOptionsFollowRedis) {
   EXPECT_EQ(t.run(c, {"ZADD", "nokey", "XX", "1", "a"}), ":0\r\n");
   EXPECT_EQ(t.run(c, {"EXISTS", "nokey"}), ":0\r\n");
   EXPECT_EQ(t.run(c, {"ZINCRBY", "z", "2.5", "a"}), bulk("8.5"));
-  EXPECT_EQ(t.run(c, {"ZINCRBY", "z", "NX", "m"}), err(listd::server::kSyntaxErr));  // NX is an option here
-  EXPECT_EQ(t.run(c, {"ZRANGE", "z", "0", "-1", "WITHSCORES"}), arr({"a", "8.5", "new", "11", "b", "50"}));
+  EXPECT_EQ(t.run(c, {"ZINCRBY", "z", "NX", "m"}), error(listd::server::kSyntaxErr));  // NX is an option here
+  EXPECT_EQ(t.run(c, {"ZRANGE", "z", "0", "-1", "WITHSCORES"}), array({"a", "8.5", "new", "11", "b", "50"}));
 }
 
 TEST_F(ZSetCommandsTest, RanksCountsAndRanges) {
@@ -78,62 +73,62 @@ TEST_F(ZSetCommandsTest, RanksCountsAndRanges) {
   EXPECT_EQ(t.run(c, {"ZRANK", "z", "zz"}), "$-1\r\n");
   EXPECT_EQ(t.run(c, {"ZCOUNT", "z", "(1", "3"}), ":2\r\n");
   EXPECT_EQ(t.run(c, {"ZCOUNT", "z", "-inf", "+inf"}), ":5\r\n");
-  EXPECT_EQ(t.run(c, {"ZCOUNT", "z", "x", "1"}), err("ERR min or max is not a float"));
+  EXPECT_EQ(t.run(c, {"ZCOUNT", "z", "x", "1"}), error("ERR min or max is not a float"));
   EXPECT_EQ(t.run(c, {"ZCOUNT", "z", " 1", "2"}), ":2\r\n");  // strtod skips leading space
-  EXPECT_EQ(t.run(c, {"ZRANGE", "z", "(1", "4", "BYSCORE", "LIMIT", "1", "2"}), arr({"c", "d"}));
+  EXPECT_EQ(t.run(c, {"ZRANGE", "z", "(1", "4", "BYSCORE", "LIMIT", "1", "2"}), array({"c", "d"}));
   EXPECT_EQ(t.run(c, {"ZRANGE", "z", "4", "(1", "BYSCORE", "REV", "WITHSCORES"}),
-            arr({"d", "4", "c", "3", "b", "2"}));
+            array({"d", "4", "c", "3", "b", "2"}));
   EXPECT_EQ(t.run(c, {"ZRANGE", "z", "1", "4", "BYSCORE", "LIMIT", "-1", "2"}), "*0\r\n");
   EXPECT_EQ(t.run(c, {"ZRANGE", "z", "0", "1", "LIMIT", "0", "1"}),
-            err("ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX"));
+            error("ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX"));
   EXPECT_EQ(t.run(c, {"ZRANGE", "z", "[a", "[b", "BYLEX", "WITHSCORES"}),
-            err("ERR syntax error, WITHSCORES not supported in combination with BYLEX"));
-  EXPECT_EQ(t.run(c, {"ZRANGE", "z", "0", "1", "FOO"}), err(listd::server::kSyntaxErr));
-  EXPECT_EQ(t.run(c, {"ZRANGEBYSCORE", "z", "1", "3", "REV"}), err(listd::server::kSyntaxErr));
-  EXPECT_EQ(t.run(c, {"ZREVRANGEBYSCORE", "z", "+inf", "-inf", "LIMIT", "1", "2"}), arr({"d", "c"}));
-  EXPECT_EQ(t.run(c, {"ZRANGE", "z", "-100", "100"}), arr({"a", "b", "c", "d", "e"}));
-  EXPECT_EQ(t.run(c, {"ZRANGE", "z", "0", "-1", "REV"}), arr({"e", "d", "c", "b", "a"}));
-  EXPECT_EQ(t.run(c, {"ZREVRANGE", "z", "0", "1", "WITHSCORES"}), arr({"e", "5", "d", "4"}));
+            error("ERR syntax error, WITHSCORES not supported in combination with BYLEX"));
+  EXPECT_EQ(t.run(c, {"ZRANGE", "z", "0", "1", "FOO"}), error(listd::server::kSyntaxErr));
+  EXPECT_EQ(t.run(c, {"ZRANGEBYSCORE", "z", "1", "3", "REV"}), error(listd::server::kSyntaxErr));
+  EXPECT_EQ(t.run(c, {"ZREVRANGEBYSCORE", "z", "+inf", "-inf", "LIMIT", "1", "2"}), array({"d", "c"}));
+  EXPECT_EQ(t.run(c, {"ZRANGE", "z", "-100", "100"}), array({"a", "b", "c", "d", "e"}));
+  EXPECT_EQ(t.run(c, {"ZRANGE", "z", "0", "-1", "REV"}), array({"e", "d", "c", "b", "a"}));
+  EXPECT_EQ(t.run(c, {"ZREVRANGE", "z", "0", "1", "WITHSCORES"}), array({"e", "5", "d", "4"}));
   EXPECT_EQ(t.run(c, {"ZRANGE", "nokey", "0", "-1"}), "*0\r\n");
 }
 
 TEST_F(ZSetCommandsTest, LexRanges) {
   t.run(c, {"ZADD", "z", "0", "a", "0", "b", "0", "c", "0", "d"});
-  EXPECT_EQ(t.run(c, {"ZRANGE", "z", "[b", "(d", "BYLEX"}), arr({"b", "c"}));
-  EXPECT_EQ(t.run(c, {"ZRANGE", "z", "+", "-", "BYLEX", "REV", "LIMIT", "1", "2"}), arr({"c", "b"}));
-  EXPECT_EQ(t.run(c, {"ZRANGEBYLEX", "z", "-", "[b"}), arr({"a", "b"}));
-  EXPECT_EQ(t.run(c, {"ZRANGEBYLEX", "z", "b", "+"}), err("ERR min or max not valid string range item"));
+  EXPECT_EQ(t.run(c, {"ZRANGE", "z", "[b", "(d", "BYLEX"}), array({"b", "c"}));
+  EXPECT_EQ(t.run(c, {"ZRANGE", "z", "+", "-", "BYLEX", "REV", "LIMIT", "1", "2"}), array({"c", "b"}));
+  EXPECT_EQ(t.run(c, {"ZRANGEBYLEX", "z", "-", "[b"}), array({"a", "b"}));
+  EXPECT_EQ(t.run(c, {"ZRANGEBYLEX", "z", "b", "+"}), error("ERR min or max not valid string range item"));
   EXPECT_EQ(t.run(c, {"ZLEXCOUNT", "z", "(a", "+"}), ":3\r\n");
   EXPECT_EQ(t.run(c, {"ZREMRANGEBYLEX", "z", "[c", "+"}), ":2\r\n");
-  EXPECT_EQ(t.run(c, {"ZRANGE", "z", "0", "-1"}), arr({"a", "b"}));
+  EXPECT_EQ(t.run(c, {"ZRANGE", "z", "0", "-1"}), array({"a", "b"}));
 }
 
 TEST_F(ZSetCommandsTest, RemovalsDeleteEmptiedKeys) {
   t.run(c, {"ZADD", "z", "1", "a", "2", "b", "3", "c", "4", "d"});
-  EXPECT_EQ(t.run(c, {"ZREMRANGEBYRANK", "z", "x", "1"}), err(listd::server::kNotIntegerErr));
+  EXPECT_EQ(t.run(c, {"ZREMRANGEBYRANK", "z", "x", "1"}), error(listd::server::kNotIntegerErr));
   EXPECT_EQ(t.run(c, {"ZREMRANGEBYRANK", "z", "-1", "-1"}), ":1\r\n");
   EXPECT_EQ(t.run(c, {"ZREMRANGEBYSCORE", "z", "(1", "+inf"}), ":2\r\n");
   EXPECT_EQ(t.run(c, {"ZREM", "z", "zz", "a"}), ":1\r\n");
   EXPECT_EQ(t.run(c, {"EXISTS", "z"}), ":0\r\n");
-  EXPECT_EQ(t.run(c, {"ZREMRANGEBYSCORE", "nokey", "x", "1"}), err("ERR min or max is not a float"));
+  EXPECT_EQ(t.run(c, {"ZREMRANGEBYSCORE", "nokey", "x", "1"}), error("ERR min or max is not a float"));
 }
 
 TEST_F(ZSetCommandsTest, PopsAndMpopShapes) {
   t.run(c, {"ZADD", "z", "1", "a", "2", "b", "3", "c", "4", "d"});
-  EXPECT_EQ(t.run(c, {"ZPOPMIN", "z"}), arr({"a", "1"}));
-  EXPECT_EQ(t.run(c, {"ZPOPMAX", "z", "2"}), arr({"d", "4", "c", "3"}));
+  EXPECT_EQ(t.run(c, {"ZPOPMIN", "z"}), array({"a", "1"}));
+  EXPECT_EQ(t.run(c, {"ZPOPMAX", "z", "2"}), array({"d", "4", "c", "3"}));
   EXPECT_EQ(t.run(c, {"ZPOPMIN", "z", "0"}), "*0\r\n");
-  EXPECT_EQ(t.run(c, {"ZPOPMIN", "z", "-1"}), err("ERR value is out of range, must be positive"));
+  EXPECT_EQ(t.run(c, {"ZPOPMIN", "z", "-1"}), error("ERR value is out of range, must be positive"));
   EXPECT_EQ(t.run(c, {"ZPOPMIN", "nokey"}), "*0\r\n");
-  EXPECT_EQ(t.run(c, {"ZPOPMIN", "z", "5"}), arr({"b", "2"}));
+  EXPECT_EQ(t.run(c, {"ZPOPMIN", "z", "5"}), array({"b", "2"}));
   EXPECT_EQ(t.run(c, {"EXISTS", "z"}), ":0\r\n");
   t.run(c, {"ZADD", "p", "1", "a", "2", "b", "3", "c"});
-  EXPECT_EQ(t.run(c, {"ZMPOP", "0", "p", "MIN"}), err("ERR numkeys should be greater than 0"));
-  EXPECT_EQ(t.run(c, {"ZMPOP", "1", "p", "MID"}), err(listd::server::kSyntaxErr));
-  EXPECT_EQ(t.run(c, {"ZMPOP", "5", "p", "MIN"}), err(listd::server::kSyntaxErr));
-  EXPECT_EQ(t.run(c, {"ZMPOP", "1", "p", "MIN", "COUNT", "0"}), err("ERR count should be greater than 0"));
+  EXPECT_EQ(t.run(c, {"ZMPOP", "0", "p", "MIN"}), error("ERR numkeys should be greater than 0"));
+  EXPECT_EQ(t.run(c, {"ZMPOP", "1", "p", "MID"}), error(listd::server::kSyntaxErr));
+  EXPECT_EQ(t.run(c, {"ZMPOP", "5", "p", "MIN"}), error(listd::server::kSyntaxErr));
+  EXPECT_EQ(t.run(c, {"ZMPOP", "1", "p", "MIN", "COUNT", "0"}), error("ERR count should be greater than 0"));
   EXPECT_EQ(t.run(c, {"ZMPOP", "2", "nokey", "p", "MAX", "COUNT", "2"}),
-            "*2\r\n" + bulk("p") + "*2\r\n" + arr({"c", "3"}) + arr({"b", "2"}));
+            "*2\r\n" + bulk("p") + "*2\r\n" + array({"c", "3"}) + array({"b", "2"}));
   EXPECT_EQ(t.run(c, {"ZMPOP", "1", "nokey", "MIN"}), "*-1\r\n");
   ASSERT_EQ(t.run(c, {"HELLO", "3"}).substr(0, 1), "%");
   EXPECT_EQ(t.run(c, {"ZPOPMIN", "p", "1"}), "*1\r\n*2\r\n" + bulk("a") + ",1\r\n");
@@ -142,7 +137,7 @@ TEST_F(ZSetCommandsTest, PopsAndMpopShapes) {
 
 TEST_F(ZSetCommandsTest, WrongTypeEverywhere) {
   t.run(c, {"SET", "str", "v"});
-  const std::string wt = err(listd::server::kWrongTypeErr);
+  const std::string wt = error(listd::server::kWrongTypeErr);
   for (auto argv : std::initializer_list<std::initializer_list<std::string_view>>{
            {"ZADD", "str", "1", "a"}, {"ZSCORE", "str", "a"}, {"ZRANGE", "str", "0", "1"},
            {"ZCOUNT", "str", "0", "1"}, {"ZPOPMIN", "str"}, {"ZMPOP", "2", "nokey", "str", "MIN"},
@@ -150,8 +145,8 @@ TEST_F(ZSetCommandsTest, WrongTypeEverywhere) {
            {"BZPOPMIN", "nokey", "str", "1"}, {"ZINCRBY", "str", "1", "a"}})
     EXPECT_EQ(t.run(c, argv), wt) << *argv.begin();
   // Arguments are checked before the type.
-  EXPECT_EQ(t.run(c, {"ZRANGE", "str", "0", "1", "FOO"}), err(listd::server::kSyntaxErr));
-  EXPECT_EQ(t.run(c, {"ZADD", "str", "x", "a"}), err("ERR value is not a valid float"));
+  EXPECT_EQ(t.run(c, {"ZRANGE", "str", "0", "1", "FOO"}), error(listd::server::kSyntaxErr));
+  EXPECT_EQ(t.run(c, {"ZADD", "str", "x", "a"}), error("ERR value is not a valid float"));
   EXPECT_EQ(t.run(c, {"TYPE", "nokey"}), "+none\r\n");
   t.run(c, {"ZADD", "z", "1", "a"});
   EXPECT_EQ(t.run(c, {"TYPE", "z"}), "+zset\r\n");
@@ -184,19 +179,19 @@ TEST_F(ZSetCommandsTest, LargeSetsUseTheSkipList) {
   EXPECT_EQ(t.run_strings(c, argv), ":1000\r\n");
   EXPECT_EQ(t.run(c, {"OBJECT", "ENCODING", "big"}), bulk("skiplist"));
   EXPECT_EQ(t.run(c, {"ZCOUNT", "big", "10", "(20"}), ":100\r\n");
-  EXPECT_EQ(t.run(c, {"ZRANGEBYSCORE", "big", "99", "+inf", "LIMIT", "0", "2"}), arr({"m199", "m299"}));
+  EXPECT_EQ(t.run(c, {"ZRANGEBYSCORE", "big", "99", "+inf", "LIMIT", "0", "2"}), array({"m199", "m299"}));
   // LIMIT offsets jump by rank (values from redis-server 7.0.15 on the same set).
   EXPECT_EQ(t.run(c, {"ZRANGEBYSCORE", "big", "-inf", "+inf", "LIMIT", "500", "2", "WITHSCORES"}),
-            arr({"m150", "50", "m250", "50"}));
-  EXPECT_EQ(t.run(c, {"ZREVRANGEBYSCORE", "big", "+inf", "-inf", "LIMIT", "10", "1"}), arr({"m998"}));
+            array({"m150", "50", "m250", "50"}));
+  EXPECT_EQ(t.run(c, {"ZREVRANGEBYSCORE", "big", "+inf", "-inf", "LIMIT", "10", "1"}), array({"m998"}));
   EXPECT_EQ(t.run(c, {"ZREVRANGEBYSCORE", "big", "50", "(10", "LIMIT", "395", "10"}),
-            arr({"m411", "m311", "m211", "m111", "m11"}));
+            array({"m411", "m311", "m211", "m111", "m11"}));
   EXPECT_EQ(t.run(c, {"ZRANK", "big", "m1"}), ":10\r\n");  // after m0, m100, ..., m900
-  EXPECT_EQ(t.run(c, {"ZPOPMIN", "big"}), arr({"m0", "0"}));
+  EXPECT_EQ(t.run(c, {"ZPOPMIN", "big"}), array({"m0", "0"}));
   EXPECT_EQ(t.run(c, {"ZREMRANGEBYRANK", "big", "0", "98"}), ":99\r\n");
   EXPECT_EQ(t.run(c, {"ZCARD", "big"}), ":900\r\n");
   EXPECT_EQ(t.run(c, {"COPY", "big", "big2"}), ":1\r\n");
-  EXPECT_EQ(t.run(c, {"ZRANGE", "big2", "0", "0", "WITHSCORES"}), arr({"m10", "10"}));  // scores 0..9 are gone
+  EXPECT_EQ(t.run(c, {"ZRANGE", "big2", "0", "0", "WITHSCORES"}), array({"m10", "10"}));  // scores 0..9 are gone
 }
 
 // ---- blocking ----------------------------------------------------------------------------
@@ -207,15 +202,15 @@ TEST_F(ZSetCommandsTest, BzpopminIsServedByALaterZadd) {
   EXPECT_TRUE(w.blocked());
   EXPECT_EQ(t.run(c, {"ZADD", "q2", "5", "x", "7", "y"}), ":2\r\n");
   EXPECT_FALSE(w.blocked());
-  EXPECT_EQ(t.take_output(w), arr({"q2", "x", "5"}));
-  EXPECT_EQ(t.run(c, {"ZRANGE", "q2", "0", "-1"}), arr({"y"}));
+  EXPECT_EQ(t.take_output(w), array({"q2", "x", "5"}));
+  EXPECT_EQ(t.run(c, {"ZRANGE", "q2", "0", "-1"}), array({"y"}));
 }
 
 TEST_F(ZSetCommandsTest, BzmpopPopsUpToCountAndDeletesTheKey) {
   auto& w = t.client();
   EXPECT_EQ(t.run(w, {"BZMPOP", "0", "1", "q", "MAX", "COUNT", "5"}), "");
   EXPECT_EQ(t.run(c, {"ZADD", "q", "1", "a", "2", "b"}), ":2\r\n");
-  EXPECT_EQ(t.take_output(w), "*2\r\n" + bulk("q") + "*2\r\n" + arr({"b", "2"}) + arr({"a", "1"}));
+  EXPECT_EQ(t.take_output(w), "*2\r\n" + bulk("q") + "*2\r\n" + array({"b", "2"}) + array({"a", "1"}));
   EXPECT_EQ(t.run(c, {"EXISTS", "q"}), ":0\r\n");
 }
 
@@ -227,11 +222,11 @@ TEST_F(ZSetCommandsTest, WaitersAreServedOldestFirstOneEach) {
   EXPECT_EQ(t.run(w2, {"BZPOPMAX", "q", "0"}), "");
   EXPECT_EQ(t.run(w3, {"BZPOPMIN", "q", "0"}), "");
   EXPECT_EQ(t.run(c, {"ZADD", "q", "1", "a", "2", "b"}), ":2\r\n");
-  EXPECT_EQ(t.take_output(w1), arr({"q", "a", "1"}));
-  EXPECT_EQ(t.take_output(w2), arr({"q", "b", "2"}));
+  EXPECT_EQ(t.take_output(w1), array({"q", "a", "1"}));
+  EXPECT_EQ(t.take_output(w2), array({"q", "b", "2"}));
   EXPECT_TRUE(w3.blocked());
   EXPECT_EQ(t.run(c, {"ZADD", "q", "3", "c"}), ":1\r\n");
-  EXPECT_EQ(t.take_output(w3), arr({"q", "c", "3"}));
+  EXPECT_EQ(t.take_output(w3), array({"q", "c", "3"}));
 }
 
 TEST_F(ZSetCommandsTest, TimeoutRepliesNullArrayOnTheManualClock) {
@@ -249,11 +244,11 @@ TEST_F(ZSetCommandsTest, TimeoutRepliesNullArrayOnTheManualClock) {
 }
 
 TEST_F(ZSetCommandsTest, ArgumentErrorsComeBeforeBlocking) {
-  EXPECT_EQ(t.run(c, {"BZPOPMIN", "q", "-1"}), err("ERR timeout is negative"));
-  EXPECT_EQ(t.run(c, {"BZPOPMIN", "q", "x"}), err("ERR timeout is not a float or out of range"));
-  EXPECT_EQ(t.run(c, {"BZMPOP", "x", "0", "q", "MIN"}), err("ERR numkeys should be greater than 0"));
-  EXPECT_EQ(t.run(c, {"BZMPOP", "x", "1", "q", "MIN", "COUNT", "0"}), err("ERR count should be greater than 0"));
-  EXPECT_EQ(t.run(c, {"BZMPOP", "x", "1", "q", "MIN"}), err("ERR timeout is not a float or out of range"));
+  EXPECT_EQ(t.run(c, {"BZPOPMIN", "q", "-1"}), error("ERR timeout is negative"));
+  EXPECT_EQ(t.run(c, {"BZPOPMIN", "q", "x"}), error("ERR timeout is not a float or out of range"));
+  EXPECT_EQ(t.run(c, {"BZMPOP", "x", "0", "q", "MIN"}), error("ERR numkeys should be greater than 0"));
+  EXPECT_EQ(t.run(c, {"BZMPOP", "x", "1", "q", "MIN", "COUNT", "0"}), error("ERR count should be greater than 0"));
+  EXPECT_EQ(t.run(c, {"BZMPOP", "x", "1", "q", "MIN"}), error("ERR timeout is not a float or out of range"));
   EXPECT_FALSE(c.blocked());
 }
 
@@ -269,7 +264,7 @@ TEST_F(ZSetCommandsTest, InsideMultiBlockingPopsAnswerNullAndZaddWakesAfterExec)
   EXPECT_EQ(t.run(c, {"ZADD", "q", "2", "b"}), "+QUEUED\r\n");
   EXPECT_TRUE(w.blocked());
   EXPECT_EQ(t.run(c, {"EXEC"}), "*2\r\n:1\r\n:1\r\n");
-  EXPECT_EQ(t.take_output(w), arr({"q", "a", "1"}));
+  EXPECT_EQ(t.take_output(w), array({"q", "a", "1"}));
 }
 
 TEST_F(ZSetCommandsTest, AZsetWaiterIgnoresAListCreatedOnItsKey) {
@@ -279,7 +274,7 @@ TEST_F(ZSetCommandsTest, AZsetWaiterIgnoresAListCreatedOnItsKey) {
   EXPECT_TRUE(w.blocked());
   EXPECT_EQ(t.run(c, {"DEL", "k"}), ":1\r\n");
   EXPECT_EQ(t.run(c, {"ZADD", "k", "1", "m"}), ":1\r\n");
-  EXPECT_EQ(t.take_output(w), arr({"k", "m", "1"}));
+  EXPECT_EQ(t.take_output(w), array({"k", "m", "1"}));
 }
 
 TEST_F(ZSetCommandsTest, DisconnectWhileBlockedLosesNothing) {
@@ -295,9 +290,9 @@ TEST_F(ZSetCommandsTest, BlockingPopsInvalidateWatchers) {
   auto& watcher = t.client();
   EXPECT_EQ(t.run(w, {"BZPOPMIN", "q", "0"}), "");
   EXPECT_EQ(t.run(c, {"ZADD", "q", "1", "a", "2", "b"}), ":2\r\n");
-  EXPECT_EQ(t.take_output(w), arr({"q", "a", "1"}));
+  EXPECT_EQ(t.take_output(w), array({"q", "a", "1"}));
   EXPECT_EQ(t.run(watcher, {"WATCH", "q"}), "+OK\r\n");
-  EXPECT_EQ(t.run(w, {"BZPOPMIN", "q", "0"}), arr({"q", "b", "2"}));
+  EXPECT_EQ(t.run(w, {"BZPOPMIN", "q", "0"}), array({"q", "b", "2"}));
   EXPECT_EQ(t.run(watcher, {"MULTI"}), "+OK\r\n");
   EXPECT_EQ(t.run(watcher, {"ZCARD", "q"}), "+QUEUED\r\n");
   EXPECT_EQ(t.run(watcher, {"EXEC"}), "*-1\r\n");
