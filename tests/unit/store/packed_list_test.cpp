@@ -4,7 +4,6 @@
 
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <climits>
 #include <cstdio>
 #include <deque>
@@ -664,35 +663,6 @@ TEST(PackedListMemoryTest, SmallListsAreOneTightAllocation) {
                 static_cast<double>(l.memory_usage()) / static_cast<double>(n));
     EXPECT_LE(l.memory_usage(), n * 14 * 5 / 4 + 48);
   }
-}
-
-// Throughput: printed only (timings are not asserted in unit tests).
-TEST(PackedListSpeedTest, PrintsPushPopCost) {
-  using Clock = std::chrono::steady_clock;
-  constexpr int kOps = 2000000;
-  const std::string v = "element:0001";
-  auto report = [](const char* what, Clock::time_point t0, int ops) {
-    const double ns = std::chrono::duration<double, std::nano>(Clock::now() - t0).count() / ops;
-    std::printf("[speed] %s: %.1f ns/op\n", what, ns);
-  };
-  PackedList l;
-  auto t0 = Clock::now();
-  for (int i = 0; i < kOps; ++i) l.push_front(v);
-  report("push_front (growing)", t0, kOps);
-  t0 = Clock::now();
-  for (int i = 0; i < kOps; ++i) l.pop_back();
-  report("pop_back (draining)", t0, kOps);
-  t0 = Clock::now();
-  for (int i = 0; i < kOps; ++i) {
-    l.push_back(v);
-    if (l.size() > 100) l.pop_front();
-  }
-  report("small queue push_back + pop_front", t0, kOps);
-  std::size_t sink = 0;
-  t0 = Clock::now();
-  for (int i = 0; i < kOps; ++i) sink += l.at(static_cast<std::size_t>(i) % 4).size();
-  report("at() near the head", t0, kOps);
-  EXPECT_GT(sink, 0u);
 }
 
 }  // namespace

@@ -173,7 +173,9 @@ TEST(ZSetValue, RandomOperationsMatchModel) {
   }
 }
 
-TEST(ZSetValue, LargeSetRanksAndPopsStayLogarithmic) {
+// Correctness on a large set only: ZSetValue has no operation counters, so the logarithmic cost of
+// rank lookups and pops is not measured here.
+TEST(ZSetValue, LargeSetRanksAndPopsAreCorrect) {
   ZSetValue z;
   const int n = 200000;
   for (int i = 0; i < n; ++i) z.insert("member:" + std::to_string(i), (i * 7919) % n);
