@@ -574,7 +574,8 @@ TEST(Persistence, MisconfAfterAFailedBgsaveAsRedis) {
       out.push_back((r->type == REDIS_REPLY_ERROR ? "-" : "+") + str(r));
     };
     auto wait_bgsave = [&] {
-      for (int i = 0; i < 250 && info_field(c.get(), "rdb_bgsave_in_progress") != "0"; ++i) std::this_thread::sleep_for(20ms);
+      for (int i = 0; i < 500 && info_field(c.get(), "rdb_bgsave_in_progress") != "0"; ++i) std::this_thread::sleep_for(20ms);
+      EXPECT_EQ(info_field(c.get(), "rdb_bgsave_in_progress"), "0") << "BGSAVE still running after 10 s";
     };
     run({"SET", "k", "v"});
     fs::create_directory(dir + "/dump.rdb");  // the rename onto it fails
