@@ -87,22 +87,6 @@ class RawConn:
         reply, self.buf = self.buf[:end], self.buf[end:]
         return reply
 
-    def read_available(self, wait=0.2):
-        """Everything the server sends within `wait` seconds (for 'no reply at all' checks)."""
-        self.sock.settimeout(wait)
-        try:
-            while True:
-                chunk = self.sock.recv(65536)
-                if not chunk:
-                    break
-                self.buf += chunk
-        except socket.timeout:
-            pass
-        finally:
-            self.sock.settimeout(10)
-        data, self.buf = self.buf, b""
-        return data
-
 
 def parse_info(reply):
     """The `field:value` lines of an INFO reply (RESP2 bulk or RESP3 verbatim) as a dict of str."""
