@@ -1,5 +1,7 @@
 # Tests written in Python against the built listd, run with Debian's /usr/bin/python3 (which
-# ships python3-redis 4.3.4, the client the seed documents' workers use).
+# ships python3-redis 4.3.4, the client the seed documents' workers use). They share the
+# launcher in tests/pylib (listd_testing) with tests/python and tests/tools.
 add_test(NAME integration.worker_soak
          COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/worker_soak_test.py $<TARGET_FILE:listd>)
-set_tests_properties(integration.worker_soak PROPERTIES TIMEOUT 180)
+set_tests_properties(integration.worker_soak PROPERTIES TIMEOUT 180
+                     ENVIRONMENT "PYTHONPATH=${PROJECT_SOURCE_DIR}/tests/pylib;PYTHONDONTWRITEBYTECODE=1")

@@ -19,24 +19,23 @@ import collections
 import multiprocessing
 import os
 import signal
-import socket
-import subprocess
 import sys
 import tempfile
 import time
 
 import redis
 
+try:
+    import listd_testing  # noqa: F401  (PYTHONPATH=tests/pylib under ctest)
+except ImportError:  # run by hand: tests/pylib is next to this directory
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                    "pylib"))
+from listd_testing import ListdServer, wait_until  # noqa: E402
+
 QUEUE = "task:queue"
 PRODUCERS = 4
 BATCH = 1000            # LPUSH commands per pipeline round trip
 DEADLINE_S = 120        # hard cap for the whole run; CI expects far less
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def client(port):
@@ -76,19 +75,6 @@ def producer(index, port, tasks):
     r.close()
 
 
-def wait_ready(port, proc):
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise SystemExit(f"listd exited early with status {proc.returncode}")
-        try:
-            if redis.Redis(host="127.0.0.1", port=port, socket_timeout=1).ping():
-                return
-        except redis.exceptions.ConnectionError:
-            time.sleep(0.01)
-    raise SystemExit("listd did not answer PING within 10 s")
-
-
 def blocked_clients(r):
     return int(r.info("clients").get("blocked_clients", -1))
 
@@ -102,12 +88,11 @@ def main():
 
     started = time.monotonic()
     signal.alarm(DEADLINE_S)  # never hang CI
-    port = free_port()
-    server = subprocess.Popen([args.listd, "--port", str(port), "--bind", "127.0.0.1"],
-                              stdout=subprocess.DEVNULL)
+    # the shared launcher: a free port, checked to be ours by INFO server's process_id
+    server = ListdServer(binary=args.listd).start()
+    port = server.port
     failures = []
     try:
-        wait_ready(port, server)
         admin = redis.Redis(host="127.0.0.1", port=port, decode_responses=True)
         admin.delete(QUEUE)
 
@@ -120,10 +105,10 @@ def main():
                 p.start()
             # Start producing once the workers are parked, so wake-ups are exercised, not
             # only immediate pops (bounded poll, not a sleep).
-            deadline = time.monotonic() + 20
-            while blocked_clients(admin) < args.workers and time.monotonic() < deadline:
-                time.sleep(0.01)
+            wait_until(lambda: blocked_clients(admin) >= args.workers, 20)
             parked = blocked_clients(admin)
+            if parked != args.workers:
+                failures.append(f"{parked} of {args.workers} workers blocked in BRPOP within 20 s")
 
             tasks = [str(n) for n in range(args.tasks)]
             producers = [ctx.Process(target=producer, args=(i, port, tasks[i::PRODUCERS]))
@@ -186,15 +171,12 @@ def main():
               f"max {max(per_worker, default=0)}; {len(received)} received, "
               f"{len(counts)} distinct")
     finally:
-        server.send_signal(signal.SIGTERM)
-        try:
-            status = server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            status = server.wait()
+        status = server.stop()  # SIGTERM, at most 10 s (then SIGKILL and None)
+        if status is None:
             failures.append("listd did not stop within 10 s of SIGTERM")
-        if status != 0:
+        elif status != 0:
             failures.append(f"listd exited with status {status}")
+        server.close()
 
     print(f"total {time.monotonic() - started:.2f} s")
     if failures:

@@ -2,6 +2,8 @@
 
 Run:  LISTD_BINARY=build/listd /usr/bin/python3 -m pytest tests/python
 (/usr/bin/python3 is Debian's, with python3-redis 4.3.4, the seed workers' client.)
+The launcher and the RESP helpers live in tests/pylib/listd_testing, shared with tests/tools
+and the soak test. A skip fails the run (listd_testing.pytest_hooks).
 """
 
 import os
@@ -10,9 +12,13 @@ import sys
 import pytest
 import redis
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from listd_server import ListdServer  # noqa: E402
-from resp import has_command  # noqa: E402
+try:
+    import listd_testing  # noqa: F401  (PYTHONPATH=tests/pylib under ctest)
+except ImportError:  # run by hand: find tests/pylib next to this directory
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                    "pylib"))
+from listd_testing import ListdServer  # noqa: E402
+from listd_testing.pytest_hooks import pytest_sessionfinish  # noqa: E402,F401
 
 PASSWORD = "s3cret-pw"
 
@@ -61,20 +67,6 @@ def rb(listd):
     client.connection_pool.disconnect()
 
 
-def require_commands(client, *names):
-    """Skips the test, with the reason printed, if listd lacks one of `names`.
-
-    Used only for companion-type commands that are written in parallel with these tests; the
-    skip reason shows up in pytest's summary (-rs), never silently.
-    """
-    port = client.connection_pool.connection_kwargs["port"]
-    missing = [name for name in names if not has_command(port, name)]
-    if missing:
-        msg = f"listd does not implement {', '.join(missing)} yet"
-        print(f"SKIP: {msg}", file=sys.stderr)
-        pytest.skip(msg)
-
-
 @pytest.fixture
 def listd_factory():
     """Starts extra listd servers (args as on the command line); all stopped after the test."""
@@ -89,14 +81,4 @@ def listd_factory():
     for srv in servers:
         status = srv.stop()
         srv.close()
-        assert status in (0, None), f"listd exited with status {status}"
-
-
-def pytest_sessionfinish(session, exitstatus):
-    """With LISTD_ALL_SKIPPED_STATUS=N set (ctest does), a run where every collected test was
-    skipped exits N, so ctest's SKIP_RETURN_CODE shows it as Skipped rather than Passed."""
-    code = os.environ.get("LISTD_ALL_SKIPPED_STATUS")
-    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
-    if code and exitstatus == 0 and reporter is not None:
-        if reporter.stats.get("skipped") and not reporter.stats.get("passed"):
-            session.exitstatus = int(code)
+        assert status == 0, f"listd exited with status {status}"

@@ -5,6 +5,8 @@ import time
 
 import redis
 
+from listd_testing import wait_until
+
 
 def test_scan_iter(r):
     for i in range(300):
@@ -34,11 +36,10 @@ def test_keyspace_helpers(r):
 def test_client_list_parsing(r, listd):
     r.client_setname("lister")
     blocked = redis.Redis(port=listd.port, decode_responses=True, client_name="bw-1")
-    t = threading.Thread(target=lambda: blocked.brpop("cl:q", timeout=3))
+    got = []
+    t = threading.Thread(target=lambda: got.append(blocked.brpop("cl:q", timeout=30)))
     t.start()
-    deadline = time.monotonic() + 5
-    while r.info("clients")["blocked_clients"] < 1 and time.monotonic() < deadline:
-        time.sleep(0.01)
+    assert wait_until(lambda: r.info("clients")["blocked_clients"] == 1), "BRPOP never blocked"
     clients = r.client_list()
     assert all({"id", "addr", "name", "age", "idle", "db", "cmd", "flags"} <= set(c)
                for c in clients)
@@ -49,7 +50,8 @@ def test_client_list_parsing(r, listd):
     assert waiter[0]["cmd"] == "brpop"  # seed document 000: cmd=brpop for a blocked worker
     assert "b" in waiter[0]["flags"]
     assert r.lpush("cl:q", "x") == 1
-    t.join(5)
+    t.join(10)
+    assert got == [("cl:q", "x")]
     blocked.connection_pool.disconnect()
     by_id = r.client_list(client_id=[me[0]["id"]])
     assert [c["name"] for c in by_id] == ["lister"]

@@ -13,11 +13,6 @@ import subprocess
 import sys
 import time
 
-import pytest
-import redis
-
-from conftest import require_commands
-
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DEMO = os.path.join(REPO, "examples", "worker")
 
@@ -52,9 +47,7 @@ def test_idle_workers_are_separate_blocked_connections(r, listd):
     assert codes == [0, 0, 0]  # SIGTERM while idle in BRPOP: a clean exit at once
 
 
-@pytest.mark.companion
 def test_seed_workers_exactly_once(r, listd):
-    require_commands(r, "HSET", "HGET", "HGETALL")
     code, out = run_demo("--workers", "8", "--tasks", "2000", "--port", str(listd.port))
     assert code == 0, out
     assert "RESULT: PASS" in out
@@ -72,11 +65,7 @@ def test_seed_workers_exactly_once(r, listd):
     assert len(owners) >= 2, owners
 
 
-@pytest.mark.companion
-def test_reliable_workers_survive_a_crash(listd):
-    client = redis.Redis(port=listd.port, decode_responses=True)
-    require_commands(client, "HSET", "HGET")
-    client.connection_pool.disconnect()
+def test_reliable_workers_survive_a_crash():
     # run_demo starts its own listd here (LISTD_BINARY), as a user would run it
     code, out = run_demo("--workers", "8", "--tasks", "2000", "--crash")
     assert code == 0, out
@@ -88,10 +77,8 @@ def test_reliable_workers_survive_a_crash(listd):
     assert "RESULT: PASS" in out
 
 
-@pytest.mark.companion
 def test_reliable_recovery_scan_skips_live_workers(r, listd):
     """The start-up scan requeues a dead worker's task but not a live worker's."""
-    require_commands(r, "HSET")
     r.lpush("task:processing:dead-1", "41")
     r.lpush("task:processing:alive-1", "42")
     r.set("worker:alive-1:alive", 1, ex=30)

@@ -1,7 +1,8 @@
 """pytest fixtures for the redis-cli / redis-benchmark tests (Debian redis-tools 7.0).
 
 Run:  LISTD_BINARY=build/listd /usr/bin/python3 -m pytest tests/tools
-The listd helpers are shared with tests/python.
+The launcher and the RESP helpers live in tests/pylib/listd_testing, shared with tests/python
+and the soak test. A skip fails the run (listd_testing.pytest_hooks).
 """
 
 import os
@@ -15,19 +16,36 @@ import time
 
 import pytest
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                                "python"))
-from listd_server import ListdServer  # noqa: E402
-from resp import RawConn, has_command  # noqa: E402
+try:
+    import listd_testing  # noqa: F401  (PYTHONPATH=tests/pylib under ctest)
+except ImportError:  # run by hand: find tests/pylib next to this directory
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                    "pylib"))
+from listd_testing import ListdServer, RawConn  # noqa: E402,F401
+from listd_testing.pytest_hooks import pytest_sessionfinish  # noqa: E402,F401
 
 PASSWORD = "tools-pw"
 
-# redis-benchmark -c 1000 needs ~1000 descriptors on each side: raise the soft limit to the hard
-# one before any listd starts (children inherit it).
-_soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-if _soft < 4096 and (_hard == resource.RLIM_INFINITY or _hard > _soft):
-    resource.setrlimit(resource.RLIMIT_NOFILE,
-                       (4096 if _hard == resource.RLIM_INFINITY else min(4096, _hard), _hard))
+# redis-benchmark -c 1000 needs about 1000 descriptors on each side, plus some to spare.
+NOFILE_NEEDED = 2200
+NOFILE_WANTED = 4096
+
+
+def raise_nofile_limit(wanted=NOFILE_WANTED):
+    """Raises this process' RLIMIT_NOFILE soft limit towards `wanted` (at most the hard limit);
+    children started afterwards (listd, redis-benchmark) inherit it. Returns the soft limit
+    now in force: the test that needs NOFILE_NEEDED checks it and fails if it is lower."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        new = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+        if new > soft:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (new, hard))
+    soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    return float("inf") if soft == resource.RLIM_INFINITY else soft
+
+
+# before any listd starts, so that the module fixtures' servers inherit it
+raise_nofile_limit()
 
 for tool in ("redis-cli", "redis-benchmark"):
     if shutil.which(tool) is None:
@@ -114,21 +132,3 @@ class LineReader:
                 self.proc.kill()
                 self.proc.wait()
         self.proc.stdout.close()
-
-
-def require_commands(port, *names):
-    missing = [n for n in names if not has_command(port, n)]
-    if missing:
-        msg = f"listd does not implement {', '.join(missing)} yet"
-        print(f"SKIP: {msg}", file=sys.stderr)
-        pytest.skip(msg)
-
-
-def pytest_sessionfinish(session, exitstatus):
-    """With LISTD_ALL_SKIPPED_STATUS=N set (ctest does), a run where every collected test was
-    skipped exits N, so ctest's SKIP_RETURN_CODE shows it as Skipped rather than Passed."""
-    code = os.environ.get("LISTD_ALL_SKIPPED_STATUS")
-    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
-    if code and exitstatus == 0 and reporter is not None:
-        if reporter.stats.get("skipped") and not reporter.stats.get("passed"):
-            session.exitstatus = int(code)

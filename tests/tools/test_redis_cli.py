@@ -8,9 +8,7 @@ import re
 import subprocess
 import time
 
-import pytest
-
-from conftest import PASSWORD, LineReader, RawConn, cli, require_commands
+from conftest import PASSWORD, LineReader, RawConn, cli
 
 
 def test_one_shot_command(flushed):
@@ -180,10 +178,8 @@ def test_bigkeys(flushed):
     assert "2 strings with 51 bytes (50.00% of keys, avg size 25.50)" in out
 
 
-@pytest.mark.companion
 def test_bigkeys_all_types(flushed):
     """--bigkeys with hashes, sets and sorted sets too (HLEN, SCARD, ZCARD)."""
-    require_commands(flushed.port, "HSET", "SADD", "ZADD")
     fill_for_bigkeys(flushed.port)
     with RawConn(flushed.port) as c:
         c.call("HSET", "h", "f1", "v", "f2", "v", "f3", "v")

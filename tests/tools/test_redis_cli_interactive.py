@@ -13,6 +13,14 @@ import time
 import pytest
 
 from conftest import ListdServer
+from listd_testing import scaled, wait_until
+
+PONG = re.compile(r"^PONG$", re.M)
+RECONNECT_ERROR = re.compile(r"Error: Server closed the connection|not connected>")
+
+
+def count(rx, text):
+    return len(rx.findall(text))
 
 
 class Tmux:
@@ -38,17 +46,23 @@ class Tmux:
     def pane(self):
         return self.run("capture-pane", "-p", "-t", "cli", "-S", "-200").stdout.decode()
 
+    def wait_for(self, predicate, what, timeout=10):
+        """Waits until predicate(pane text) holds; returns the pane. Fails after `timeout`."""
+        shown = []
+
+        def check():
+            shown.append(self.pane())
+            return predicate(shown[-1])
+
+        if not wait_until(check, timeout, interval=0.05):
+            pytest.fail(f"{what} not shown within {scaled(timeout)} s; pane:\n{shown[-1]}")
+        return shown[-1]
+
     def wait(self, pattern, timeout=10, count=1):
         """Waits until `pattern` occurs at least `count` times in the pane; returns the pane."""
-        end = time.monotonic() + timeout
         rx = re.compile(pattern, re.M)
-        while True:
-            text = self.pane()
-            if len(rx.findall(text)) >= count:
-                return text
-            if time.monotonic() > end:
-                pytest.fail(f"{pattern!r} x{count} not shown within {timeout} s; pane:\n{text}")
-            time.sleep(0.05)
+        return self.wait_for(lambda text: len(rx.findall(text)) >= count,
+                             f"{pattern!r} x{count}", timeout)
 
     def alive(self):
         return self.run("has-session", "-t", "cli", check=False).returncode == 0
@@ -100,12 +114,15 @@ def test_interactive_session(session):
 
     # listd restarts on the same port: the next command notices the closed connection,
     # and redis-cli reconnects (7.0.15 prints an error for the first command after it)
-    srv.restart()
-    pongs = len(re.findall(r"^PONG$", t.pane(), re.M))
+    assert srv.restart() == 0, "listd did not exit cleanly on SIGTERM"
+    pane = t.pane()
+    pongs, errors = count(PONG, pane), count(RECONNECT_ERROR, pane)
     t.keys("PING")
-    time.sleep(0.3)
-    if len(re.findall(r"^PONG$", t.pane(), re.M)) == pongs:
-        t.wait(r"Error: Server closed the connection|not connected>")
+    # Either PING is answered at once, or redis-cli prints its error and reconnects: wait
+    # for one of the two to show, then send PING again in the second case.
+    pane = t.wait_for(lambda text: count(PONG, text) > pongs or count(RECONNECT_ERROR, text)
+                      > errors, "a PONG or redis-cli's reconnect error")
+    if count(PONG, pane) == pongs:
         t.keys("PING")
     t.wait(r"^PONG$", count=pongs + 1)
     t.keys("RPUSH after restart")
@@ -115,10 +132,7 @@ def test_interactive_session(session):
     assert "Assertion" not in pane and "ERR" not in pane, pane
 
     t.keys("quit")
-    end = time.monotonic() + 5
-    while t.alive() and time.monotonic() < end:
-        time.sleep(0.05)
-    assert not t.alive(), "redis-cli did not exit on quit"
+    assert wait_until(lambda: not t.alive(), 5, interval=0.05), "redis-cli did not exit on quit"
 
 
 def test_piped_stdin_interactive_mode(listd):

@@ -3,6 +3,7 @@
 `RawConn.call(*args)` sends one multibulk request and returns the exact bytes of one reply
 (RESP2 or RESP3: + - : $ * _ , # ( = % ~ | >), without decoding anything, so a test can
 compare them with what ../shared/CLIENTS.md recorded from real Redis 7.0.15.
+`parse_info` turns an INFO reply into a dict of its fields.
 """
 
 import socket
@@ -86,25 +87,15 @@ class RawConn:
         reply, self.buf = self.buf[:end], self.buf[end:]
         return reply
 
-    def read_available(self, wait=0.2):
-        """Everything the server sends within `wait` seconds (for 'no reply at all' checks)."""
-        self.sock.settimeout(wait)
-        try:
-            while True:
-                chunk = self.sock.recv(65536)
-                if not chunk:
-                    break
-                self.buf += chunk
-        except socket.timeout:
-            pass
-        finally:
-            self.sock.settimeout(10)
-        data, self.buf = self.buf, b""
-        return data
 
-
-def has_command(port, name):
-    """True if listd's COMMAND INFO knows `name` (a missing command answers `*1 $-1`)."""
-    with RawConn(port) as c:
-        reply = c.call("COMMAND", "INFO", name)
-    return reply.startswith(b"*1\r\n*") and not reply.startswith(b"*1\r\n*-1")
+def parse_info(reply):
+    """The `field:value` lines of an INFO reply (RESP2 bulk or RESP3 verbatim) as a dict of str."""
+    body = reply.split(b"\r\n", 1)[1] if reply[:1] in b"$=" else reply
+    if body.startswith(b"txt:"):
+        body = body[4:]
+    fields = {}
+    for line in body.decode(errors="replace").splitlines():
+        if line and not line.startswith("#") and ":" in line:
+            name, value = line.split(":", 1)
+            fields[name] = value
+    return fields
