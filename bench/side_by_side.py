@@ -368,6 +368,7 @@ def start_server(spec: ServerSpec, logdir: Path, extra: tuple = (), tag: str = "
             if not retry or attempt == PORT_TRIES - 1:
                 reasons.append(why + (f" ({attempt + 1} tries)" if attempt else ""))
                 break
+            log(f"{spec.name}: {why}; starting again on a new port")
     UNSTARTABLE.add(spec.name)
     return None, "; ".join(reasons)
 
