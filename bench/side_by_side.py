@@ -2,7 +2,7 @@
 """listd vs redis-server vs the epoll floor, side by side, in one command.
 
     bench/side_by_side.py                 # full run (about 15-20 minutes on 2 cores)
-    bench/side_by_side.py --quick         # smoke run (R=1, tiny N), used by CI to keep it working
+    bench/side_by_side.py --quick         # smoke run (R=1, tiny N); ctest bench.quick runs it
     bench/side_by_side.py --listd-bin /usr/bin/redis-server --only listd,redis   # harness check
 
 Builds listd and the bench tools in Release (build-bench/), then measures, each server fresh and
