@@ -1026,43 +1026,52 @@ def memory_phase(args, specs, names, notes, raw):
     out = {}
     scenarios = [("one list", args.mem_elements, 1), ("lists of 10", args.mem_lists * 10,
                                                        args.mem_lists)]
-    for si, (scen, elements, keys) in enumerate(scenarios):
-        order = list(names) if si % 2 == 0 else list(reversed(names))
-        for name in order:
-            srv, why = start_server(specs[name], args.logdir, tag="-memory")
-            if srv is None:
-                notes.problem(name, f"memory {scen}: {name} failed to start ({why})")
-                continue
-            try:
-                time.sleep(0.2)
-                base = rss_bytes(srv.pid)
-                t0 = time.monotonic()
-                if scen == "one list":
-                    replies, errors = load_one_list(srv.port, elements)
-                    check = roundtrip(srv.port, "LLEN", "biglist")
-                    ok = check.strip() == b":%d" % elements
-                else:
-                    replies, errors = load_many_lists(srv.port, keys)
-                    check = roundtrip(srv.port, "LLEN", b"list:%06d" % (keys - 1))
-                    ok = check.strip() == b":10"
-                time.sleep(0.5)   # let the server shrink the loader's query buffer
-                loaded = rss_bytes(srv.pid)
-                per = (loaded - base) / elements
-                res = dict(base_rss=base, loaded_rss=loaded, elements=elements,
-                           bytes_per_element=per, load_s=time.monotonic() - t0,
-                           verified=ok and errors == 0)
-                if not res["verified"]:
-                    notes.problem(name, f"memory {scen} {name}: load check failed "
-                                 f"(errors={errors}, check reply {check[:60]!r})")
-                out[(name, scen)] = res
-                log(f"memory {scen:<11} {name:<5} {per:.1f} bytes/element "
-                    f"(RSS {base / 1e6:.1f} -> {loaded / 1e6:.1f} MB)")
-            except (OSError, RuntimeError) as e:
-                notes.problem(name, f"memory {scen} {name}: {e}")
-            finally:
-                stop_server(srv)
-    raw["memory"] = {f"{k[0]}:{k[1]}": v for k, v in out.items()}
-    md = [f"\n#### Memory (VmRSS after loading minus VmRSS of the fresh server, per 12-byte element)\n",
+    runs = {}   # (server, scenario) -> [per-round result]
+    for rnd in range(args.mem_rounds):
+        for si, (scen, elements, keys) in enumerate(scenarios):
+            order = run_order(list(names), rnd, si)
+            for pos, name in enumerate(order):
+                srv, why = start_server(specs[name], args.logdir, tag=f"-memory-r{rnd + 1}")
+                if srv is None:
+                    notes.problem(name, f"memory {scen}: {name} failed to start ({why})")
+                    continue
+                try:
+                    time.sleep(0.2)
+                    base = rss_bytes(srv.pid)
+                    t0 = time.monotonic()
+                    if scen == "one list":
+                        replies, errors = load_one_list(srv.port, elements)
+                        check = roundtrip(srv.port, "LLEN", "biglist")
+                        ok = check.strip() == b":%d" % elements
+                    else:
+                        replies, errors = load_many_lists(srv.port, keys)
+                        check = roundtrip(srv.port, "LLEN", b"list:%06d" % (keys - 1))
+                        ok = check.strip() == b":10"
+                    time.sleep(0.5)   # let the server shrink the loader's query buffer
+                    loaded = rss_bytes(srv.pid)
+                    per = (loaded - base) / elements
+                    res = dict(base_rss=base, loaded_rss=loaded, elements=elements,
+                               bytes_per_element=per, load_s=time.monotonic() - t0,
+                               verified=ok and errors == 0)
+                    if not res["verified"]:
+                        notes.problem(name, f"memory {scen} {name}: load check failed "
+                                     f"(errors={errors}, check reply {check[:60]!r})")
+                    res.update(round=rnd, pos=pos)
+                    runs.setdefault((name, scen), []).append(res)
+                    log(f"memory round {rnd + 1}/{args.mem_rounds} {scen:<11} {name:<5} #{pos + 1} "
+                        f"{per:.1f} bytes/element "
+                        f"(RSS {base / 1e6:.1f} -> {loaded / 1e6:.1f} MB)")
+                except (OSError, RuntimeError) as e:
+                    notes.problem(name, f"memory {scen} {name}: {e}")
+                finally:
+                    stop_server(srv)
+    raw["memory"] = {f"{k[0]}:{k[1]}": v for k, v in runs.items()}
+    for key, rs in runs.items():   # medians over rounds; verified only if every round was
+        per = [r["bytes_per_element"] for r in rs if r["verified"]]
+        out[key] = dict(bytes_per_element=median(per), rounds=rs,
+                        verified=len(per) == len(rs) == args.mem_rounds)
+    md = [f"\n#### Memory (VmRSS after loading minus VmRSS of the fresh server, per 12-byte element; "
+          f"{args.mem_rounds} round(s), medians, the listd/redis ratio paired per round)\n",
           "| data | " + " | ".join(f"{n} bytes/element" for n in names) +
           (" | listd/redis |" if "listd" in names and "redis" in names else " |"),
           "|---|" + "---|" * len(names) + ("---|" if "listd" in names and "redis" in names else "")]
@@ -1077,11 +1086,18 @@ def memory_phase(args, specs, names, notes, raw):
         if "listd" in names and "redis" in names:
             a = out.get(("listd", scen), {}).get("bytes_per_element")
             b = out.get(("redis", scen), {}).get("bytes_per_element")
-            ok = out.get(("listd", scen), {}).get("verified") and \
-                out.get(("redis", scen), {}).get("verified")
-            row.append(fmt_f(a / b) if a and b and ok else "—")
+            row.append(fmt_ratio(memory_ratios(out, scen)))
         md.append("| " + " | ".join(row) + " |")
     return md, out
+
+
+def memory_ratios(memory: dict, scen: str) -> list:
+    """Paired per-round ratios listd/redis of bytes per element (verified loads only)."""
+    a = {r["round"]: r["bytes_per_element"] for r in memory.get(("listd", scen), {}).get("rounds", [])
+         if r["verified"]}
+    b = {r["round"]: r["bytes_per_element"] for r in memory.get(("redis", scen), {}).get("rounds", [])
+         if r["verified"]}
+    return [a[k] / b[k] for k in sorted(a) if k in b and b[k] > 0]
 
 
 def open_idle(port: int, count: int) -> list:
@@ -1364,11 +1380,8 @@ def targets_md(summary, handoff, memory, timeouts, scale, args, aof=None, aborte
             rows.append(f"| hand-off W={W}: exactly once, every round | — | not measured "
                         f"({why_missing('handoff', need_w=W)}) |")
     for scen, limit in (("one list", 1.0), ("lists of 10", 0.8)):
-        ma, mb = memory.get(("listd", scen), {}), memory.get(("redis", scen), {})
-        a, b = ma.get("bytes_per_element"), mb.get("bytes_per_element")
-        ok = a and b and ma.get("verified") and mb.get("verified")
-        add(f"memory {scen}: listd/redis <= {limit}", [a / b] if ok else [], limit, "<=",
-            missing=why_missing("memory"))
+        add(f"memory {scen}: listd/redis <= {limit} (paired per round)",
+            memory_ratios(memory, scen), limit, "<=", missing=why_missing("memory"))
     for T in (0.01, 0.1, 0.25):
         kv = timeouts.get(("listd", T))
         add(f"timeout {T}s p50 lateness <= 2 ms", [kv["p50_late_ms"]] if kv else [], 2.0, "<=",
@@ -1467,6 +1480,9 @@ def parse_args():
                         "'' for none), next to its default hz (default 100)")
     p.add_argument("--mem-elements", type=int, default=1_000_000)
     p.add_argument("--mem-lists", type=int, default=100_000)
+    p.add_argument("--mem-rounds", type=int, default=None,
+                   help="rounds of the memory phase, a fresh server each, order alternating "
+                        "(default 3, quick 1)")
     p.add_argument("--timeout-samples", type=int, default=20)
     p.add_argument("--idle", type=int, default=10_000, help="idle connections in the scale test")
     p.add_argument("--scale-requests", type=int, default=200_000)
@@ -1491,6 +1507,8 @@ def parse_args():
         a.scale_requests = min(a.scale_requests, 2000)
         a.scale_rounds = 1
         a.quiet_wait = 0
+    if a.mem_rounds is None:
+        a.mem_rounds = 1 if a.quick else 3
     if a.handoff_rounds is None:
         a.handoff_rounds = a.rounds
     a.redis_hz = [int(x) for x in a.redis_hz.split(",") if x.strip()]
