@@ -1084,8 +1084,6 @@ def memory_phase(args, specs, names, notes, raw):
             row.append(fmt_f(m.get("bytes_per_element"), 1) +
                        ("" if m.get("verified", True) else " (data check failed)"))
         if "listd" in names and "redis" in names:
-            a = out.get(("listd", scen), {}).get("bytes_per_element")
-            b = out.get(("redis", scen), {}).get("bytes_per_element")
             row.append(fmt_ratio(memory_ratios(out, scen)))
         md.append("| " + " | ".join(row) + " |")
     return md, out
