@@ -1,9 +1,19 @@
 // epoll_floor: the machine's floor for request/response over loopback.
 //
-// A trivial single-threaded epoll server that does no work per request: it counts complete RESP
-// requests (multibulk `*N` + N bulks, or inline lines) and answers `:1` to each (`+PONG` to PING,
-// and the two `CONFIG GET` replies redis-benchmark asks for at start-up). Its CPU time per request
-// is what the I/O alone costs on this machine; listd and redis-server are reported as ratios to it.
+// A trivial single-threaded epoll server that does no real work per request: it counts complete
+// RESP requests (multibulk `*N` + N bulks, or inline lines) and answers each with a canned reply
+// of the size Redis sends for the commands redis-benchmark's list tests use, so that the floor
+// pays for the same bytes on the wire:
+//   - LPUSH/RPUSH: `:<length>` (the floor keeps one element counter, not the elements);
+//   - LPOP/RPOP: a bulk of the last pushed element's size (`$3\r\nxxx\r\n`, 9 bytes, at
+//     redis-benchmark's default -d 3), or `$-1` when the counter is 0;
+//   - LRANGE k start stop: an array of min(counter, stop - start + 1) such bulks (906 bytes for
+//     redis-benchmark's `LRANGE mylist 0 99`, as Redis 7.0 sends);
+//   - PING `+PONG`, the `CONFIG GET save`/`appendonly` replies redis-benchmark asks for at
+//     start-up, and `INFO` with `process_id` (the harness checks it owns the port);
+//   - anything else `:1`.
+// Its CPU time per request is what the I/O alone costs on this machine; listd and redis-server
+// are reported as ratios to it.
 //
 // Shape (kept deliberately minimal, the cheapest one measured in shared/PERF-NOTES.md):
 //   - level-triggered epoll, one `read` per readiness event into a per-connection buffer;
@@ -21,7 +31,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -47,6 +59,56 @@ struct Connection {
   bool want_write = false;
   bool closing = false;  // protocol error: flush and close
 };
+
+// The one list redis-benchmark's list tests use (`mylist`), as far as reply sizes go: its length
+// and the size of its elements (every push of one redis-benchmark run has the same size). No
+// elements are stored: the replies are canned bytes of the right size.
+struct FakeList {
+  long long len = 0;
+  size_t elem_size = 0;
+  std::string elem;           // one element's bulk reply: "$<size>\r\n" + size bytes + "\r\n"
+  long long range_count = -1;  // the cached LRANGE reply below has this many elements
+  std::string range;
+};
+FakeList g_list;
+
+void set_elem_size(size_t n) {
+  if (n == g_list.elem_size && !g_list.elem.empty()) return;
+  g_list.elem_size = n;
+  g_list.elem = "$" + std::to_string(n) + "\r\n" + std::string(n, 'x') + "\r\n";
+  g_list.range_count = -1;
+}
+
+void append_integer(std::string& out, char type, long long v) {
+  char buf[32];
+  buf[0] = type;
+  auto r = std::to_chars(buf + 1, buf + sizeof(buf) - 2, v);
+  *r.ptr++ = '\r';
+  *r.ptr++ = '\n';
+  out.append(buf, static_cast<size_t>(r.ptr - buf));
+}
+
+long long to_ll(std::string_view v) {
+  long long x = 0;
+  std::from_chars(v.data(), v.data() + v.size(), x);
+  return x;
+}
+
+// LRANGE start stop over g_list.len elements, with Redis' index rules.
+void append_lrange(std::string& out, long long start, long long stop) {
+  long long len = g_list.len;
+  if (start < 0) start += len;
+  if (stop < 0) stop += len;
+  if (start < 0) start = 0;
+  long long count = (start > stop || start >= len) ? 0 : std::min(stop, len - 1) - start + 1;
+  if (count != g_list.range_count) {
+    g_list.range.clear();
+    append_integer(g_list.range, '*', count);
+    for (long long i = 0; i < count; ++i) g_list.range.append(g_list.elem);
+    g_list.range_count = count;
+  }
+  out.append(g_list.range);
+}
 
 bool equals_nocase(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
@@ -106,7 +168,7 @@ size_t parse_requests(Connection& c, const char* data, size_t len, std::string& 
         return len;
       }
       if (q == nullptr) break;
-      std::string_view argv[3];
+      std::string_view argv[4];
       long i = 0;
       for (; i < argc; ++i) {
         if (q >= end) break;
@@ -122,7 +184,7 @@ size_t parse_requests(Connection& c, const char* data, size_t len, std::string& 
           break;
         }
         if (end - arg < blen + 2) break;
-        if (i < 3) argv[i] = std::string_view(arg, static_cast<size_t>(blen));
+        if (i < 4) argv[i] = std::string_view(arg, static_cast<size_t>(blen));
         q = arg + blen + 2;
       }
       if (bad) {
@@ -133,8 +195,27 @@ size_t parse_requests(Connection& c, const char* data, size_t len, std::string& 
       if (i < argc) break;  // incomplete: wait for more bytes
       p = q;
       if (argc <= 0) continue;  // `*0` / `*-1`: nothing to answer, as Redis does
-      if (argv[0].size() == 4 && equals_nocase(argv[0], "ping")) {
+      std::string_view cmd = argv[0];
+      if (cmd.size() == 4 && equals_nocase(cmd, "ping")) {
         reply.append(kReplyPong);
+      } else if (argc >= 3 && cmd.size() == 5 &&
+                 (equals_nocase(cmd, "lpush") || equals_nocase(cmd, "rpush"))) {
+        set_elem_size(argv[2].size());
+        g_list.len += argc - 2;
+        append_integer(reply, ':', g_list.len);
+      } else if (argc == 2 && cmd.size() == 4 &&
+                 (equals_nocase(cmd, "lpop") || equals_nocase(cmd, "rpop"))) {
+        if (g_list.len > 0) {
+          --g_list.len;
+          reply.append(g_list.elem);
+        } else {
+          reply.append("$-1\r\n");
+        }
+      } else if (argc == 4 && cmd.size() == 6 && equals_nocase(cmd, "lrange")) {
+        append_lrange(reply, to_ll(argv[2]), to_ll(argv[3]));
+      } else if (cmd.size() == 4 && equals_nocase(cmd, "info")) {
+        std::string body = "# Server\r\nprocess_id:" + std::to_string(::getpid()) + "\r\n";
+        reply.append("$" + std::to_string(body.size()) + "\r\n" + body + "\r\n");
       } else if (argc == 3 && argv[0].size() == 6 && equals_nocase(argv[0], "config") &&
                  equals_nocase(argv[1], "get")) {
         if (equals_nocase(argv[2], "save")) {

@@ -40,25 +40,40 @@ def rss_kb(pid):
     raise RuntimeError("no VmRSS")
 
 
-def start(kind, binary):
-    port = free_port()
-    if kind == "redis":
-        args = [binary, "--port", str(port), "--save", "", "--appendonly", "no",
-                "--bind", "127.0.0.1"]
-    else:
-        args = [binary, "--port", str(port), "--bind", "127.0.0.1"]
-    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    r = redis.Redis(host="127.0.0.1", port=port)
-    for _ in range(200):
-        try:
-            r.ping()
-            break
-        except redis.exceptions.ConnectionError:
-            time.sleep(0.05)
-    else:
+def start(kind, binary, tries=3):
+    """Starts a fresh server on a free port; returns (proc, client).
+
+    free_port() closes its socket before the server binds, so another process can take the port
+    in between and answer our PING while our server fails to bind: after PING the INFO server
+    process_id must be our child's pid, else the server is started again on a new port."""
+    for _ in range(tries):
+        port = free_port()
+        if kind == "redis":
+            args = [binary, "--port", str(port), "--save", "", "--appendonly", "no",
+                    "--bind", "127.0.0.1"]
+        else:
+            args = [binary, "--port", str(port), "--bind", "127.0.0.1"]
+        proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        r = redis.Redis(host="127.0.0.1", port=port)
+        for _ in range(200):   # bounded: 10 s
+            try:
+                r.ping()
+                break
+            except redis.exceptions.ConnectionError:
+                if proc.poll() is not None:
+                    break
+                time.sleep(0.05)   # polling: the server is still starting
+        else:
+            proc.kill()
+            proc.wait()
+            raise RuntimeError(f"{kind} did not start: {' '.join(args)}")
+        if proc.poll() is None and r.info("server").get("process_id") == proc.pid:
+            return proc, r
         proc.kill()
-        raise RuntimeError(f"{kind} did not start: {' '.join(args)}")
-    return proc, r
+        proc.wait()
+        print(f"{kind}: port {port} was not answered by our server; trying another",
+              file=sys.stderr)
+    raise RuntimeError(f"{kind} did not start on its own port in {tries} tries: {' '.join(args)}")
 
 
 def load_hashes(r):

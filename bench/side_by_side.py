@@ -2,7 +2,7 @@
 """listd vs redis-server vs the epoll floor, side by side, in one command.
 
     bench/side_by_side.py                 # full run (about 15-20 minutes on 2 cores)
-    bench/side_by_side.py --quick         # smoke run (R=1, tiny N), used by CI to keep it working
+    bench/side_by_side.py --quick         # smoke run (R=1, tiny N); ctest bench.quick runs it
     bench/side_by_side.py --listd-bin /usr/bin/redis-server --only listd,redis   # harness check
 
 Builds listd and the bench tools in Release (build-bench/), then measures, each server fresh and
@@ -27,6 +27,7 @@ import csv
 import datetime as dt
 import io
 import json
+import math
 import os
 import platform
 import resource
@@ -172,6 +173,64 @@ def roundtrip(port: int, *args, timeout: float = 5.0) -> bytes:
         return data
 
 
+class RespError(str):
+    """An error reply (`-ERR ...`), returned rather than raised."""
+
+
+def read_reply(f):
+    """Reads one whole RESP2 reply from the buffered socket file `f`."""
+    line = f.readline()
+    if not line.endswith(b"\r\n"):
+        raise OSError(f"connection closed in a reply ({line[:40]!r})")
+    kind, body = line[:1], line[1:-2]
+    if kind == b"+":
+        return body.decode(errors="replace")
+    if kind == b"-":
+        return RespError(body.decode(errors="replace"))
+    if kind == b":":
+        return int(body)
+    if kind == b"$":
+        n = int(body)
+        if n < 0:
+            return None
+        data = f.read(n + 2)
+        if len(data) != n + 2:
+            raise OSError("connection closed in a bulk reply")
+        return data[:-2]
+    if kind == b"*":
+        n = int(body)
+        return None if n < 0 else [read_reply(f) for _ in range(n)]
+    raise OSError(f"not a RESP reply: {line[:40]!r}")
+
+
+def command(port: int, *args, timeout: float = 5.0):
+    """Sends one command on a fresh connection and returns its whole reply, parsed."""
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as s:
+        s.sendall(resp(*args))
+        with s.makefile("rb") as f:
+            return read_reply(f)
+
+
+def info_fields(port: int, section: str) -> dict:
+    reply = command(port, "INFO", section)
+    if not isinstance(reply, bytes):
+        return {}
+    out = {}
+    for line in reply.decode(errors="replace").splitlines():
+        if ":" in line and not line.startswith("#"):
+            k, v = line.split(":", 1)
+            out[k] = v.strip()
+    return out
+
+
+def config_get(port: int, name: str) -> str | None:
+    """CONFIG GET name -> its value, or None when the server does not report it."""
+    reply = command(port, "CONFIG", "GET", name)
+    if isinstance(reply, list) and len(reply) == 2 and isinstance(reply[1], bytes):
+        return reply[1].decode(errors="replace")
+    return None
+
+
 def list_sanity(port: int) -> str | None:
     """A few list commands with known answers; returns None when all match, else what differed.
     redis-benchmark does not check replies, so a server answering anything would otherwise pass."""
@@ -276,11 +335,19 @@ def redis_style_args(extra=()) -> list:
             "--daemonize", "no", *extra]
 
 
+PORT_TRIES = 3   # a port taken by someone else between free_port() and the bind: try another
+
+
 def start_server(spec: ServerSpec, logdir: Path, extra: tuple = (), tag: str = "") -> tuple:
     """Starts a fresh `spec` server on a free port pinned to SERVER_CORE.
 
     Tries each argument set in turn (the first with `extra` appended); returns (Server, None) or
-    (None, reason). A server that failed to start once is not tried again in this run."""
+    (None, reason). A server that failed to start once is not tried again in this run.
+
+    free_port() closes its socket before the server binds, so another process can take the port
+    in between; our server then fails to bind while the other one answers PING. After PONG the
+    harness therefore checks that INFO server's process_id is our child's pid (taskset execs the
+    server, so the pids are the same) and otherwise starts again on a new port."""
     if spec.name in UNSTARTABLE:
         return None, "failed to start earlier in this run"
     reasons = []
@@ -294,47 +361,67 @@ def start_server(spec: ServerSpec, logdir: Path, extra: tuple = (), tag: str = "
         if tuple(argset) in seen:
             continue
         seen.add(tuple(argset))
-        port = free_port()
-        args = [a.replace("{port}", str(port)) for a in argset]
-        logfile = logdir / f"{spec.name}{tag}-{port}.log"
-        workdir = tempfile.mkdtemp(prefix=f"bench-{spec.name}-", dir=logdir)
-        with open(logfile, "wb") as lf:
-            try:
-                proc = subprocess.Popen(["taskset", "-c", SERVER_CORE, spec.binary, *args],
-                                        stdout=lf, stderr=subprocess.STDOUT, cwd=workdir,
-                                        stdin=subprocess.DEVNULL, start_new_session=True)
-            except OSError as e:
-                reasons.append(f"{shlex.join(args)}: {e}")
-                continue
-        srv = Server(spec, proc, port, args, logfile)
-        LIVE.append(srv)
-        deadline = time.monotonic() + 10
-        ok = False
-        last = ""
-        while time.monotonic() < deadline and proc.poll() is None:
-            try:
-                reply = roundtrip(port, "PING", timeout=1.0)
-                if reply.startswith(b"+PONG"):
-                    ok = True
-                    break
-                last = reply[:80].decode(errors="replace").strip()
-            except OSError as e:
-                last = str(e)
-            time.sleep(0.05)
-        if ok:
-            return srv, None
-        tail = ""
-        try:
-            tail = logfile.read_text(errors="replace").strip().splitlines()[-1:]
-            tail = tail[0] if tail else ""
-        except OSError:
-            pass
-        stop_server(srv)
-        reasons.append(f"`{spec.binary} {shlex.join(args)}` did not answer PING "
-                       f"({'exited ' + str(proc.returncode) if proc.returncode is not None else last}"
-                       f"{'; log: ' + tail[:160] if tail else ''})")
+        for attempt in range(PORT_TRIES):
+            srv, why, retry = start_once(spec, argset, logdir, tag)
+            if srv is not None:
+                return srv, None
+            if not retry or attempt == PORT_TRIES - 1:
+                reasons.append(why + (f" ({attempt + 1} tries)" if attempt else ""))
+                break
+            log(f"{spec.name}: {why}; starting again on a new port")
     UNSTARTABLE.add(spec.name)
     return None, "; ".join(reasons)
+
+
+def start_once(spec: ServerSpec, argset: list, logdir: Path, tag: str) -> tuple:
+    """One start on a new port: (Server, None, False), or (None, reason, retry on a new port)."""
+    port = free_port()
+    args = [a.replace("{port}", str(port)) for a in argset]
+    logfile = logdir / f"{spec.name}{tag}-{port}.log"
+    workdir = tempfile.mkdtemp(prefix=f"bench-{spec.name}-", dir=logdir)
+    with open(logfile, "wb") as lf:
+        try:
+            proc = subprocess.Popen(["taskset", "-c", SERVER_CORE, spec.binary, *args],
+                                    stdout=lf, stderr=subprocess.STDOUT, cwd=workdir,
+                                    stdin=subprocess.DEVNULL, start_new_session=True)
+        except OSError as e:
+            return None, f"{shlex.join(args)}: {e}", False
+    srv = Server(spec, proc, port, args, logfile)
+    LIVE.append(srv)
+    deadline = time.monotonic() + 10
+    ok = False
+    last = ""
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            reply = roundtrip(port, "PING", timeout=1.0)
+            if reply.startswith(b"+PONG"):
+                ok = True
+                break
+            last = reply[:80].decode(errors="replace").strip()
+        except OSError as e:
+            last = str(e)
+        time.sleep(0.05)   # polling: the server is still starting
+    if ok:
+        try:
+            owner = info_fields(port, "server").get("process_id")
+        except (OSError, ValueError) as e:
+            owner = f"no INFO reply ({e})"
+        if owner == str(proc.pid):
+            return srv, None, False
+        stop_server(srv)
+        return None, (f"port {port} was answered by process_id {owner}, not by our "
+                      f"{spec.name} (pid {proc.pid}): the port was taken, trying another"), True
+    tail = ""
+    try:
+        tail = logfile.read_text(errors="replace").strip().splitlines()[-1:]
+        tail = tail[0] if tail else ""
+    except OSError:
+        pass
+    stop_server(srv)
+    # An early exit may be a failed bind (port taken) as well as rejected options: worth a retry.
+    return None, (f"`{spec.binary} {shlex.join(args)}` did not answer PING "
+                  f"({'exited ' + str(proc.returncode) if proc.returncode is not None else last}"
+                  f"{'; log: ' + tail[:160] if tail else ''})"), proc.returncode is not None
 
 
 def stop_server(srv: Server) -> None:
@@ -371,7 +458,7 @@ def run_logged(cmd, logf, cwd=REPO) -> bool:
 def build(args, notes: list) -> dict:
     """Builds listd and the tools. Returns paths {listd, epoll_floor, handoff, timeout_precision};
     listd is None when it does not build (the tools then come from a bench-only build)."""
-    build_dir = Path(args.build_dir)
+    build_dir = Path(args.build_dir).resolve()   # servers run in their own temporary directory
     tools = ["epoll_floor", "handoff", "timeout_precision"]
     paths = {"listd": None}
     build_log = Path(args.results) / "build.log"
@@ -500,6 +587,8 @@ def run_redis_benchmark(srv: Server, test: str, pipeline: int, requests: int, cl
             rps = float(row[1])
     if rps is None:
         return {"error": f"no result row for {test} in: {''.join(lines)[:200]!r}"}
+    if not math.isfinite(rps):
+        rps = None   # "inf": the run was too short for redis-benchmark's clock (tiny N)
     wall_ns = (t1 - t0) * 1e9
     server_ns = cpu_end - cpu_start
     out = {"rps": rps, "cpu_ns_per_req": server_ns / requests, "wall_s": t1 - t0}
@@ -516,25 +605,41 @@ def run_redis_benchmark(srv: Server, test: str, pipeline: int, requests: int, cl
     return out
 
 
-def appendonly_active(port: int) -> bool:
-    """True when the server really logs (INFO persistence aof_enabled:1): a server that ignored
-    the AOF options must not be measured as if it had persisted."""
-    try:
-        info = roundtrip(port, "INFO", "persistence").decode(errors="replace")
-    except OSError:
-        return False
-    return "aof_enabled:1" in info
+def aof_check(policy: str):
+    """Returns a check for the AOF phase: None when the server really logs with `policy` (INFO
+    persistence aof_enabled:1 and CONFIG GET appendfsync = policy), else what differed. A server
+    that ignored the options must not be measured as if it had persisted with that policy."""
+    def check(srv: Server) -> str | None:
+        try:
+            enabled = info_fields(srv.port, "persistence").get("aof_enabled")
+            fsync = config_get(srv.port, "appendfsync")
+        except (OSError, ValueError) as e:
+            return f"INFO/CONFIG GET failed: {e}"
+        if enabled != "1":
+            return f"INFO persistence aof_enabled:{enabled}, not 1"
+        if fsync != policy:
+            return f"CONFIG GET appendfsync = {fsync!r}, not {policy!r}"
+        return None
+    return check
+
+
+def run_order(names: list, rnd: int, ti: int) -> list:
+    """The order the servers run test number `ti` in round `rnd`: reversed from one test to the
+    next and, for each test, from one round to the next, whatever the number of tests."""
+    return list(reversed(names)) if (rnd + ti) % 2 == 1 else list(names)
 
 
 def throughput_phase(args, specs, order_names, notes, raw, tests=None, extra=(), key="throughput",
-                     label=""):
+                     label="", check=None):
     """R rounds; each round and pipeline depth starts every server fresh; tests are run one per
-    redis-benchmark invocation, the server order alternating (A B, B A, ...) test by test.
+    redis-benchmark invocation, the server order alternating (A B, B A, ...) test by test and
+    round by round (run_order). Each result records its position in the run order.
 
     `extra` are server options appended to every start (the AOF phase passes --appendonly yes
-    --appendfsync P); then a server that did not take them is reported, not measured."""
+    --appendfsync P) and `check(srv)` verifies that a started server took them: when it does not,
+    the whole phase is aborted (raw[key + "_aborted"] says why) and nothing of it is measured."""
     tests = tests or TESTS
-    results = []   # dicts: round, P, test, server, rps, cpu
+    results = []   # dicts: round, P, test, server, pos, rps, cpu
     raw[key] = results      # partial results survive an interrupted run
     skipped = set()
     total = args.rounds * len(args.pipelines) * len(tests) * len(order_names)
@@ -549,16 +654,24 @@ def throughput_phase(args, specs, order_names, notes, raw, tests=None, extra=(),
                     continue
                 srv, why = start_server(specs[name], args.logdir, extra=extra,
                                         tag=f"{label}-r{rnd + 1}-P{pipeline}")
-                if srv is not None and extra and "--appendonly" in extra and \
-                        not appendonly_active(srv.port):
-                    stop_server(srv)
-                    srv, why = None, "it did not enable the AOF (INFO persistence aof_enabled)"
                 if srv is None:
                     notes.problem(name, f"{name}: failed to start, skipped ({why})")
                     log(f"{name}: failed to start, skipped: {why}")
                     skipped.add(name)
                     continue
                 live[name] = srv
+                bad = check(srv) if check else None
+                if bad:
+                    why = (f"{label.strip('-') or key}: {name} did not apply "
+                           f"`{shlex.join(extra)}` ({bad}); the phase is aborted, nothing of it "
+                           f"is measured")
+                    notes.problem(name, why)
+                    log(why)
+                    for other in live.values():
+                        stop_server(other)
+                    raw[key + "_aborted"] = why
+                    results.clear()
+                    return results
                 if name != "floor" and rnd == 0 and pipeline == args.pipelines[0]:
                     bad = list_sanity(srv.port)
                     if bad:
@@ -567,20 +680,19 @@ def throughput_phase(args, specs, order_names, notes, raw, tests=None, extra=(),
                                             f"({bad}); its figures are not comparable")
                         log(f"{name}: WRONG ANSWERS to the list sanity check: {bad}")
             for ti, test in enumerate(tests):
-                names = [x for x in order_names if x in live]
-                if (rnd * len(tests) + ti) % 2 == 1:
-                    names.reverse()
-                for name in names:
+                names = run_order([x for x in order_names if x in live], rnd, ti)
+                for pos, name in enumerate(names):
                     srv = live[name]
                     done += 1
                     if not srv.alive():
                         results.append(dict(round=rnd, P=pipeline, test=test, server=name,
-                                            rps=None, cpu=None))
+                                            pos=pos, order=names, rps=None, cpu=None))
                         continue
                     r = run_redis_benchmark(srv, test, pipeline, n)
                     if "error" in r:
                         notes.problem(name, f"{name} round {rnd + 1}: {r['error']}")
                     results.append(dict(round=rnd, P=pipeline, test=test, server=name,
+                                        pos=pos, order=names,
                                         rps=r.get("rps"), cpu=r.get("cpu_ns_per_req"),
                                         error=r.get("error"), wall_s=r.get("wall_s"),
                                         foreign_core0=r.get("foreign_core0"),
@@ -591,8 +703,8 @@ def throughput_phase(args, specs, order_names, notes, raw, tests=None, extra=(),
                                 f"core1 {r['foreign_core1']:4.0%}")
                     log(f"{label.strip('-') + ' ' if label else ''}"
                         f"round {rnd + 1}/{args.rounds} P={pipeline} {test:<10} {name:<5} "
-                        f"{fmt_int(r.get('rps')):>11} ops/s  {fmt_int(r.get('cpu_ns_per_req')):>7}"
-                        f" ns/req{busy}  [{done}/{total}]")
+                        f"#{pos + 1} {fmt_int(r.get('rps')):>11} ops/s  "
+                        f"{fmt_int(r.get('cpu_ns_per_req')):>7} ns/req{busy}  [{done}/{total}]")
             for srv in live.values():
                 if not srv.alive():
                     notes.problem(srv.spec.name, f"{srv.spec.name} exited during round {rnd + 1} "
@@ -650,10 +762,12 @@ def summarize_throughput(results, order_names, args, tests=None, ops_ratio=False
                 rs = ratios(P, test, a, b)
                 row.append(fmt_ratio(rs))
                 summary[P][test][f"{a}/{b}"] = median(rs)
+                summary[P][test][f"{a}/{b} rounds"] = rs   # the verdicts use every round
             for a, b in rps_pairs:
                 rs = ratios(P, test, a, b, key="rps")
                 row.append(fmt_ratio(rs))
                 summary[P][test][f"ops {a}/{b}"] = median(rs)
+                summary[P][test][f"ops {a}/{b} rounds"] = rs
             md.append("| " + " | ".join(row) + " |")
     f0 = [r["foreign_core0"] for r in results if r.get("foreign_core0") is not None]
     f1 = [r["foreign_core1"] for r in results if r.get("foreign_core1") is not None]
@@ -672,63 +786,138 @@ def summarize_throughput(results, order_names, args, tests=None, ops_ratio=False
 # hand-off, timeouts, memory, scale
 
 
+def handoff_once(args, srv: Server, W: int, paths, notes, name: str) -> dict:
+    """One bench/handoff run against `srv`: its key=value result line, plus rc and error."""
+    cmd = ["taskset", "-c", CLIENT_CORE, paths["handoff"], "--port", str(srv.port),
+           "--workers", str(W), "--count", str(args.handoff_count)]
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True,
+                           timeout=120 + args.handoff_count / 200)
+    except subprocess.TimeoutExpired:
+        notes.problem(name, f"hand-off W={W} {name}: timed out")
+        return {"rc": None, "error": "timed out"}
+    line = r.stdout.strip().splitlines()[-1] if r.stdout.strip() else ""
+    res = kv_line(line)
+    res["rc"] = r.returncode
+    if r.returncode != 0:
+        res["error"] = (r.stderr.strip() or line).replace("\n", " / ")[:300]
+        notes.problem(name, f"hand-off W={W} {name}: exit {r.returncode}: {res['error']}")
+    return res
+
+
 def handoff_phase(args, specs, names, paths, notes, raw):
-    out = {}   # (server, W) -> dict
-    for wi, W in enumerate(args.handoff_workers):
-        wait_quiet(args.quiet_wait, notes, f"hand-off W={W}")
-        order = list(names) if wi % 2 == 0 else list(reversed(names))
-        for name in order:
-            srv, why = start_server(specs[name], args.logdir, tag=f"-handoff-W{W}")
-            if srv is None:
-                notes.problem(name, f"hand-off W={W}: {name} failed to start ({why})")
-                continue
-            try:
-                cmd = ["taskset", "-c", CLIENT_CORE, paths["handoff"], "--port", str(srv.port),
-                       "--workers", str(W), "--count", str(args.handoff_count)]
+    """R rounds (--handoff-rounds, default --rounds) of bench/handoff for each W, every run on a
+    fresh server; the order of the servers alternates from one W to the next and, for each W,
+    from one round to the next. Returns markdown and {(server, W): summary} where the summary has
+    the medians over rounds and "rounds": the per-round results (paired by round index)."""
+    runs = {}   # (server, W) -> [per-round dict]
+    order_log = []
+    for rnd in range(args.handoff_rounds):
+        for wi, W in enumerate(args.handoff_workers):
+            wait_quiet(args.quiet_wait, notes, f"hand-off round {rnd + 1} W={W}")
+            order = run_order(list(names), rnd, wi)
+            order_log.append(dict(round=rnd, W=W, order=order))
+            for pos, name in enumerate(order):
+                srv, why = start_server(specs[name], args.logdir, tag=f"-handoff-r{rnd + 1}-W{W}")
+                if srv is None:
+                    notes.problem(name, f"hand-off W={W}: {name} failed to start ({why})")
+                    continue
                 try:
-                    r = subprocess.run(cmd, capture_output=True, text=True,
-                                       timeout=120 + args.handoff_count / 200)
-                    line = r.stdout.strip().splitlines()[-1] if r.stdout.strip() else ""
-                    res = kv_line(line)
-                    res["rc"] = r.returncode
-                    if r.returncode != 0:
-                        res["error"] = (r.stderr.strip() or line).replace("\n", " / ")[:300]
-                        notes.problem(name, f"hand-off W={W} {name}: exit {r.returncode}: {res['error']}")
-                except subprocess.TimeoutExpired:
-                    res = {"rc": None, "error": "timed out"}
-                    notes.problem(name, f"hand-off W={W} {name}: timed out")
-                out[(name, W)] = res
-                log(f"hand-off W={W:<5} {name:<5} p50={res.get('p50_us', '—')}us "
-                    f"p99={res.get('p99_us', '—')}us {fmt_int(res.get('handoffs_per_s'))}/s "
+                    res = handoff_once(args, srv, W, paths, notes, name)
+                finally:
+                    stop_server(srv)
+                res.update(round=rnd, pos=pos)
+                runs.setdefault((name, W), []).append(res)
+                log(f"hand-off round {rnd + 1}/{args.handoff_rounds} W={W:<5} {name:<5} "
+                    f"#{pos + 1} p50={res.get('p50_us', '—')}us p99={res.get('p99_us', '—')}us "
+                    f"{fmt_int(res.get('handoffs_per_s'))}/s "
                     f"exactly_once={res.get('exactly_once', '—')}")
-            finally:
-                stop_server(srv)
-    raw["handoff"] = {f"{k[0]}:W={k[1]}": v for k, v in out.items()}
-    md = [f"\n#### Hand-off latency (`bench/handoff`, {args.handoff_count:,} elements each)\n",
+    raw["handoff"] = {f"{k[0]}:W={k[1]}": v for k, v in runs.items()}
+    raw["handoff_order"] = order_log
+
+    def vals(rs, q):
+        return [r[q] for r in rs if isinstance(r.get(q), float) and r.get("rc") == 0]
+
+    out = {}
+    for (name, W), rs in runs.items():
+        once = [r.get("exactly_once") for r in rs]
+        out[(name, W)] = {
+            "rounds": rs,
+            "p50_us": median(vals(rs, "p50_us")), "p99_us": median(vals(rs, "p99_us")),
+            "exactly_once": "yes" if once and all(x == "yes" for x in once) and
+                            len(rs) == args.handoff_rounds else
+                            ", ".join(str(x or "error") for x in once)}
+    md = [f"\n#### Hand-off latency (`bench/handoff`, {args.handoff_count:,} elements per run, "
+          f"{args.handoff_rounds} round(s), a fresh server per run, the order alternating)\n",
+          "Latencies are medians over rounds (min..max); the listd/redis rows are the paired "
+          "per-round ratios.\n",
           "| W | server | p50 µs | p99 µs | p99.9 µs | max µs | hand-offs/s | exactly once |",
           "|---|---|---|---|---|---|---|---|"]
+
+    def spread(xs, digits=1):
+        if not xs:
+            return "—"
+        if len(xs) == 1:
+            return f"{xs[0]:,.{digits}f}"
+        return f"{median(xs):,.{digits}f} ({min(xs):,.{digits}f}..{max(xs):,.{digits}f})"
+
     for W in args.handoff_workers:
         for name in names:
-            r = out.get((name, W))
-            if r is None:
+            rs = runs.get((name, W))
+            if not rs:
                 md.append(f"| {W} | {name} | — | — | — | — | — | not run |")
                 continue
-            md.append(f"| {W} | {name} | {fmt_f(r.get('p50_us'), 1)} | {fmt_f(r.get('p99_us'), 1)}"
-                      f" | {fmt_f(r.get('p999_us'), 1)} | {fmt_f(r.get('max_us'), 1)} | "
-                      f"{fmt_int(r.get('handoffs_per_s'))} | "
-                      f"{r.get('exactly_once', 'error: ' + str(r.get('error', '?'))[:80])} |")
+            once = out[(name, W)]["exactly_once"]
+            errs = [str(r.get("error"))[:80] for r in rs if r.get("error")]
+            worst = max(vals(rs, "max_us"), default=None)
+            worst = "—" if worst is None else f"{worst:,.1f}"
+            md.append(f"| {W} | {name} | {spread(vals(rs, 'p50_us'))} | {spread(vals(rs, 'p99_us'))}"
+                      f" | {spread(vals(rs, 'p999_us'))} | {worst}"
+                      f" | {spread(vals(rs, 'handoffs_per_s'), 0)} | "
+                      f"{once}{' (error: ' + errs[0] + ')' if errs else ''} |")
+        if "listd" in names and "redis" in names:
+            r50 = handoff_ratios(out, W, "p50_us")
+            r99 = handoff_ratios(out, W, "p99_us")
+            md.append(f"| {W} | listd/redis | {fmt_ratio(r50)} | {fmt_ratio(r99)} | | | | |")
     return md, out
 
 
+def handoff_ratios(handoff: dict, W: int, q: str) -> list:
+    """Paired per-round ratios listd/redis of hand-off metric `q` at W workers."""
+    a = {r["round"]: r.get(q) for r in handoff.get(("listd", W), {}).get("rounds", [])
+         if r.get("rc") == 0}
+    b = {r["round"]: r.get(q) for r in handoff.get(("redis", W), {}).get("rounds", [])
+         if r.get("rc") == 0}
+    return [a[k] / b[k] for k in sorted(a) if k in b and isinstance(a[k], float)
+            and isinstance(b[k], float) and b[k] > 0]
+
+
 def timeout_phase(args, specs, names, paths, notes, raw):
+    """BRPOP lateness for each server at its default hz, and for redis also at each of
+    --redis-hz (Redis expires blocked clients' timeouts in serverCron, hz times a second, so its
+    lateness is mostly its cron period). Returns markdown and {(column, T): result}."""
     out = {}
+    columns = []   # (column label, server name, extra options)
     for name in names:
-        wait_quiet(args.quiet_wait, notes, f"timeout precision {name}")
-        srv, why = start_server(specs[name], args.logdir, tag="-timeouts")
+        columns.append((name, name, ()))
+        if name == "redis":
+            columns += [(f"redis@hz{hz}", name, ("--hz", str(hz))) for hz in args.redis_hz]
+    hz_of = {}
+    for col, name, extra in columns:
+        wait_quiet(args.quiet_wait, notes, f"timeout precision {col}")
+        srv, why = start_server(specs[name], args.logdir, extra=extra,
+                                tag="-timeouts" + "".join(extra).replace("-", "_"))
         if srv is None:
-            notes.problem(name, f"timeout precision: {name} failed to start ({why})")
+            notes.problem(name, f"timeout precision: {col} failed to start ({why})")
             continue
         try:
+            try:
+                hz_of[col] = config_get(srv.port, "hz")
+            except (OSError, ValueError):
+                hz_of[col] = None
+            if extra and hz_of[col] != extra[1]:
+                notes.problem(name, f"timeout precision: {col} reports hz {hz_of[col]}; skipped")
+                continue
             cmd = ["taskset", "-c", CLIENT_CORE, paths["timeout_precision"], "--port",
                    str(srv.port), "--samples", str(args.timeout_samples)]
             try:
@@ -736,26 +925,31 @@ def timeout_phase(args, specs, names, paths, notes, raw):
                 for line in r.stdout.splitlines():
                     kv = kv_line(line)
                     if "timeout_s" in kv and r.returncode == 0:
-                        out[(name, kv["timeout_s"])] = kv
-                        log(f"timeout precision {name:<5} T={kv['timeout_s']}s "
+                        out[(col, kv["timeout_s"])] = kv
+                        log(f"timeout precision {col:<5} (hz {hz_of[col]}) T={kv['timeout_s']}s "
                             f"p50 late {kv['p50_late_ms']:.2f} ms, max {kv['max_late_ms']:.2f} ms")
                 if r.returncode != 0:
                     first = (r.stderr.strip().splitlines() or [""])[0]
-                    notes.problem(name, f"timeout precision {name}: exit {r.returncode}: "
+                    notes.problem(name, f"timeout precision {col}: exit {r.returncode}: "
                                         f"{first[:200]}")
             except subprocess.TimeoutExpired:
-                notes.problem(name, f"timeout precision {name}: timed out")
+                notes.problem(name, f"timeout precision {col}: timed out")
         finally:
             stop_server(srv)
     raw["timeouts"] = {f"{k[0]}:T={k[1]}": v for k, v in out.items()}
+    raw["timeouts_hz"] = hz_of
+    heads = [f"{name} (hz {hz_of.get(col) or '?'})" for col, name, _ in columns]
     md = [f"\n#### BRPOP timeout precision (`bench/timeout_precision`, "
           f"{args.timeout_samples} samples each; lateness = reply time - T)\n",
-          "| T (s) | " + " | ".join(f"{n} p50 late ms | {n} max late ms" for n in names) + " |",
-          "|---|" + "---|---|" * len(names)]
+          "hz is each server's CONFIG GET hz. Redis expires blocked clients' timeouts in its "
+          "serverCron, which runs hz times a second: at its default hz 10 a timeout fires up to "
+          "100 ms late; the `--hz` columns show how much of the gap that one setting closes.\n",
+          "| T (s) | " + " | ".join(f"{h} p50 late ms | {h} max late ms" for h in heads) + " |",
+          "|---|" + "---|---|" * len(columns)]
     for T in (0.01, 0.1, 0.25):
         row = [str(T)]
-        for name in names:
-            kv = out.get((name, T))
+        for col, _, _ in columns:
+            kv = out.get((col, T))
             row += [fmt_f(kv and kv["p50_late_ms"]), fmt_f(kv and kv["max_late_ms"])]
         md.append("| " + " | ".join(row) + " |")
     return md, out
@@ -832,43 +1026,52 @@ def memory_phase(args, specs, names, notes, raw):
     out = {}
     scenarios = [("one list", args.mem_elements, 1), ("lists of 10", args.mem_lists * 10,
                                                        args.mem_lists)]
-    for si, (scen, elements, keys) in enumerate(scenarios):
-        order = list(names) if si % 2 == 0 else list(reversed(names))
-        for name in order:
-            srv, why = start_server(specs[name], args.logdir, tag="-memory")
-            if srv is None:
-                notes.problem(name, f"memory {scen}: {name} failed to start ({why})")
-                continue
-            try:
-                time.sleep(0.2)
-                base = rss_bytes(srv.pid)
-                t0 = time.monotonic()
-                if scen == "one list":
-                    replies, errors = load_one_list(srv.port, elements)
-                    check = roundtrip(srv.port, "LLEN", "biglist")
-                    ok = check.strip() == b":%d" % elements
-                else:
-                    replies, errors = load_many_lists(srv.port, keys)
-                    check = roundtrip(srv.port, "LLEN", b"list:%06d" % (keys - 1))
-                    ok = check.strip() == b":10"
-                time.sleep(0.5)   # let the server shrink the loader's query buffer
-                loaded = rss_bytes(srv.pid)
-                per = (loaded - base) / elements
-                res = dict(base_rss=base, loaded_rss=loaded, elements=elements,
-                           bytes_per_element=per, load_s=time.monotonic() - t0,
-                           verified=ok and errors == 0)
-                if not res["verified"]:
-                    notes.problem(name, f"memory {scen} {name}: load check failed "
-                                 f"(errors={errors}, check reply {check[:60]!r})")
-                out[(name, scen)] = res
-                log(f"memory {scen:<11} {name:<5} {per:.1f} bytes/element "
-                    f"(RSS {base / 1e6:.1f} -> {loaded / 1e6:.1f} MB)")
-            except (OSError, RuntimeError) as e:
-                notes.problem(name, f"memory {scen} {name}: {e}")
-            finally:
-                stop_server(srv)
-    raw["memory"] = {f"{k[0]}:{k[1]}": v for k, v in out.items()}
-    md = [f"\n#### Memory (VmRSS after loading minus VmRSS of the fresh server, per 12-byte element)\n",
+    runs = {}   # (server, scenario) -> [per-round result]
+    for rnd in range(args.mem_rounds):
+        for si, (scen, elements, keys) in enumerate(scenarios):
+            order = run_order(list(names), rnd, si)
+            for pos, name in enumerate(order):
+                srv, why = start_server(specs[name], args.logdir, tag=f"-memory-r{rnd + 1}")
+                if srv is None:
+                    notes.problem(name, f"memory {scen}: {name} failed to start ({why})")
+                    continue
+                try:
+                    time.sleep(0.2)
+                    base = rss_bytes(srv.pid)
+                    t0 = time.monotonic()
+                    if scen == "one list":
+                        replies, errors = load_one_list(srv.port, elements)
+                        check = roundtrip(srv.port, "LLEN", "biglist")
+                        ok = check.strip() == b":%d" % elements
+                    else:
+                        replies, errors = load_many_lists(srv.port, keys)
+                        check = roundtrip(srv.port, "LLEN", b"list:%06d" % (keys - 1))
+                        ok = check.strip() == b":10"
+                    time.sleep(0.5)   # let the server shrink the loader's query buffer
+                    loaded = rss_bytes(srv.pid)
+                    per = (loaded - base) / elements
+                    res = dict(base_rss=base, loaded_rss=loaded, elements=elements,
+                               bytes_per_element=per, load_s=time.monotonic() - t0,
+                               verified=ok and errors == 0)
+                    if not res["verified"]:
+                        notes.problem(name, f"memory {scen} {name}: load check failed "
+                                     f"(errors={errors}, check reply {check[:60]!r})")
+                    res.update(round=rnd, pos=pos)
+                    runs.setdefault((name, scen), []).append(res)
+                    log(f"memory round {rnd + 1}/{args.mem_rounds} {scen:<11} {name:<5} #{pos + 1} "
+                        f"{per:.1f} bytes/element "
+                        f"(RSS {base / 1e6:.1f} -> {loaded / 1e6:.1f} MB)")
+                except (OSError, RuntimeError) as e:
+                    notes.problem(name, f"memory {scen} {name}: {e}")
+                finally:
+                    stop_server(srv)
+    raw["memory"] = {f"{k[0]}:{k[1]}": v for k, v in runs.items()}
+    for key, rs in runs.items():   # medians over rounds; verified only if every round was
+        per = [r["bytes_per_element"] for r in rs if r["verified"]]
+        out[key] = dict(bytes_per_element=median(per), rounds=rs,
+                        verified=len(per) == len(rs) == args.mem_rounds)
+    md = [f"\n#### Memory (VmRSS after loading minus VmRSS of the fresh server, per 12-byte element; "
+          f"{args.mem_rounds} round(s), medians, the listd/redis ratio paired per round)\n",
           "| data | " + " | ".join(f"{n} bytes/element" for n in names) +
           (" | listd/redis |" if "listd" in names and "redis" in names else " |"),
           "|---|" + "---|" * len(names) + ("---|" if "listd" in names and "redis" in names else "")]
@@ -881,13 +1084,18 @@ def memory_phase(args, specs, names, notes, raw):
             row.append(fmt_f(m.get("bytes_per_element"), 1) +
                        ("" if m.get("verified", True) else " (data check failed)"))
         if "listd" in names and "redis" in names:
-            a = out.get(("listd", scen), {}).get("bytes_per_element")
-            b = out.get(("redis", scen), {}).get("bytes_per_element")
-            ok = out.get(("listd", scen), {}).get("verified") and \
-                out.get(("redis", scen), {}).get("verified")
-            row.append(fmt_f(a / b) if a and b and ok else "—")
+            row.append(fmt_ratio(memory_ratios(out, scen)))
         md.append("| " + " | ".join(row) + " |")
     return md, out
+
+
+def memory_ratios(memory: dict, scen: str) -> list:
+    """Paired per-round ratios listd/redis of bytes per element (verified loads only)."""
+    a = {r["round"]: r["bytes_per_element"] for r in memory.get(("listd", scen), {}).get("rounds", [])
+         if r["verified"]}
+    b = {r["round"]: r["bytes_per_element"] for r in memory.get(("redis", scen), {}).get("rounds", [])
+         if r["verified"]}
+    return [a[k] / b[k] for k in sorted(a) if k in b and b[k] > 0]
 
 
 def open_idle(port: int, count: int) -> list:
@@ -952,7 +1160,8 @@ def scale_phase(args, specs, names, notes, raw):
                         if "error" in runs[mode]:
                             notes.problem(name, f"scale {name} {mode}: {runs[mode]['error']}")
                     if "base" in runs and "idle" in runs and "error" not in runs["base"] \
-                            and "error" not in runs["idle"]:
+                            and "error" not in runs["idle"] and runs["base"]["rps"] \
+                            and runs["idle"]["rps"]:   # rps None: a run too short to time
                         b, i = runs["base"], runs["idle"]
                         out.setdefault((name, P), []).append(
                             (b["rps"], b["cpu_ns_per_req"], i["rps"], i["cpu_ns_per_req"]))
@@ -1083,67 +1292,123 @@ def draw_charts(results_dir: Path, summary, handoff, names_tp, names_ho, pipelin
 # targets (issue 7), evaluated only when listd ran
 
 
-def targets_md(summary, handoff, memory, timeouts, scale, quick=False, aof=None) -> list:
+NOISE = 0.10        # the noise band the report states: treat differences within ±10 % as noise
+MIN_ROUNDS = 3      # fewer rounds than this: the worst/best round says nothing, only the band
+
+VERDICT_RULE = (
+    "Verdicts, from the per-round values (paired per-round ratios where two servers are "
+    f"compared; one value when the measurement is made once): **met** when the median beats the "
+    f"limit by more than the ±{NOISE:.0%} noise band (of the limit), or when there are at least "
+    f"{MIN_ROUNDS} rounds and the worst round meets the limit; **not met** when the median misses "
+    f"the limit by more than the band, or when there are at least {MIN_ROUNDS} rounds and even the "
+    "best round misses it; **within noise** otherwise. A target whose measurement is missing "
+    "(phase not run, server failed, option not applied) is listed as **not measured**.")
+
+
+def verdict(values, limit: float, op: str) -> str:
+    """met / within noise / not met for per-round `values` against `limit` (op "<=" or ">=")."""
+    vs = [v for v in values if v is not None]
+    if not vs:
+        return "not measured"
+    med = statistics.median(vs)
+    enough = len(vs) >= MIN_ROUNDS
+    if op == "<=":
+        beats, misses = med <= limit * (1 - NOISE), med > limit * (1 + NOISE)
+        all_meet, none_meet = max(vs) <= limit, min(vs) > limit
+    else:
+        beats, misses = med >= limit * (1 + NOISE), med < limit * (1 - NOISE)
+        all_meet, none_meet = min(vs) >= limit, max(vs) < limit
+    if beats or (enough and all_meet):
+        return "met"
+    if misses or (enough and none_meet):
+        return "not met"
+    return "within noise"
+
+
+def targets_md(summary, handoff, memory, timeouts, scale, args, aof=None, aborted=None) -> list:
+    """Issue 7's and 8's targets: one row for every expected target, measured or not."""
     if "listd" in WRONG_ANSWERS:
         return ["\n#### Targets (issue 7)\n",
                 "Not evaluated: listd failed the list sanity check in this run (see notes)."]
     rows = []
+    aborted = aborted or {}
 
-    def add(what, value, ok):
-        rows.append(f"| {what} | {value} | {'met' if ok else 'NOT met'} |")
+    def add(what, values, limit, op, fmt="{:.2f}", missing="not measured"):
+        vs = [v for v in values if v is not None]
+        if not vs:
+            rows.append(f"| {what} | — | not measured ({missing}) |")
+            return
+        if len(vs) == 1:
+            shown = fmt.format(vs[0]) + " (1 sample)"
+        else:
+            shown = (fmt.format(statistics.median(vs)) + f" ({fmt.format(min(vs))}.."
+                     f"{fmt.format(max(vs))}, {len(vs)} rounds)")
+        v = verdict(vs, limit, op)
+        rows.append(f"| {what} | {shown} | {'**not met**' if v == 'not met' else v} |")
 
-    for test in ["lpush", "rpush", "lpop", "rpop", "lrange_100"]:
-        r = summary.get(32, {}).get(test, {}).get("listd/redis")
-        limit = 0.5 if test == "lrange_100" else 0.6
-        if r is not None:
-            add(f"CPU/req -P 32 {test}: listd/redis <= {limit}", f"{r:.2f}", r <= limit)
+    def why_missing(phase, need_p=None, need_w=None):
+        if phase not in args.phases:
+            return f"the {phase} phase was not run"
+        if need_p is not None and need_p not in args.pipelines:
+            return f"-P {need_p} was not run"
+        if need_w is not None and need_w not in args.handoff_workers:
+            return f"W={need_w} was not run"
+        return "no result: see the notes"
+
     for test in TESTS:
-        r = summary.get(1, {}).get(test, {}).get("listd/floor")
-        if r is not None:
-            add(f"CPU/req -P 1 {test}: listd/floor <= 1.0", f"{r:.2f}", r <= 1.0)
+        rs = summary.get(32, {}).get(test, {}).get("listd/redis rounds", [])
+        limit = 0.5 if test == "lrange_100" else 0.6
+        add(f"CPU/req -P 32 {test}: listd/redis <= {limit}", rs, limit, "<=",
+            missing=why_missing("throughput", need_p=32))
+    for test in TESTS:
+        rs = summary.get(1, {}).get(test, {}).get("listd/floor rounds", [])
+        add(f"CPU/req -P 1 {test}: listd/floor <= 1.0", rs, 1.0, "<=",
+            missing=why_missing("throughput", need_p=1))
     for W in (1, 10, 1000):
-        a, b = handoff.get(("listd", W), {}), handoff.get(("redis", W), {})
         for q in ("p50_us", "p99_us"):
-            if isinstance(a.get(q), float) and isinstance(b.get(q), float):
-                add(f"hand-off W={W} {q[:3]}: listd <= redis", f"{a[q]:.1f} vs {b[q]:.1f} µs",
-                    a[q] <= b[q])
+            add(f"hand-off W={W} {q[:3]}: listd/redis <= 1.0 (paired per round)",
+                handoff_ratios(handoff, W, q), 1.0, "<=",
+                missing=why_missing("handoff", need_w=W))
+        a = handoff.get(("listd", W))
         if a:
-            add(f"hand-off W={W}: exactly once", str(a.get("exactly_once", "error")),
-                a.get("exactly_once") == "yes")
+            once = a.get("exactly_once")
+            rows.append(f"| hand-off W={W}: exactly once, every round | {once} | "
+                        f"{'met' if once == 'yes' else '**not met**'} |")
+        else:
+            rows.append(f"| hand-off W={W}: exactly once, every round | — | not measured "
+                        f"({why_missing('handoff', need_w=W)}) |")
     for scen, limit in (("one list", 1.0), ("lists of 10", 0.8)):
-        ma, mb = memory.get(("listd", scen), {}), memory.get(("redis", scen), {})
-        a, b = ma.get("bytes_per_element"), mb.get("bytes_per_element")
-        if a and b and ma.get("verified") and mb.get("verified"):
-            add(f"memory {scen}: listd/redis <= {limit}", f"{a / b:.2f} ({a:.1f} vs {b:.1f} B)",
-                a / b <= limit)
+        add(f"memory {scen}: listd/redis <= {limit} (paired per round)",
+            memory_ratios(memory, scen), limit, "<=", missing=why_missing("memory"))
     for T in (0.01, 0.1, 0.25):
         kv = timeouts.get(("listd", T))
-        if kv:
-            add(f"timeout {T}s p50 lateness <= 2 ms", f"{kv['p50_late_ms']:.2f} ms",
-                kv["p50_late_ms"] <= 2.0)
+        add(f"timeout {T}s p50 lateness <= 2 ms", [kv["p50_late_ms"]] if kv else [], 2.0, "<=",
+            fmt="{:.2f} ms", missing=why_missing("timeouts"))
     for P in (1, 32):
-        rs = scale.get(("listd", P))
-        if rs:
-            thr = median([r[2] / r[0] for r in rs])
-            cpu = median([r[3] / r[1] for r in rs])
-            add(f"scale P={P}: throughput with idle >= 0.95x", f"{thr:.2f}", thr >= 0.95)
-            add(f"scale P={P}: CPU/req with idle <= 1/0.95x", f"{cpu:.2f}", cpu <= 1 / 0.95)
-    for policy, by_p in (aof or {}).items():   # issue 8: with the AOF, ops/s >= and CPU <= redis
-        for P, by_test in sorted(by_p.items()):
-            for test, v in by_test.items():
-                ops, cpu = v.get("ops listd/redis"), v.get("listd/redis")
-                if ops is not None:
-                    add(f"AOF {policy} -P {P} {test}: ops/s listd/redis >= 1.0", f"{ops:.2f}",
-                        ops >= 1.0)
-                if cpu is not None:
-                    add(f"AOF {policy} -P {P} {test}: CPU/req listd/redis <= 1.0", f"{cpu:.2f}",
-                        cpu <= 1.0)
-    if not rows:
-        return []
+        rs = scale.get(("listd", P)) or []
+        add(f"scale P={P}: throughput with idle / without >= 0.95", [r[2] / r[0] for r in rs],
+            0.95, ">=", missing=why_missing("scale"))
+        add(f"scale P={P}: CPU/req with idle / without <= 1/0.95", [r[3] / r[1] for r in rs],
+            1 / 0.95, "<=", missing=why_missing("scale"))
+    for policy in ("always", "everysec", "no"):   # issue 8: with the AOF, ops/s >= and CPU <= redis
+        for P in (1, 32):
+            for test in AOF_TESTS:
+                v = (aof or {}).get(policy, {}).get(P, {}).get(test, {})
+                if policy in aborted:
+                    missing = f"a server did not apply appendfsync {policy}: see the notes"
+                elif policy not in args.aof_policies:
+                    missing = f"policy {policy} was not run"
+                else:
+                    missing = why_missing("aof", need_p=P)
+                add(f"AOF {policy} -P {P} {test}: ops/s listd/redis >= 1.0",
+                    v.get("ops listd/redis rounds", []), 1.0, ">=", missing=missing)
+                add(f"AOF {policy} -P {P} {test}: CPU/req listd/redis <= 1.0",
+                    v.get("listd/redis rounds", []), 1.0, "<=", missing=missing)
     title = "\n#### Targets (issues 7 and 8), from this run\n"
-    if quick:
+    if args.quick:
         title = "\n#### Targets (issues 7 and 8) — --quick run: tiny N, NOT meaningful\n"
-    return [title, "| target | measured | |", "|---|---|---|", *rows]
+    return [title, VERDICT_RULE, "", "| target | measured: median (min..max) | verdict |",
+            "|---|---|---|", *rows]
 
 
 # --------------------------------------------------------------------------------------------
@@ -1180,7 +1445,8 @@ def machine_md(args, paths, specs) -> list:
 def parse_args():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--rounds", type=int, default=5, help="interleaved rounds (default 5)")
+    p.add_argument("--rounds", type=int, default=None,
+                   help="interleaved rounds of the redis-benchmark phases (default 5, quick 1)")
     p.add_argument("--requests", type=int, default=200_000, help="-n at -P 1 (default 200000)")
     p.add_argument("--requests-pipelined", type=int, default=None,
                    help="-n at -P 32 (default 5 x --requests, so each run lasts about a second)")
@@ -1205,8 +1471,16 @@ def parse_args():
     p.add_argument("--results", default=str(BENCH / "results"))
     p.add_argument("--handoff-count", type=int, default=20_000)
     p.add_argument("--handoff-workers", default="1,10,1000")
+    p.add_argument("--handoff-rounds", type=int, default=None,
+                   help="rounds of the hand-off phase, the order alternating (default --rounds)")
+    p.add_argument("--redis-hz", default="100",
+                   help="the timeout phase also runs redis at these hz values (comma-separated; "
+                        "'' for none), next to its default hz (default 100)")
     p.add_argument("--mem-elements", type=int, default=1_000_000)
     p.add_argument("--mem-lists", type=int, default=100_000)
+    p.add_argument("--mem-rounds", type=int, default=None,
+                   help="rounds of the memory phase, a fresh server each, order alternating "
+                        "(default 3, quick 1)")
     p.add_argument("--timeout-samples", type=int, default=20)
     p.add_argument("--idle", type=int, default=10_000, help="idle connections in the scale test")
     p.add_argument("--scale-requests", type=int, default=200_000)
@@ -1216,18 +1490,26 @@ def parse_args():
                         "idle (other load < 15%% of a core); 0 disables (default 60, quick 0)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
     a = p.parse_args()
+    if a.rounds is None:
+        a.rounds = 1 if a.quick else 5
     if a.quick:
-        a.rounds = 1
         a.requests = min(a.requests, 2000)
-        a.requests_pipelined = 4000
-        a.handoff_count = 300
-        a.mem_elements = 20_000
-        a.mem_lists = 2_000
-        a.timeout_samples = 3
-        a.idle = 1000
-        a.scale_requests = 2000
+        if a.requests_pipelined is None:
+            a.requests_pipelined = 4000
+        # Smaller figures given on the command line win (bench.quick makes it smaller still).
+        a.handoff_count = min(a.handoff_count, 300)
+        a.mem_elements = min(a.mem_elements, 20_000)
+        a.mem_lists = min(a.mem_lists, 2_000)
+        a.timeout_samples = min(a.timeout_samples, 3)
+        a.idle = min(a.idle, 1000)
+        a.scale_requests = min(a.scale_requests, 2000)
         a.scale_rounds = 1
         a.quiet_wait = 0
+    if a.mem_rounds is None:
+        a.mem_rounds = 1 if a.quick else 3
+    if a.handoff_rounds is None:
+        a.handoff_rounds = a.rounds
+    a.redis_hz = [int(x) for x in a.redis_hz.split(",") if x.strip()]
     if a.requests_pipelined is None:
         a.requests_pipelined = a.requests * 5
     a.pipelines = [int(x) for x in a.pipelines.split(",") if x]
@@ -1282,7 +1564,7 @@ def main() -> int:
         if args.quick:
             md.append("- **--quick smoke run: tiny N and sizes; the numbers mean nothing.**")
         summary, handoff, memory, timeouts, scale = {}, {}, {}, {}, {}
-        aof_summary = {}
+        aof_summary, aof_aborted = {}, {}
         blockers = [n for n in names if n != "floor"]
         interrupted = None
         tp_done = False
@@ -1290,7 +1572,9 @@ def main() -> int:
             if "throughput" in args.phases:
                 md.append("\n### Throughput and server CPU per request (redis-benchmark)\n")
                 md.append("ops/s and CPU ns/req are medians over rounds; ratios are of CPU ns/req, "
-                          "median of the per-round paired ratios (min..max). Treat ±10% as noise.")
+                          "median of the per-round paired ratios (min..max). Treat ±10% as noise. "
+                          "The server order is reversed from one test to the next and, for each "
+                          "test, from one round to the next (raw.json: `pos`, `order`).")
                 interrupted = "throughput"
                 res = throughput_phase(args, specs, names, notes, raw)
                 tmd, summary = summarize_throughput(res, names, args)
@@ -1305,11 +1589,16 @@ def main() -> int:
                     interrupted = f"aof {policy}"
                     res = throughput_phase(args, specs, aof_names, notes, raw, tests=AOF_TESTS,
                                            extra=("--appendonly", "yes", "--appendfsync", policy),
-                                           key=f"aof_{policy}", label=f"-aof-{policy}")
+                                           key=f"aof_{policy}", label=f"-aof-{policy}",
+                                           check=aof_check(policy))
+                    md.append(f"\n**appendfsync {policy}**")
+                    if raw.get(f"aof_{policy}_aborted"):
+                        aof_aborted[policy] = raw[f"aof_{policy}_aborted"]
+                        md.append(f"\nNot measured: {aof_aborted[policy]}.")
+                        continue
                     amd, asum = summarize_throughput(res, aof_names, args, tests=AOF_TESTS,
                                                      ops_ratio=True)
                     aof_summary[policy] = asum
-                    md.append(f"\n**appendfsync {policy}**")
                     md += amd
             md.append("\n### Blocking, memory, timeouts, scale\n")
             if "handoff" in args.phases and blockers:
@@ -1339,7 +1628,8 @@ def main() -> int:
                          "missing and the targets below cover only what completed")
             log(f"stopped during the {interrupted} phase; writing a partial report")
         if "listd" in names and specs["listd"].note == "":
-            md += targets_md(summary, handoff, memory, timeouts, scale, args.quick, aof_summary)
+            md += targets_md(summary, handoff, memory, timeouts, scale, args, aof_summary,
+                             aof_aborted)
         chart_lines = draw_charts(results_dir, summary, handoff, names, blockers, args.pipelines)
         if chart_lines:
             md += ["", *chart_lines]
