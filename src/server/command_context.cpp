@@ -81,6 +81,12 @@ void CommandContext::block_on(std::span<const std::string_view> keys, long long 
   exec_.block_client(client_, keys, timeout_ms, std::move(spec));
 }
 
+void CommandContext::propagate_as(std::span<const std::string_view> effect) {
+  exec_.effects().emit(db_->index(), effect);
+}
+
+bool CommandContext::effects_wanted() const noexcept { return exec_.effects().active(); }
+
 void CommandContext::switch_db(int index) {
   client_.db = index;
   db_ = &exec_.keyspace().db(index);

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <span>
 #include <string>
 #include <string_view>
@@ -66,6 +67,15 @@ class CommandContext {
   /// only the keys named this way.
   void changed_key(std::string_view key) { changed_keys_.emplace_back(key); }
   const std::vector<std::string>& changed_keys() const noexcept { return changed_keys_; }
+
+  /// The command's effect, for handlers flagged kOwnEffect (effect_stream.h): call it where the
+  /// handler knows what it did, once per effect (SPOP emits one SREM per member, as Redis).
+  void propagate_as(std::span<const std::string_view> effect);
+  void propagate_as(std::initializer_list<std::string_view> effect) {
+    propagate_as(std::span<const std::string_view>(effect.begin(), effect.size()));
+  }
+  /// False when nobody consumes effects: a handler may skip building one.
+  bool effects_wanted() const noexcept;
 
   /// Parks the client on `keys` until one is ready or `timeout_ms` passes (0 = forever).
   void block_on(std::span<const std::string_view> keys, long long timeout_ms, BlockSpec spec);

@@ -67,10 +67,19 @@ void expire_generic(CommandContext& ctx, long long basetime_ms, bool seconds) {
     ctx.reply().integer(0);
     return;
   }
+  // Redis expireGenericCommand's effects: DEL for a deadline already past, else the absolute
+  // deadline as PEXPIREAT key <ms> (PEXPIREAT itself goes as sent, its options included).
   if (when <= ctx.now_ms()) {
-    ctx.delete_key(ctx.arg(1));  // already expired: the key goes now (Redis propagates DEL)
+    ctx.delete_key(ctx.arg(1));
+    ctx.propagate_as({"DEL", ctx.arg(1)});
   } else {
     ctx.db().set_expire(*e, when);
+    if (basetime_ms == 0 && !seconds) {  // PEXPIREAT
+      ctx.propagate_as(ctx.argv());
+    } else if (ctx.effects_wanted()) {
+      const std::string at = std::to_string(when);
+      ctx.propagate_as({"PEXPIREAT", ctx.arg(1), at});
+    }
   }
   ctx.mark_dirty();
   ctx.reply().integer(1);
@@ -133,10 +142,10 @@ void cmd_persist(CommandContext& ctx) {
 
 void register_expire_commands(CommandTable& t) {
   const KeySpec one{1, 1, 1};
-  t.add({"expire", -3, kWrite | kFast, one, &cmd_expire, "generic", "1.0.0", "Set a key's time to live in seconds"});
-  t.add({"pexpire", -3, kWrite | kFast, one, &cmd_pexpire, "generic", "2.6.0", "Set a key's time to live in milliseconds"});
-  t.add({"expireat", -3, kWrite | kFast, one, &cmd_expireat, "generic", "1.2.0", "Set the expiration for a key as a UNIX timestamp"});
-  t.add({"pexpireat", -3, kWrite | kFast, one, &cmd_pexpireat, "generic", "2.6.0", "Set the expiration for a key as a UNIX timestamp specified in milliseconds"});
+  t.add({"expire", -3, kWrite | kFast | kOwnEffect, one, &cmd_expire, "generic", "1.0.0", "Set a key's time to live in seconds"});
+  t.add({"pexpire", -3, kWrite | kFast | kOwnEffect, one, &cmd_pexpire, "generic", "2.6.0", "Set a key's time to live in milliseconds"});
+  t.add({"expireat", -3, kWrite | kFast | kOwnEffect, one, &cmd_expireat, "generic", "1.2.0", "Set the expiration for a key as a UNIX timestamp"});
+  t.add({"pexpireat", -3, kWrite | kFast | kOwnEffect, one, &cmd_pexpireat, "generic", "2.6.0", "Set the expiration for a key as a UNIX timestamp specified in milliseconds"});
   t.add({"ttl", 2, kReadonly | kFast, one, &cmd_ttl, "generic", "1.0.0", "Get the time to live for a key in seconds"});
   t.add({"pttl", 2, kReadonly | kFast, one, &cmd_pttl, "generic", "2.6.0", "Get the time to live for a key in milliseconds"});
   t.add({"expiretime", 2, kReadonly | kFast, one, &cmd_expiretime, "generic", "7.0.0", "Get the expiration Unix timestamp for a key"});

@@ -246,6 +246,8 @@ void cmd_hincrbyfloat(CommandContext& ctx) {
   const std::string text = store::format_long_double_human(value);
   hash_for_write(ctx, ctx.arg(1), e).set(ctx.arg(2), text);
   ctx.mark_dirty();
+  // Redis hincrbyfloatCommand: replayed as the value it produced (HSET key field value).
+  ctx.propagate_as({"HSET", ctx.arg(1), ctx.arg(2), text});
   ctx.reply().bulk(text);
 }
 
@@ -381,7 +383,7 @@ void register_hash_commands(CommandTable& t) {
   add("hlen", 2, kReadonly | kFast, &cmd_hlen, "2.0.0", "Get the number of fields in a hash");
   add("hexists", 3, kReadonly | kFast, &cmd_hexists, "2.0.0", "Determine if a hash field exists");
   add("hincrby", 4, kWrite | kDenyOom | kFast, &cmd_hincrby, "2.0.0", "Increment the integer value of a hash field by the given number");
-  add("hincrbyfloat", 4, kWrite | kDenyOom | kFast, &cmd_hincrbyfloat, "2.6.0", "Increment the float value of a hash field by the given amount");
+  add("hincrbyfloat", 4, kWrite | kDenyOom | kFast | kOwnEffect, &cmd_hincrbyfloat, "2.6.0", "Increment the float value of a hash field by the given amount");
   add("hkeys", 2, kReadonly, &cmd_hkeys, "2.0.0", "Get all the fields in a hash");
   add("hvals", 2, kReadonly, &cmd_hvals, "2.0.0", "Get all the values in a hash");
   add("hstrlen", 3, kReadonly | kFast, &cmd_hstrlen, "3.2.0", "Get the length of the value of a hash field");

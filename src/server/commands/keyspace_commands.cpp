@@ -324,8 +324,8 @@ void register_keyspace_commands(CommandTable& t) {
          "Alters the last access time of a key(s). Returns the number of existing keys specified."});
   t.add({"type", 2, kReadonly | kFast, {1, 1, 1}, &cmd_type, "generic", "1.0.0", "Determine the type stored at key"});
   t.add({"keys", 2, kReadonly, {}, &cmd_keys, "generic", "1.0.0", "Find all keys matching the given pattern"});
-  t.add({"scan", -2, kReadonly, {}, &cmd_scan, "generic", "2.8.0", "Incrementally iterate the keys space"});
-  t.add({"randomkey", 1, kReadonly, {}, &cmd_randomkey, "generic", "1.0.0", "Return a random key from the keyspace"});
+  t.add({"scan", -2, kReadonly | kTouchesArbitraryKeys, {}, &cmd_scan, "generic", "2.8.0", "Incrementally iterate the keys space"});
+  t.add({"randomkey", 1, kReadonly | kTouchesArbitraryKeys, {}, &cmd_randomkey, "generic", "1.0.0", "Return a random key from the keyspace"});
   t.add({"rename", 3, kWrite, {1, 2, 1}, &cmd_rename, "generic", "1.0.0", "Rename a key"});
   t.add({"renamenx", 3, kWrite | kFast, {1, 2, 1}, &cmd_renamenx, "generic", "1.0.0",
          "Rename a key, only if the new key does not exist"});

@@ -461,6 +461,7 @@ void cmd_lmpop(CommandContext& ctx) {
         list_pop_reply(reply, ctx.db(), e, end, static_cast<std::size_t>(count));
     ctx.mark_dirty(static_cast<long long>(n));
     ctx.changed_key(key);  // WATCH: only the popped key changed (Redis 7.0)
+    emit_list_pop(ctx.exec(), ctx.db().index(), key, end, true, n);  // Redis: LPOP key n
     return;
   }
   ctx.reply().null_array();
@@ -501,7 +502,7 @@ void register_list_commands(CommandTable& t) {
          "Remove the last element in a list, prepend it to another list and return it"});
   t.add({"lmove", 5, kWrite | kDenyOom, {1, 2, 1}, &cmd_lmove, "list", "6.2.0",
          "Pop an element from a list, push it to another list and return it"});
-  t.add({"lmpop", -4, kWrite, {0, 0, 0, /*numkeys_at*/ 1}, &cmd_lmpop, "list", "7.0.0",
+  t.add({"lmpop", -4, kWrite | kOwnEffect, {0, 0, 0, /*numkeys_at*/ 1}, &cmd_lmpop, "list", "7.0.0",
          "Pop elements from a list"});
 }
 

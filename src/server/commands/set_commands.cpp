@@ -131,9 +131,11 @@ void cmd_spop(CommandContext& ctx) {
       return;
     }
     store::SetValue& s = e->value.as_set();
-    r.bulk(s.pop_random(ctx.exec().rng()));
+    const std::string member = s.pop_random(ctx.exec().rng());
+    r.bulk(member);
     if (s.empty()) ctx.delete_key(ctx.arg(1));
     ctx.mark_dirty();
+    ctx.propagate_as({"SREM", ctx.arg(1), member});  // randomness is logged as its outcome
     return;
   }
   if (!e || count == 0) {
@@ -146,6 +148,7 @@ void cmd_spop(CommandContext& ctx) {
     reply_members(r, s);
     ctx.delete_key(ctx.arg(1));
     ctx.mark_dirty(size);
+    ctx.propagate_as({"DEL", ctx.arg(1)});  // Redis: the whole set went, logged as DEL
     return;
   }
   const long long remaining = size - count;
@@ -156,12 +159,19 @@ void cmd_spop(CommandContext& ctx) {
     store::SetValue kept;
     for (long long i = 0; i < remaining; ++i) kept.add(s.pop_random(ctx.exec().rng()));
     reply_members(r, s);
+    if (ctx.effects_wanted())
+      s.for_each([&](std::string_view m) { ctx.propagate_as({"SREM", ctx.arg(1), m}); });
     e->value = store::Value(std::move(kept));
     ctx.mark_dirty(count);
     return;
   }
+  // One SREM per popped member, as Redis 7.0 (its unit wraps them in MULTI/EXEC).
   r.set_header(static_cast<std::size_t>(count));
-  for (long long i = 0; i < count; ++i) r.bulk(s.pop_random(ctx.exec().rng()));
+  for (long long i = 0; i < count; ++i) {
+    const std::string member = s.pop_random(ctx.exec().rng());
+    r.bulk(member);
+    ctx.propagate_as({"SREM", ctx.arg(1), member});
+  }
   ctx.mark_dirty(count);
 }
 
@@ -379,7 +389,7 @@ void register_set_commands(CommandTable& t) {
   add("sismember", 3, kReadonly | kFast, one, &cmd_sismember, "1.0.0", "Determine if a given value is a member of a set");
   add("smismember", -3, kReadonly | kFast, one, &cmd_smismember, "6.2.0", "Returns the membership associated with the given elements for a set");
   add("scard", 2, kReadonly | kFast, one, &cmd_scard, "1.0.0", "Get the number of members in a set");
-  add("spop", -2, kWrite | kFast, one, &cmd_spop, "1.0.0", "Remove and return one or multiple random members from a set");
+  add("spop", -2, kWrite | kFast | kOwnEffect, one, &cmd_spop, "1.0.0", "Remove and return one or multiple random members from a set");
   add("srandmember", -2, kReadonly, one, &cmd_srandmember, "1.0.0", "Get one or multiple random members from a set");
   add("smove", 4, kWrite | kFast, {1, 2, 1}, &cmd_smove, "1.0.0", "Move a member from one set to another");
   add("sinter", -2, kReadonly, all, &cmd_sinter, "1.0.0", "Intersect multiple sets");

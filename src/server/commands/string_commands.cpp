@@ -109,6 +109,15 @@ bool expiry_deadline(CommandContext& ctx, const SetOptions& o, long long& at_ms)
   return true;
 }
 
+/// Redis 7.0's effect of SET/SETEX/PSETEX with a relative or second expiry: the absolute
+/// deadline, `SET key value PXAT <ms>` (the other options dropped, as Redis rewrites them).
+void propagate_set_pxat(CommandContext& ctx, std::string_view key, std::string_view value,
+                        long long at_ms) {
+  if (!ctx.effects_wanted()) return;
+  const std::string at = std::to_string(at_ms);
+  ctx.propagate_as({"SET", key, value, "PXAT", at});
+}
+
 /// Applies an absolute expiry; a deadline already past deletes the key (as Redis does).
 void apply_expire(CommandContext& ctx, std::string_view key, store::Entry* e, long long at_ms) {
   if (at_ms < 0) return;
@@ -154,6 +163,11 @@ void cmd_set(CommandContext& ctx) {
     e = store_string(ctx, key, ctx.arg(2), flags & kSetKeepTtl);
     apply_expire(ctx, key, e, expire_at);
     ctx.mark_dirty();
+    // Redis setGenericCommand: EX/PX/EXAT become PXAT; PXAT or no expiry: the argv as sent.
+    if (expire_at >= 0 && !(flags & kSetPxat))
+      propagate_set_pxat(ctx, key, ctx.arg(2), expire_at);
+    else
+      ctx.propagate_as(ctx.argv());
   }
   if (flags & kSetGet) {
     if (had_old)
@@ -187,8 +201,10 @@ void setex_generic(CommandContext& ctx, bool seconds) {
     return;
   }
   store::Entry* e = store_string(ctx, ctx.arg(1), ctx.arg(3), false);
-  ctx.db().set_expire(*e, ctx.now_ms() + (seconds ? v * 1000 : v));
+  const long long at_ms = ctx.now_ms() + (seconds ? v * 1000 : v);
+  ctx.db().set_expire(*e, at_ms);
   ctx.mark_dirty();
+  propagate_set_pxat(ctx, ctx.arg(1), ctx.arg(3), at_ms);
   ctx.reply().ok();
 }
 
@@ -222,6 +238,7 @@ void cmd_getdel(CommandContext& ctx) {
   ctx.reply().bulk(e->value.as_string().view());
   ctx.delete_key(ctx.arg(1));
   ctx.mark_dirty();
+  ctx.propagate_as({"DEL", ctx.arg(1)});
 }
 
 // GETEX key [EX s|PX ms|EXAT ts|PXAT ms-ts|PERSIST]
@@ -239,11 +256,22 @@ void cmd_getex(CommandContext& ctx) {
   if (!expiry_deadline(ctx, o, expire_at)) return;
   const bool persist = o.flags & kSetPersist;
   ctx.reply().bulk(e->value.as_string().view());
+  // Redis getexCommand's effects: a deadline already past is DEL; EX/PX/EXAT become
+  // PEXPIREAT <ms>; PXAT goes as sent; PERSIST (when a TTL was removed) as PERSIST key.
   if (expire_at >= 0) {
     apply_expire(ctx, ctx.arg(1), e, expire_at);
     ctx.mark_dirty();
+    if (expire_at <= ctx.now_ms()) {
+      ctx.propagate_as({"DEL", ctx.arg(1)});
+    } else if (o.flags & kSetPxat) {
+      ctx.propagate_as(ctx.argv());
+    } else if (ctx.effects_wanted()) {
+      const std::string at = std::to_string(expire_at);
+      ctx.propagate_as({"PEXPIREAT", ctx.arg(1), at});
+    }
   } else if (persist && ctx.db().persist(*e)) {
     ctx.mark_dirty();
+    ctx.propagate_as({"PERSIST", ctx.arg(1)});
   }
 }
 
@@ -352,6 +380,8 @@ void cmd_incrbyfloat(CommandContext& ctx) {
   else
     ctx.add_key(ctx.arg(1), store::Value::make_string(text, store::StringForm::kFormatted));
   ctx.mark_dirty();
+  // Redis: replayed as the value it produced, so float formatting can never differ on load.
+  ctx.propagate_as({"SET", ctx.arg(1), text, "KEEPTTL"});
   ctx.reply().bulk(text);
 }
 
@@ -459,13 +489,13 @@ void register_string_commands(CommandTable& t) {
     t.add({name, arity, flags, keys, h, "string", since, summary});
   };
   add("get", 2, kReadonly | kFast, one, &cmd_get, "1.0.0", "Get the value of a key");
-  add("set", -3, kWrite | kDenyOom, one, &cmd_set, "1.0.0", "Set the string value of a key");
+  add("set", -3, kWrite | kDenyOom | kOwnEffect, one, &cmd_set, "1.0.0", "Set the string value of a key");
   add("setnx", 3, kWrite | kDenyOom | kFast, one, &cmd_setnx, "1.0.0", "Set the value of a key, only if the key does not exist");
-  add("setex", 4, kWrite | kDenyOom, one, &cmd_setex, "2.0.0", "Set the value and expiration of a key");
-  add("psetex", 4, kWrite | kDenyOom, one, &cmd_psetex, "2.6.0", "Set the value and expiration in milliseconds of a key");
+  add("setex", 4, kWrite | kDenyOom | kOwnEffect, one, &cmd_setex, "2.0.0", "Set the value and expiration of a key");
+  add("psetex", 4, kWrite | kDenyOom | kOwnEffect, one, &cmd_psetex, "2.6.0", "Set the value and expiration in milliseconds of a key");
   add("getset", 3, kWrite | kDenyOom | kFast, one, &cmd_getset, "1.0.0", "Set the string value of a key and return its old value");
-  add("getdel", 2, kWrite | kFast, one, &cmd_getdel, "6.2.0", "Get the value of a key and delete the key");
-  add("getex", -2, kWrite | kFast, one, &cmd_getex, "6.2.0", "Get the value of a key and optionally set its expiration");
+  add("getdel", 2, kWrite | kFast | kOwnEffect, one, &cmd_getdel, "6.2.0", "Get the value of a key and delete the key");
+  add("getex", -2, kWrite | kFast | kOwnEffect, one, &cmd_getex, "6.2.0", "Get the value of a key and optionally set its expiration");
   add("mget", -2, kReadonly | kFast, {1, -1, 1}, &cmd_mget, "1.0.0", "Get the values of all the given keys");
   add("mset", -3, kWrite | kDenyOom, {1, -1, 2}, &cmd_mset, "1.0.1", "Set multiple keys to multiple values");
   add("msetnx", -3, kWrite | kDenyOom, {1, -1, 2}, &cmd_msetnx, "1.0.1", "Set multiple keys to multiple values, only if none of the keys exist");
@@ -473,7 +503,7 @@ void register_string_commands(CommandTable& t) {
   add("decr", 2, kWrite | kDenyOom | kFast, one, &cmd_decr, "1.0.0", "Decrement the integer value of a key by one");
   add("incrby", 3, kWrite | kDenyOom | kFast, one, &cmd_incrby, "1.0.0", "Increment the integer value of a key by the given amount");
   add("decrby", 3, kWrite | kDenyOom | kFast, one, &cmd_decrby, "1.0.0", "Decrement the integer value of a key by the given number");
-  add("incrbyfloat", 3, kWrite | kDenyOom | kFast, one, &cmd_incrbyfloat, "2.6.0", "Increment the float value of a key by the given amount");
+  add("incrbyfloat", 3, kWrite | kDenyOom | kFast | kOwnEffect, one, &cmd_incrbyfloat, "2.6.0", "Increment the float value of a key by the given amount");
   add("append", 3, kWrite | kDenyOom | kFast, one, &cmd_append, "2.0.0", "Append a value to a key");
   add("strlen", 2, kReadonly | kFast, one, &cmd_strlen, "2.2.0", "Get the length of the value stored in a key");
   add("getrange", 4, kReadonly, one, &cmd_getrange, "2.4.0", "Get a substring of the string stored at a key");

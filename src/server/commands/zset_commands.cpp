@@ -596,12 +596,29 @@ std::size_t pop_and_reply(protocol::ReplyWriter r, store::ZSetValue& z, std::str
 }
 
 /// Pops from the entry `e` of `key` in the handler's database and deletes the key if emptied.
-void pop_from(CommandContext& ctx, store::Entry* e, std::string_view key, bool max,
-              std::size_t count, PopShape shape) {
+/// Returns the number popped.
+std::size_t pop_from(CommandContext& ctx, store::Entry* e, std::string_view key, bool max,
+                     std::size_t count, PopShape shape) {
   store::ZSetValue& z = e->value.as_zset();
   const std::size_t n = pop_and_reply(ctx.reply(), z, key, max, count, shape);
   if (z.empty()) ctx.delete_key(key);
   ctx.mark_dirty(static_cast<long long>(n));
+  return n;
+}
+
+/// The effect of ZMPOP, BZPOPMIN/BZPOPMAX and BZMPOP, served at once or later, as Redis 7.0
+/// logs it: `ZPOPMIN|ZPOPMAX key`, or with the number popped for the multi-pop forms.
+void emit_zset_pop(Executor& exec, int db, std::string_view key, bool max, bool with_count,
+                   std::size_t popped) {
+  EffectStream& effects = exec.effects();
+  if (!effects.active()) return;
+  const std::string_view name = max ? "ZPOPMAX" : "ZPOPMIN";
+  if (!with_count) {
+    effects.emit(db, {name, key});
+    return;
+  }
+  const std::string n = std::to_string(popped);
+  effects.emit(db, {name, key, n});
 }
 
 void zpop_generic(CommandContext& ctx, bool max) {
@@ -687,7 +704,9 @@ void cmd_zmpop(CommandContext& ctx) {
     store::Entry* e = zset_entry(ctx, ctx.arg(i), failed);
     if (failed) return;
     if (!e) continue;
-    pop_from(ctx, e, ctx.arg(i), max, static_cast<std::size_t>(count), PopShape::kKeyNested);
+    const std::size_t n =
+        pop_from(ctx, e, ctx.arg(i), max, static_cast<std::size_t>(count), PopShape::kKeyNested);
+    emit_zset_pop(ctx.exec(), ctx.db().index(), ctx.arg(i), max, true, n);
     return;
   }
   ctx.reply().null_array();
@@ -702,8 +721,9 @@ void blocking_zpop_generic(CommandContext& ctx, std::span<const std::string_view
     store::Entry* e = zset_entry(ctx, key, failed);
     if (failed) return;
     if (!e) continue;
-    pop_from(ctx, e, key, max, static_cast<std::size_t>(count),
-             multi ? PopShape::kKeyNested : PopShape::kKeyFlat);
+    const std::size_t n = pop_from(ctx, e, key, max, static_cast<std::size_t>(count),
+                                   multi ? PopShape::kKeyNested : PopShape::kKeyFlat);
+    emit_zset_pop(ctx.exec(), ctx.db().index(), key, max, multi, n);
     return;
   }
   if (ctx.in_exec()) {
@@ -803,6 +823,7 @@ ServeResult serve_zset_waiter(Executor& exec, Client& c, const blocking::BlockKe
       pop_and_reply(c.reply(), z, key.key, spec.zmax, multi ? static_cast<std::size_t>(spec.count) : 1,
                     multi ? PopShape::kKeyNested : PopShape::kKeyFlat);
   if (z.empty()) db.remove(key.key);
+  emit_zset_pop(exec, key.db, key.key, spec.zmax, multi, n);
   exec.stats().dirty += static_cast<long long>(n);
   exec.touch_key(key.db, key.key);
   exec.finish_block(c);
@@ -836,12 +857,12 @@ void register_zset_commands(CommandTable& t) {
   add("zremrangebylex", 4, kWrite, one, &cmd_zremrangebylex, "2.8.9", "Remove all members in a sorted set between the given lexicographical range");
   add("zpopmin", -2, kWrite | kFast, one, &cmd_zpopmin, "5.0.0", "Remove and return members with the lowest scores in a sorted set");
   add("zpopmax", -2, kWrite | kFast, one, &cmd_zpopmax, "5.0.0", "Remove and return members with the highest scores in a sorted set");
-  add("zmpop", -4, kWrite, {0, 0, 0, /*numkeys_at*/ 1}, &cmd_zmpop, "7.0.0", "Remove and return members with scores in a sorted set");
-  add("bzpopmin", -3, kWrite | kNoScript | kBlocking | kFast, {1, -2, 1}, &cmd_bzpopmin, "5.0.0",
+  add("zmpop", -4, kWrite | kOwnEffect, {0, 0, 0, /*numkeys_at*/ 1}, &cmd_zmpop, "7.0.0", "Remove and return members with scores in a sorted set");
+  add("bzpopmin", -3, kWrite | kNoScript | kBlocking | kFast | kOwnEffect, {1, -2, 1}, &cmd_bzpopmin, "5.0.0",
       "Remove and return the member with the lowest score from one or more sorted sets, or block until one is available");
-  add("bzpopmax", -3, kWrite | kNoScript | kBlocking | kFast, {1, -2, 1}, &cmd_bzpopmax, "5.0.0",
+  add("bzpopmax", -3, kWrite | kNoScript | kBlocking | kFast | kOwnEffect, {1, -2, 1}, &cmd_bzpopmax, "5.0.0",
       "Remove and return the member with the highest score from one or more sorted sets, or block until one is available");
-  add("bzmpop", -5, kWrite | kBlocking, {0, 0, 0, /*numkeys_at*/ 2}, &cmd_bzmpop, "7.0.0",
+  add("bzmpop", -5, kWrite | kBlocking | kOwnEffect, {0, 0, 0, /*numkeys_at*/ 2}, &cmd_bzmpop, "7.0.0",
       "Remove and return members with scores in a sorted set or block until one is available");
   add("zscan", -3, kReadonly, one, &cmd_zscan, "2.8.0", "Incrementally iterate sorted sets elements and associated scores");
 }

@@ -124,7 +124,7 @@ TEST(Propagation, BlockingCommandAnsweredAtOnceIsItsNonBlockingForm) {
   EXPECT_EQ(take_logged(t), (Cmds{{"LPOP", "k2"},
                                   {"RPOP", "k2"},
                                   {"LMOVE", "src", "dst", "LEFT", "RIGHT"},
-                                  {"LMPOP", "2", "k1", "k2", "RIGHT"}}));
+                                  {"RPOP", "k2", "1"}}));
 }
 
 TEST(Propagation, CommandsThatChangeNothingAreNotLogged) {
