@@ -48,10 +48,21 @@ class CommandContext {
   /// Redis 7.0's errors. Returns false after replying the error.
   bool parse_timeout_ms(std::size_t i, long long& out_ms);
 
-  /// The live entry for `key` (expired keys vanish here), or null.
-  store::Entry* lookup(std::string_view key);
-  /// lookup() plus a type check: replies WRONGTYPE and sets `wrongtype` on a mismatch.
-  store::Entry* lookup_typed(std::string_view key, store::ValueType type, bool& wrongtype);
+  /// Redis lookupKeyRead: the live entry for `key` (expired keys vanish here) or null,
+  /// counted in INFO keyspace_hits / keyspace_misses; refreshes the access time.
+  store::Entry* read(std::string_view key) { return lookup(key, true); }
+  /// Redis LOOKUP_NOTOUCH (EXISTS, TYPE, TTL, OBJECT, MEMORY USAGE): counted, access time kept.
+  store::Entry* read_no_touch(std::string_view key) { return lookup(key, true, false); }
+  /// Redis lookupKeyWrite: the same without the statistics (Redis counts reads only).
+  store::Entry* write(std::string_view key) { return lookup(key, false); }
+  /// The typed doors (Redis lookupKey* + checkType): absent (entry null), wrong type (WRONGTYPE
+  /// already replied: the handler returns), or found.
+  struct Typed {
+    store::Entry* entry = nullptr;
+    bool wrong_type = false;
+  };
+  Typed read(std::string_view key, store::ValueType type) { return typed(key, type, true); }
+  Typed write(std::string_view key, store::ValueType type) { return typed(key, type, false); }
 
   /// Creates a key. Every path that creates a key goes through here, because creating a list
   /// (or sorted set) is what wakes blocked clients (Redis' signalKeyAsReady rule).
@@ -83,6 +94,9 @@ class CommandContext {
   void switch_db(int index);
 
  private:
+  store::Entry* lookup(std::string_view key, bool count_stats, bool touch = true);
+  Typed typed(std::string_view key, store::ValueType type, bool count_stats);
+
   Executor& exec_;
   Client& client_;
   const CommandSpec& spec_;

@@ -73,9 +73,8 @@ std::size_t pop_and_reply(protocol::ReplyWriter reply, store::Database& db, stor
 void blocking_pop_generic(CommandContext& ctx, std::span<const std::string_view> keys, End end,
                           long long timeout_ms, bool multi, long long count) {
   for (std::string_view key : keys) {
-    bool wrongtype = false;
-    store::Entry* e = ctx.lookup_typed(key, store::ValueType::kList, wrongtype);
-    if (wrongtype) return;
+    auto [e, wrong_type] = ctx.write(key, store::ValueType::kList);
+    if (wrong_type) return;
     if (!e || e->value.as_list().empty()) continue;
     const std::size_t n =
         pop_and_reply(ctx.reply(), ctx.db(), e, key, end, multi, static_cast<std::size_t>(count));
@@ -109,13 +108,12 @@ void blmove_generic(CommandContext& ctx, End from, End to, long long timeout_ms,
                     bool as_rpoplpush) {
   const std::string_view src = ctx.arg(1);
   const std::string_view dst = ctx.arg(2);
-  bool wrongtype = false;
-  store::Entry* s = ctx.lookup_typed(src, store::ValueType::kList, wrongtype);
-  if (wrongtype) return;
+  auto [s, wrong_type] = ctx.write(src, store::ValueType::kList);
+  if (wrong_type) return;
   if (s && !s->value.as_list().empty()) {
     // The source has data: exactly LMOVE, destination type checked only now.
-    store::Entry* d = ctx.lookup_typed(dst, store::ValueType::kList, wrongtype);
-    if (wrongtype) return;
+    auto [d, dst_wrong_type] = ctx.write(dst, store::ValueType::kList);
+    if (dst_wrong_type) return;
     const std::string value = move_element(ctx.exec(), ctx.db(), s, dst, d, from, to);
     ctx.reply().bulk(value);
     ctx.mark_dirty();

@@ -1,6 +1,8 @@
 // Expiry commands: EXPIRE, PEXPIRE, EXPIREAT, PEXPIREAT (NX|XX|GT|LT), TTL, PTTL, EXPIRETIME,
 // PEXPIRETIME, PERSIST. Deadlines are absolute Unix ms; store::Database keeps the index.
 #include <climits>
+#include <string>
+#include <vector>
 
 #include "listd/server/command_context.h"
 #include "listd/server/command_table.h"
@@ -55,7 +57,7 @@ void expire_generic(CommandContext& ctx, long long basetime_ms, bool seconds) {
     return;
   }
   when += basetime_ms;
-  store::Entry* e = ctx.lookup(ctx.arg(1));
+  store::Entry* e = ctx.write(ctx.arg(1));
   if (!e) {
     ctx.reply().integer(0);
     return;
@@ -67,18 +69,19 @@ void expire_generic(CommandContext& ctx, long long basetime_ms, bool seconds) {
     ctx.reply().integer(0);
     return;
   }
-  // Redis expireGenericCommand's effects: DEL for a deadline already past, else the absolute
-  // deadline as PEXPIREAT key <ms> (PEXPIREAT itself goes as sent, its options included).
+  // Redis expireGenericCommand's effects: DEL for a deadline already past, else the command
+  // with PEXPIREAT for its name and the absolute deadline for its time (its options kept).
   if (when <= ctx.now_ms()) {
     ctx.delete_key(ctx.arg(1));
     ctx.propagate_as({"DEL", ctx.arg(1)});
   } else {
     ctx.db().set_expire(*e, when);
-    if (basetime_ms == 0 && !seconds) {  // PEXPIREAT
-      ctx.propagate_as(ctx.argv());
-    } else if (ctx.effects_wanted()) {
+    if (ctx.effects_wanted()) {
       const std::string at = std::to_string(when);
-      ctx.propagate_as({"PEXPIREAT", ctx.arg(1), at});
+      std::vector<std::string_view> effect(ctx.argv().begin(), ctx.argv().end());
+      effect[0] = "PEXPIREAT";
+      effect[2] = at;
+      ctx.propagate_as(effect);
     }
   }
   ctx.mark_dirty();
@@ -97,7 +100,7 @@ void cmd_pexpireat(CommandContext& ctx) { expire_generic(ctx, 0, false); }
 enum class TtlKind { kTtl, kPttl, kExpireTime, kPexpireTime };
 
 void ttl_generic(CommandContext& ctx, TtlKind kind) {
-  store::Entry* e = ctx.lookup(ctx.arg(1));
+  store::Entry* e = ctx.read_no_touch(ctx.arg(1));  // Redis TTL: LOOKUP_NOTOUCH
   if (!e) {
     ctx.reply().integer(-2);
     return;
@@ -129,7 +132,7 @@ void cmd_pexpiretime(CommandContext& ctx) { ttl_generic(ctx, TtlKind::kPexpireTi
 
 // PERSIST key
 void cmd_persist(CommandContext& ctx) {
-  store::Entry* e = ctx.lookup(ctx.arg(1));
+  store::Entry* e = ctx.write(ctx.arg(1));
   if (e && ctx.db().persist(*e)) {
     ctx.mark_dirty();
     ctx.reply().integer(1);

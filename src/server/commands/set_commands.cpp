@@ -29,15 +29,10 @@ namespace {
 constexpr std::string_view kCountRangeErr =
     "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807";
 
-store::Entry* set_entry(CommandContext& ctx, std::string_view key, bool& failed) {
-  return ctx.lookup_typed(key, store::ValueType::kSet, failed);
-}
-
 // SADD key member [member ...]
 void cmd_sadd(CommandContext& ctx) {
-  bool failed = false;
-  store::Entry* e = set_entry(ctx, ctx.arg(1), failed);
-  if (failed) return;
+  auto [e, wrong_type] = ctx.write(ctx.arg(1), store::ValueType::kSet);
+  if (wrong_type) return;
   if (!e) e = ctx.add_key(ctx.arg(1), store::Value::make_set());
   store::SetValue& s = e->value.as_set();
   long long added = 0;
@@ -49,9 +44,8 @@ void cmd_sadd(CommandContext& ctx) {
 
 // SREM key member [member ...]
 void cmd_srem(CommandContext& ctx) {
-  bool failed = false;
-  store::Entry* e = set_entry(ctx, ctx.arg(1), failed);
-  if (failed) return;
+  auto [e, wrong_type] = ctx.write(ctx.arg(1), store::ValueType::kSet);
+  if (wrong_type) return;
   long long removed = 0;
   if (e) {
     store::SetValue& s = e->value.as_set();
@@ -70,9 +64,8 @@ void reply_members(protocol::ReplyWriter r, const store::SetValue& s) {
 
 // SMEMBERS key
 void cmd_smembers(CommandContext& ctx) {
-  bool failed = false;
-  store::Entry* e = set_entry(ctx, ctx.arg(1), failed);
-  if (failed) return;
+  auto [e, wrong_type] = ctx.read(ctx.arg(1), store::ValueType::kSet);
+  if (wrong_type) return;
   if (e)
     reply_members(ctx.reply(), e->value.as_set());
   else
@@ -81,17 +74,15 @@ void cmd_smembers(CommandContext& ctx) {
 
 // SISMEMBER key member
 void cmd_sismember(CommandContext& ctx) {
-  bool failed = false;
-  store::Entry* e = set_entry(ctx, ctx.arg(1), failed);
-  if (failed) return;
+  auto [e, wrong_type] = ctx.read(ctx.arg(1), store::ValueType::kSet);
+  if (wrong_type) return;
   ctx.reply().integer(e && e->value.as_set().contains(ctx.arg(2)) ? 1 : 0);
 }
 
 // SMISMEMBER key member [member ...]
 void cmd_smismember(CommandContext& ctx) {
-  bool failed = false;
-  store::Entry* e = set_entry(ctx, ctx.arg(1), failed);
-  if (failed) return;
+  auto [e, wrong_type] = ctx.read(ctx.arg(1), store::ValueType::kSet);
+  if (wrong_type) return;
   auto r = ctx.reply();
   r.array_header(ctx.argc() - 2);
   for (std::size_t i = 2; i < ctx.argc(); ++i)
@@ -100,9 +91,8 @@ void cmd_smismember(CommandContext& ctx) {
 
 // SCARD key
 void cmd_scard(CommandContext& ctx) {
-  bool failed = false;
-  store::Entry* e = set_entry(ctx, ctx.arg(1), failed);
-  if (failed) return;
+  auto [e, wrong_type] = ctx.read(ctx.arg(1), store::ValueType::kSet);
+  if (wrong_type) return;
   ctx.reply().integer(e ? static_cast<long long>(e->value.as_set().size()) : 0);
 }
 
@@ -121,9 +111,8 @@ void cmd_spop(CommandContext& ctx) {
       return;
     }
   }
-  bool failed = false;
-  store::Entry* e = set_entry(ctx, ctx.arg(1), failed);
-  if (failed) return;
+  auto [e, wrong_type] = ctx.write(ctx.arg(1), store::ValueType::kSet);
+  if (wrong_type) return;
   auto r = ctx.reply();
   if (count == -1) {
     if (!e) {
@@ -183,9 +172,8 @@ void cmd_srandmember(CommandContext& ctx) {
   }
   std::mt19937_64& rng = ctx.exec().rng();
   if (ctx.argc() == 2) {
-    bool failed = false;
-    store::Entry* e = set_entry(ctx, ctx.arg(1), failed);
-    if (failed) return;
+    auto [e, wrong_type] = ctx.read(ctx.arg(1), store::ValueType::kSet);
+    if (wrong_type) return;
     if (e)
       ctx.reply().bulk(e->value.as_set().random_member(rng));
     else
@@ -198,9 +186,8 @@ void cmd_srandmember(CommandContext& ctx) {
     ctx.reply().error(kCountRangeErr);
     return;
   }
-  bool failed = false;
-  store::Entry* e = set_entry(ctx, ctx.arg(1), failed);
-  if (failed) return;
+  auto [e, wrong_type] = ctx.read(ctx.arg(1), store::ValueType::kSet);
+  if (wrong_type) return;
   auto r = ctx.reply();
   if (!e || l == 0) {
     r.array_header(0);
@@ -237,8 +224,8 @@ void cmd_srandmember(CommandContext& ctx) {
 // SMOVE source destination member
 void cmd_smove(CommandContext& ctx) {
   const std::string_view src = ctx.arg(1), dst = ctx.arg(2), member = ctx.arg(3);
-  store::Entry* s = ctx.lookup(src);
-  store::Entry* d = ctx.lookup(dst);
+  store::Entry* s = ctx.write(src);
+  store::Entry* d = ctx.write(dst);
   if (!s) {
     ctx.reply().integer(0);
     return;
@@ -267,7 +254,7 @@ enum class SetOp : std::uint8_t { kInter, kUnion, kDiff };
 /// (every key is checked, as Redis does, even after a missing one).
 bool collect_sets(CommandContext& ctx, std::size_t first, std::vector<const store::SetValue*>& out) {
   for (std::size_t i = first; i < ctx.argc(); ++i) {
-    store::Entry* e = ctx.lookup(ctx.arg(i));
+    store::Entry* e = ctx.read(ctx.arg(i));
     if (e && !e->value.is(store::ValueType::kSet)) {
       ctx.reply().error(kWrongTypeErr);
       return false;
@@ -320,7 +307,7 @@ void setop_generic(CommandContext& ctx, SetOp op, bool store) {
   }
   const std::string_view dst = ctx.arg(1);
   const auto n = static_cast<long long>(result.size());
-  const bool existed = ctx.lookup(dst) && ctx.delete_key(dst);
+  const bool existed = ctx.write(dst) && ctx.delete_key(dst);
   if (n > 0) {
     ctx.add_key(dst, store::Value(std::move(result)));
     ctx.mark_dirty();
@@ -347,9 +334,8 @@ void cmd_sdiffstore(CommandContext& ctx) { setop_generic(ctx, SetOp::kDiff, true
 void cmd_sscan(CommandContext& ctx) {
   std::uint64_t cursor = 0;
   if (!parse_scan_cursor(ctx, 2, cursor)) return;
-  bool failed = false;
-  store::Entry* e = set_entry(ctx, ctx.arg(1), failed);
-  if (failed) return;
+  auto [e, wrong_type] = ctx.read(ctx.arg(1), store::ValueType::kSet);
+  if (wrong_type) return;
   if (!e) {
     reply_empty_scan(ctx);
     return;

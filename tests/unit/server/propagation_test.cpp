@@ -99,7 +99,7 @@ TEST(Propagation, ServedMovesAndMultiPopsAreTheirNonBlockingForms) {
   t.run(a, {"RPUSH", "q4", "x", "y"});
   EXPECT_EQ(take_logged(t), (Cmds{{"SELECT", "0"},
                                   {"LPUSH", "q2", "t1"},
-                                  {"LMOVE", "q2", "proc", "RIGHT", "LEFT"},
+                                  {"LMOVE", "q2", "proc", "right", "left"},
                                   {"LPUSH", "q3", "t2"},
                                   {"RPOPLPUSH", "q3", "proc"},
                                   {"RPUSH", "q4", "x", "y"},
