@@ -45,27 +45,21 @@ bool CommandContext::parse_timeout_ms(std::size_t i, long long& out_ms) {
   return true;
 }
 
-store::Entry* CommandContext::lookup(std::string_view key) {
+store::Entry* CommandContext::lookup(std::string_view key, bool count_stats, bool touch) {
   store::Entry* e = db_->lookup(key, now_ms_);
-  if (e) {
-    if (!client_.no_touch) e->access_time_s = static_cast<std::uint32_t>(now_ms_ / 1000);
-    ++exec_.stats().keyspace_hits;
-  } else {
-    ++exec_.stats().keyspace_misses;
-  }
+  if (e && touch && !client_.no_touch) e->access_time_s = static_cast<std::uint32_t>(now_ms_ / 1000);
+  if (count_stats) ++(e ? exec_.stats().keyspace_hits : exec_.stats().keyspace_misses);
   return e;
 }
 
-store::Entry* CommandContext::lookup_typed(std::string_view key, store::ValueType type,
-                                           bool& wrongtype) {
-  wrongtype = false;
-  store::Entry* e = lookup(key);
+CommandContext::Typed CommandContext::typed(std::string_view key, store::ValueType type,
+                                            bool count_stats) {
+  store::Entry* e = lookup(key, count_stats);
   if (e && !e->value.is(type)) {
-    wrongtype = true;
     reply().error(kWrongTypeErr);
-    return nullptr;
+    return Typed{nullptr, true};
   }
-  return e;
+  return Typed{e, false};
 }
 
 store::Entry* CommandContext::add_key(std::string_view key, store::Value value) {
@@ -80,6 +74,12 @@ void CommandContext::block_on(std::span<const std::string_view> keys, long long 
                               BlockSpec spec) {
   exec_.block_client(client_, keys, timeout_ms, std::move(spec));
 }
+
+void CommandContext::propagate_as(std::span<const std::string_view> effect) {
+  exec_.effects().emit(db_->index(), effect);
+}
+
+bool CommandContext::effects_wanted() const noexcept { return exec_.effects().active(); }
 
 void CommandContext::switch_db(int index) {
   client_.db = index;

@@ -8,7 +8,6 @@
 #include "listd/server/errors.h"
 #include "listd/server/text.h"
 #include "listd/server/persistence.h"
-#include "listd/server/propagation.h"
 
 namespace listd::server {
 namespace {
@@ -42,12 +41,12 @@ Executor::Executor(Config& config, Clock& clock)
   keyspace_.set_expired_hook([this](store::Database& db, std::string_view key) {
     ++stats_.expired_keys;
     touch_key(db.index(), key);
-    const std::string_view del[] = {"DEL", key};  // an expired key is logged as its DEL
-    propagate(db.index(), del);
+    effects_.emit(db.index(), {"DEL", key});  // an expired key is logged as its DEL
   });
   register_persistence_commands(table_);
   command_stats_.resize(table_.by_slot().size());
   persistence_ = std::make_unique<Persistence>(*this);
+  effects_.subscribe(*persistence_);
 }
 
 Executor::~Executor() {
@@ -188,7 +187,10 @@ void Executor::execute(Client& c, std::span<const std::string_view> argv) {
     c.reply().simple("QUEUED");
   } else {
     if (!monitors_.empty()) feed_monitors(c, argv);
+    // One execution unit: the command (EXEC with its queued commands), then each served waiter.
+    effects_.begin_unit(!(spec->flags & kTouchesArbitraryKeys));
     dispatch(c, *spec, argv, false);
+    effects_.end_unit();
     if (waiters_.has_ready()) drain_ready_keys();
   }
   if (!c.out.empty()) queue_flush(c);
@@ -201,9 +203,6 @@ void Executor::dispatch(Client& c, const CommandSpec& spec,
   const std::uint64_t t0_us = now_.mono_us;
 
   c.last_command = spec.full_name;  // CLIENT LIST shows the running (or blocking) command
-  const bool logging = persistence_->logging();
-  const PropagationProbe probe =
-      logging ? probe_before(*this, c.db, spec, argv) : PropagationProbe{};
   CommandContext ctx(*this, c, spec, argv, in_exec);
   spec.handler(ctx);
 
@@ -217,9 +216,8 @@ void Executor::dispatch(Client& c, const CommandSpec& spec,
     ++stats_.total_error_replies;
   }
   if (ctx.dirty() > 0) {
-    if (logging)
-      propagate_command(*this, ctx.db().index(), spec, argv, probe,
-                        std::string_view(c.out).substr(std::min(out_before, c.out.size())));
+    // The default effect is the argv; kOwnEffect handlers emitted theirs (propagate_as).
+    if (!(spec.flags & kOwnEffect)) effects_.emit(ctx.db().index(), argv);
     stats_.dirty += ctx.dirty();
     if (!watched_.empty()) {
       if (!ctx.changed_keys().empty()) {
@@ -261,23 +259,7 @@ void Executor::run_transaction(Client& c) {
   }
   reply.array_header(queued.size());
   std::vector<std::string_view> views;
-  // Effects of the queued commands go to the AOF as MULTI ... EXEC (propagate adds MULTI).
-  const bool nested = in_transaction_;
-  in_transaction_ = true;
-  multi_propagated_ = false;
-  struct EndTransaction {
-    Executor& e;
-    bool nested;
-    ~EndTransaction() {
-      if (e.multi_propagated_) {
-        e.in_transaction_ = false;  // EXEC itself goes outside the wrapping
-        static constexpr std::string_view kExec[] = {"EXEC"};
-        e.persistence_->append_in_selected_db(kExec);
-      }
-      e.in_transaction_ = nested;
-      e.multi_propagated_ = false;
-    }
-  } end_transaction{*this, nested};
+  // The queued commands' effects join EXEC's execution unit: MULTI ... EXEC when more than one.
   for (auto& args : queued) {
     views.assign(args.begin(), args.end());
     const CommandSpec* spec = table_.find(views[0]);
@@ -304,14 +286,10 @@ void Executor::drain_ready_keys() {
           request_kill(c);
           return true;
         }
-        // Durability: a served waiter is logged as the pop it performed, after the push.
-        const bool logging = persistence_->logging();
-        const std::size_t size_before = logging ? probe_waiter(*this, key) : 0;
-        const std::size_t out_before = c.out.size();
+        // A served waiter is an execution unit of its own; the serving code emits its pop.
+        effects_.begin_unit();
         const ServeResult result = serve_blocked_client(*this, c, key);
-        const bool errored = c.out.size() > out_before && c.out[out_before] == '-';
-        if (result == ServeResult::kServed && logging && !errored)
-          propagate_served_waiter(*this, c, key, size_before);
+        effects_.end_unit();
         return result != ServeResult::kNoData;
       });
     }
@@ -478,16 +456,6 @@ void Executor::feed_monitors(const Client& c, std::span<const std::string_view> 
     m->out += line;
     queue_flush(*m);
   }
-}
-
-void Executor::propagate(int db, std::span<const std::string_view> argv) {
-  if (!persistence_ || !persistence_->logging()) return;
-  if (in_transaction_ && !multi_propagated_) {
-    multi_propagated_ = true;
-    static constexpr std::string_view kMulti[] = {"MULTI"};
-    persistence_->append(db, kMulti);
-  }
-  persistence_->append(db, argv);
 }
 
 bool Executor::replay(Client& c, std::span<const std::string_view> argv, std::string& error) {

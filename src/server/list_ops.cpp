@@ -82,4 +82,27 @@ std::size_t list_push(Executor& exec, store::Database& db, std::string_view key,
   return list.size();
 }
 
+void emit_list_pop(Executor& exec, int db, std::string_view key, End end, bool with_count,
+                   std::size_t popped) {
+  EffectStream& effects = exec.effects();
+  if (!effects.active()) return;
+  const std::string_view name = end == End::kHead ? "LPOP" : "RPOP";
+  if (!with_count) {
+    effects.emit(db, {name, key});
+    return;
+  }
+  const std::string n = std::to_string(popped);
+  effects.emit(db, {name, key, n});
+}
+
+void emit_list_move(Executor& exec, int db, std::string_view src, std::string_view dst,
+                    End from, End to, bool as_rpoplpush) {
+  // Redis' shared.left / shared.right, lower case (the immediate form keeps the client's words).
+  auto side = [](End e) -> std::string_view { return e == End::kHead ? "left" : "right"; };
+  if (as_rpoplpush)
+    exec.effects().emit(db, {"RPOPLPUSH", src, dst});
+  else
+    exec.effects().emit(db, {"LMOVE", src, dst, side(from), side(to)});
+}
+
 }  // namespace listd::server

@@ -44,6 +44,7 @@ struct BlockSpec {
   bool zmax = false;
   long long count = 1;
   std::string destination;
+  bool as_rpoplpush = false;  ///< kMove asked as BRPOPLPUSH: its effect is RPOPLPUSH, not LMOVE
 };
 
 enum class ReplyMode : std::uint8_t { kOn, kOff, kSkip };

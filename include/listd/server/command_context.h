@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <span>
 #include <string>
 #include <string_view>
@@ -47,10 +48,21 @@ class CommandContext {
   /// Redis 7.0's errors. Returns false after replying the error.
   bool parse_timeout_ms(std::size_t i, long long& out_ms);
 
-  /// The live entry for `key` (expired keys vanish here), or null.
-  store::Entry* lookup(std::string_view key);
-  /// lookup() plus a type check: replies WRONGTYPE and sets `wrongtype` on a mismatch.
-  store::Entry* lookup_typed(std::string_view key, store::ValueType type, bool& wrongtype);
+  /// Redis lookupKeyRead: the live entry for `key` (expired keys vanish here) or null,
+  /// counted in INFO keyspace_hits / keyspace_misses; refreshes the access time.
+  store::Entry* read(std::string_view key) { return lookup(key, true); }
+  /// Redis LOOKUP_NOTOUCH (EXISTS, TYPE, TTL, OBJECT, MEMORY USAGE): counted, access time kept.
+  store::Entry* read_no_touch(std::string_view key) { return lookup(key, true, false); }
+  /// Redis lookupKeyWrite: the same without the statistics (Redis counts reads only).
+  store::Entry* write(std::string_view key) { return lookup(key, false); }
+  /// The typed doors (Redis lookupKey* + checkType): absent (entry null), wrong type (WRONGTYPE
+  /// already replied: the handler returns), or found.
+  struct Typed {
+    store::Entry* entry = nullptr;
+    bool wrong_type = false;
+  };
+  Typed read(std::string_view key, store::ValueType type) { return typed(key, type, true); }
+  Typed write(std::string_view key, store::ValueType type) { return typed(key, type, false); }
 
   /// Creates a key. Every path that creates a key goes through here, because creating a list
   /// (or sorted set) is what wakes blocked clients (Redis' signalKeyAsReady rule).
@@ -67,12 +79,24 @@ class CommandContext {
   void changed_key(std::string_view key) { changed_keys_.emplace_back(key); }
   const std::vector<std::string>& changed_keys() const noexcept { return changed_keys_; }
 
+  /// The command's effect, for handlers flagged kOwnEffect (effect_stream.h): call it where the
+  /// handler knows what it did, once per effect (SPOP emits one SREM per member, as Redis).
+  void propagate_as(std::span<const std::string_view> effect);
+  void propagate_as(std::initializer_list<std::string_view> effect) {
+    propagate_as(std::span<const std::string_view>(effect.begin(), effect.size()));
+  }
+  /// False when nobody consumes effects: a handler may skip building one.
+  bool effects_wanted() const noexcept;
+
   /// Parks the client on `keys` until one is ready or `timeout_ms` passes (0 = forever).
   void block_on(std::span<const std::string_view> keys, long long timeout_ms, BlockSpec spec);
 
   void switch_db(int index);
 
  private:
+  store::Entry* lookup(std::string_view key, bool count_stats, bool touch = true);
+  Typed typed(std::string_view key, store::ValueType type, bool count_stats);
+
   Executor& exec_;
   Client& client_;
   const CommandSpec& spec_;

@@ -41,6 +41,12 @@ enum CommandFlag : std::uint32_t {
   kSentinel = 1u << 16,
   /// Internal, not reported by COMMAND: runs at once inside MULTI instead of being queued.
   kNotQueued = 1u << 24,
+  /// Internal: the handler emits its own effect (CommandContext::propagate_as) instead of the
+  /// default, its argv (Dragonfly's NO_AUTOJOURNAL). See effect_stream.h.
+  kOwnEffect = 1u << 25,
+  /// Internal, as Redis' hidden TOUCHES_ARBITRARY_KEYS: the keys it expires on its way are not
+  /// wrapped in MULTI/EXEC (SCAN, RANDOMKEY).
+  kTouchesArbitraryKeys = 1u << 26,
 };
 
 /// Where the keys are in argv, Redis' (first, last, step) convention; last < 0 counts from the

@@ -29,6 +29,7 @@
 #include "listd/server/clock.h"
 #include "listd/server/command_table.h"
 #include "listd/server/config.h"
+#include "listd/server/effect_stream.h"
 #include "listd/store/database.h"
 
 namespace listd::server {
@@ -154,12 +155,10 @@ class Executor {
   /// The requirepass currently in force (empty = no auth).
   const std::string& requirepass() const;
 
-  // ---- durability (Persistence, propagation.h) -----------------------------------------
+  // ---- durability (Persistence, effect_stream.h) ---------------------------------------
   Persistence& persistence() noexcept { return *persistence_; }
-  /// Writes one effect to the AOF turn buffer (no-op unless logging). Inside EXEC the first
-  /// effect is preceded by MULTI and EXEC follows the last. Serving paths that change data
-  /// outside a command's own argv call this.
-  void propagate(int db, std::span<const std::string_view> argv);
+  /// What commands wrote, in execution units; the AOF subscribes to it, so can a test.
+  EffectStream& effects() noexcept { return effects_; }
   /// Runs one command read from the AOF on the loading client `c`: queued inside MULTI,
   /// otherwise dispatched as inside EXEC (a blocking command never blocks). Returns false with
   /// `error` only for an unknown command; a command error is left in c.out.
@@ -201,9 +200,8 @@ class Executor {
   ClockReading now_;      // the running command's start time
   const CommandSpec* last_found_ = nullptr;  // execute()'s one-entry lookup cache
   bool in_batch_ = false;
+  EffectStream effects_;
   std::unique_ptr<Persistence> persistence_;
-  bool in_transaction_ = false;     // EXEC is running its queued commands
-  bool multi_propagated_ = false;   // MULTI already written for this EXEC
 };
 
 }  // namespace listd::server

@@ -45,4 +45,13 @@ void list_pop_one_reply(protocol::ReplyWriter reply, store::Database& db, store:
 std::size_t list_push(Executor& exec, store::Database& db, std::string_view key,
                       store::Entry* entry, End end, std::string_view value);
 
+/// The effect of a pop, as Redis 7.0 logs every list pop (LMPOP, BLPOP, BLMPOP, a served
+/// waiter): `LPOP|RPOP key`, or `LPOP|RPOP key <n popped>` for the multi-pop forms.
+void emit_list_pop(Executor& exec, int db, std::string_view key, End end, bool with_count,
+                   std::size_t popped);
+/// The effect of a move (BLMOVE, BRPOPLPUSH served): `LMOVE src dst left|right left|right`, or
+/// `RPOPLPUSH src dst` when the client asked for it by that name.
+void emit_list_move(Executor& exec, int db, std::string_view src, std::string_view dst,
+                    End from, End to, bool as_rpoplpush);
+
 }  // namespace listd::server

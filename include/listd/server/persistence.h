@@ -3,7 +3,7 @@
 // (BGREWRITEAOF, automatic by size) and loading at start-up. Owned by the Executor.
 //
 // The loop contract (docs/ARCHITECTURE.md):
-//  - commands append their effects to the turn buffer through Executor::propagate;
+//  - it consumes the executor's effect stream (effect_stream.h) into the turn buffer;
 //  - the transport calls flush_turn() before it writes any reply of the turn: one write() of
 //    the turn's bytes to the current incr file and, with appendfsync always, one fdatasync()
 //    (group commit for every client of the turn). If either fails, listd logs and exits with
@@ -35,6 +35,7 @@
 #include "listd/persistence/aof_encoder.h"
 #include "listd/persistence/aof_manifest.h"
 #include "listd/server/config.h"
+#include "listd/server/effect_stream.h"
 
 namespace listd::server {
 
@@ -44,12 +45,13 @@ class CommandTable;
 /// SAVE, BGSAVE, BGREWRITEAOF (src/server/commands/persistence_commands.cpp).
 void register_persistence_commands(CommandTable& table);
 
-class Persistence {
+/// The AOF is the effect stream's first consumer (effect_stream.h).
+class Persistence final : public EffectConsumer {
  public:
   using LogFn = std::function<void(LogLevel, std::string_view)>;
 
   explicit Persistence(Executor& exec);
-  ~Persistence();
+  ~Persistence() override;
   Persistence(const Persistence&) = delete;
   Persistence& operator=(const Persistence&) = delete;
 
@@ -62,14 +64,12 @@ class Persistence {
   /// True when effects must be written: appendonly is on and nothing is being loaded.
   bool logging() const noexcept { return aof_state_ != AofState::kOff && !loading_; }
   bool loading() const noexcept { return loading_; }
+  bool wants_effects() const noexcept override { return logging(); }
+  void on_effect(int db, std::span<const std::string_view> argv) override { append(db, argv); }
   /// Appends one command run in `db` to the turn buffer.
   void append(int db, std::span<const std::string_view> argv) {
     annotate_time();
     encoder_.append(db, argv);
-  }
-  /// Appends without a SELECT (EXEC after a transaction's commands).
-  void append_in_selected_db(std::span<const std::string_view> argv) {
-    encoder_.append(encoder_.selected_db() < 0 ? 0 : encoder_.selected_db(), argv);
   }
   /// The bytes not yet written (tests, INFO aof_buffer_length).
   const std::string& pending_bytes() const noexcept { return encoder_.buffer(); }

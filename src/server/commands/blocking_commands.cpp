@@ -23,8 +23,6 @@
 namespace listd::server {
 namespace {
 
-// Redis 7.0 lmpopGenericCommand: a COUNT that is not an integer >= 1.
-
 // Redis getListPositionFromObjectOrReply: LEFT | RIGHT, any case.
 bool parse_end(CommandContext& ctx, std::size_t i, End& out) {
   const std::string_view a = ctx.arg(i);
@@ -75,14 +73,14 @@ std::size_t pop_and_reply(protocol::ReplyWriter reply, store::Database& db, stor
 void blocking_pop_generic(CommandContext& ctx, std::span<const std::string_view> keys, End end,
                           long long timeout_ms, bool multi, long long count) {
   for (std::string_view key : keys) {
-    bool wrongtype = false;
-    store::Entry* e = ctx.lookup_typed(key, store::ValueType::kList, wrongtype);
-    if (wrongtype) return;
+    auto [e, wrong_type] = ctx.write(key, store::ValueType::kList);
+    if (wrong_type) return;
     if (!e || e->value.as_list().empty()) continue;
     const std::size_t n =
         pop_and_reply(ctx.reply(), ctx.db(), e, key, end, multi, static_cast<std::size_t>(count));
     ctx.mark_dirty(static_cast<long long>(n));
     ctx.changed_key(key);  // WATCH: only the key served from changed
+    emit_list_pop(ctx.exec(), ctx.db().index(), key, end, multi, n);  // the pop it performed
     return;
   }
   if (ctx.in_exec()) {
@@ -106,19 +104,25 @@ void bpop_generic(CommandContext& ctx, End end) {
 
 /// BRPOPLPUSH/BLMOVE once parsed: source argv[1], destination argv[2]. Redis 7.0
 /// blmoveGenericCommand + lmoveGenericCommand.
-void blmove_generic(CommandContext& ctx, End from, End to, long long timeout_ms) {
+void blmove_generic(CommandContext& ctx, End from, End to, long long timeout_ms,
+                    bool as_rpoplpush) {
   const std::string_view src = ctx.arg(1);
   const std::string_view dst = ctx.arg(2);
-  bool wrongtype = false;
-  store::Entry* s = ctx.lookup_typed(src, store::ValueType::kList, wrongtype);
-  if (wrongtype) return;
+  auto [s, wrong_type] = ctx.write(src, store::ValueType::kList);
+  if (wrong_type) return;
   if (s && !s->value.as_list().empty()) {
     // The source has data: exactly LMOVE, destination type checked only now.
-    store::Entry* d = ctx.lookup_typed(dst, store::ValueType::kList, wrongtype);
-    if (wrongtype) return;
+    auto [d, dst_wrong_type] = ctx.write(dst, store::ValueType::kList);
+    if (dst_wrong_type) return;
     const std::string value = move_element(ctx.exec(), ctx.db(), s, dst, d, from, to);
     ctx.reply().bulk(value);
     ctx.mark_dirty();
+    // Redis lmoveGenericCommand: BLMOVE -> LMOVE with the directions as sent, BRPOPLPUSH ->
+    // RPOPLPUSH.
+    if (as_rpoplpush)
+      ctx.propagate_as({"RPOPLPUSH", src, dst});
+    else
+      ctx.propagate_as({"LMOVE", src, dst, ctx.arg(3), ctx.arg(4)});
     return;
   }
   if (ctx.in_exec()) {
@@ -130,6 +134,7 @@ void blmove_generic(CommandContext& ctx, End from, End to, long long timeout_ms)
   spec.from = from;
   spec.to = to;
   spec.destination = std::string(dst);
+  spec.as_rpoplpush = as_rpoplpush;
   const std::string_view keys[] = {src};
   ctx.block_on(keys, timeout_ms, std::move(spec));
 }
@@ -144,7 +149,7 @@ void cmd_brpop(CommandContext& ctx) { bpop_generic(ctx, End::kTail); }
 void cmd_brpoplpush(CommandContext& ctx) {
   long long timeout_ms = 0;
   if (!ctx.parse_timeout_ms(3, timeout_ms)) return;
-  blmove_generic(ctx, End::kTail, End::kHead, timeout_ms);
+  blmove_generic(ctx, End::kTail, End::kHead, timeout_ms, true);
 }
 
 // BLMOVE source destination LEFT|RIGHT LEFT|RIGHT timeout
@@ -154,7 +159,7 @@ void cmd_blmove(CommandContext& ctx) {
   if (!parse_end(ctx, 3, from) || !parse_end(ctx, 4, to)) return;
   long long timeout_ms = 0;
   if (!ctx.parse_timeout_ms(5, timeout_ms)) return;
-  blmove_generic(ctx, from, to, timeout_ms);
+  blmove_generic(ctx, from, to, timeout_ms, false);
 }
 
 // BLMPOP timeout numkeys key [key ...] LEFT|RIGHT [COUNT count]
@@ -219,6 +224,8 @@ ServeResult serve_blocked_client(Executor& exec, Client& c, const blocking::Bloc
       changes = pop_and_reply(reply, db, e, key.key, spec.from,
                               spec.kind == BlockSpec::Kind::kMultiPop,
                               static_cast<std::size_t>(spec.count));
+      emit_list_pop(exec, key.db, key.key, spec.from, spec.kind == BlockSpec::Kind::kMultiPop,
+                    changes);
       break;
     case BlockSpec::Kind::kMove: {
       store::Entry* d = db.lookup(spec.destination, exec.clock().unix_ms());
@@ -234,6 +241,8 @@ ServeResult serve_blocked_client(Executor& exec, Client& c, const blocking::Bloc
           move_element(exec, db, e, spec.destination, d, spec.from, spec.to);
       reply.bulk(value);
       exec.touch_key(key.db, spec.destination);
+      emit_list_move(exec, key.db, key.key, spec.destination, spec.from, spec.to,
+                     spec.as_rpoplpush);
       break;
     }
     case BlockSpec::Kind::kZPop:
@@ -247,19 +256,19 @@ ServeResult serve_blocked_client(Executor& exec, Client& c, const blocking::Bloc
 }
 
 void register_blocking_commands(CommandTable& t) {
-  t.add({"blpop", -3, kWrite | kNoScript | kBlocking, {1, -2, 1}, &cmd_blpop, "list", "2.0.0",
+  t.add({"blpop", -3, kWrite | kNoScript | kBlocking | kOwnEffect, {1, -2, 1}, &cmd_blpop, "list", "2.0.0",
          "Remove and get the first element in a list, or block until one is available"});
-  t.add({"brpop", -3, kWrite | kNoScript | kBlocking, {1, -2, 1}, &cmd_brpop, "list", "2.0.0",
+  t.add({"brpop", -3, kWrite | kNoScript | kBlocking | kOwnEffect, {1, -2, 1}, &cmd_brpop, "list", "2.0.0",
          "Remove and get the last element in a list, or block until one is available"});
-  t.add({"brpoplpush", 4, kWrite | kDenyOom | kNoScript | kBlocking, {1, 2, 1}, &cmd_brpoplpush,
+  t.add({"brpoplpush", 4, kWrite | kDenyOom | kNoScript | kBlocking | kOwnEffect, {1, 2, 1}, &cmd_brpoplpush,
          "list", "2.2.0",
          "Pop an element from a list, push it to another list and return it; or block until one "
          "is available"});
-  t.add({"blmove", 6, kWrite | kDenyOom | kNoScript | kBlocking, {1, 2, 1}, &cmd_blmove, "list",
+  t.add({"blmove", 6, kWrite | kDenyOom | kNoScript | kBlocking | kOwnEffect, {1, 2, 1}, &cmd_blmove, "list",
          "6.2.0",
          "Pop an element from a list, push it to another list and return it; or block until one "
          "is available"});
-  t.add({"blmpop", -5, kWrite | kBlocking, {0, 0, 0, 2}, &cmd_blmpop, "list", "7.0.0",
+  t.add({"blmpop", -5, kWrite | kBlocking | kOwnEffect, {0, 0, 0, 2}, &cmd_blmpop, "list", "7.0.0",
          "Pop elements from a list, or block until one is available"});
 }
 

@@ -1,6 +1,8 @@
 // Expiry commands: EXPIRE, PEXPIRE, EXPIREAT, PEXPIREAT (NX|XX|GT|LT), TTL, PTTL, EXPIRETIME,
 // PEXPIRETIME, PERSIST. Deadlines are absolute Unix ms; store::Database keeps the index.
 #include <climits>
+#include <string>
+#include <vector>
 
 #include "listd/server/command_context.h"
 #include "listd/server/command_table.h"
@@ -55,7 +57,7 @@ void expire_generic(CommandContext& ctx, long long basetime_ms, bool seconds) {
     return;
   }
   when += basetime_ms;
-  store::Entry* e = ctx.lookup(ctx.arg(1));
+  store::Entry* e = ctx.write(ctx.arg(1));
   if (!e) {
     ctx.reply().integer(0);
     return;
@@ -67,10 +69,20 @@ void expire_generic(CommandContext& ctx, long long basetime_ms, bool seconds) {
     ctx.reply().integer(0);
     return;
   }
+  // Redis expireGenericCommand's effects: DEL for a deadline already past, else the command
+  // with PEXPIREAT for its name and the absolute deadline for its time (its options kept).
   if (when <= ctx.now_ms()) {
-    ctx.delete_key(ctx.arg(1));  // already expired: the key goes now (Redis propagates DEL)
+    ctx.delete_key(ctx.arg(1));
+    ctx.propagate_as({"DEL", ctx.arg(1)});
   } else {
     ctx.db().set_expire(*e, when);
+    if (ctx.effects_wanted()) {
+      const std::string at = std::to_string(when);
+      std::vector<std::string_view> effect(ctx.argv().begin(), ctx.argv().end());
+      effect[0] = "PEXPIREAT";
+      effect[2] = at;
+      ctx.propagate_as(effect);
+    }
   }
   ctx.mark_dirty();
   ctx.reply().integer(1);
@@ -88,7 +100,7 @@ void cmd_pexpireat(CommandContext& ctx) { expire_generic(ctx, 0, false); }
 enum class TtlKind { kTtl, kPttl, kExpireTime, kPexpireTime };
 
 void ttl_generic(CommandContext& ctx, TtlKind kind) {
-  store::Entry* e = ctx.lookup(ctx.arg(1));
+  store::Entry* e = ctx.read_no_touch(ctx.arg(1));  // Redis TTL: LOOKUP_NOTOUCH
   if (!e) {
     ctx.reply().integer(-2);
     return;
@@ -120,7 +132,7 @@ void cmd_pexpiretime(CommandContext& ctx) { ttl_generic(ctx, TtlKind::kPexpireTi
 
 // PERSIST key
 void cmd_persist(CommandContext& ctx) {
-  store::Entry* e = ctx.lookup(ctx.arg(1));
+  store::Entry* e = ctx.write(ctx.arg(1));
   if (e && ctx.db().persist(*e)) {
     ctx.mark_dirty();
     ctx.reply().integer(1);
@@ -133,10 +145,10 @@ void cmd_persist(CommandContext& ctx) {
 
 void register_expire_commands(CommandTable& t) {
   const KeySpec one{1, 1, 1};
-  t.add({"expire", -3, kWrite | kFast, one, &cmd_expire, "generic", "1.0.0", "Set a key's time to live in seconds"});
-  t.add({"pexpire", -3, kWrite | kFast, one, &cmd_pexpire, "generic", "2.6.0", "Set a key's time to live in milliseconds"});
-  t.add({"expireat", -3, kWrite | kFast, one, &cmd_expireat, "generic", "1.2.0", "Set the expiration for a key as a UNIX timestamp"});
-  t.add({"pexpireat", -3, kWrite | kFast, one, &cmd_pexpireat, "generic", "2.6.0", "Set the expiration for a key as a UNIX timestamp specified in milliseconds"});
+  t.add({"expire", -3, kWrite | kFast | kOwnEffect, one, &cmd_expire, "generic", "1.0.0", "Set a key's time to live in seconds"});
+  t.add({"pexpire", -3, kWrite | kFast | kOwnEffect, one, &cmd_pexpire, "generic", "2.6.0", "Set a key's time to live in milliseconds"});
+  t.add({"expireat", -3, kWrite | kFast | kOwnEffect, one, &cmd_expireat, "generic", "1.2.0", "Set the expiration for a key as a UNIX timestamp"});
+  t.add({"pexpireat", -3, kWrite | kFast | kOwnEffect, one, &cmd_pexpireat, "generic", "2.6.0", "Set the expiration for a key as a UNIX timestamp specified in milliseconds"});
   t.add({"ttl", 2, kReadonly | kFast, one, &cmd_ttl, "generic", "1.0.0", "Get the time to live for a key in seconds"});
   t.add({"pttl", 2, kReadonly | kFast, one, &cmd_pttl, "generic", "2.6.0", "Get the time to live for a key in milliseconds"});
   t.add({"expiretime", 2, kReadonly | kFast, one, &cmd_expiretime, "generic", "7.0.0", "Get the expiration Unix timestamp for a key"});

@@ -29,11 +29,6 @@ namespace {
 constexpr std::string_view kCountRangeErr =
     "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807";
 
-/// The hash at `key`, or null when absent; replies WRONGTYPE and sets `failed` otherwise.
-store::Entry* hash_entry(CommandContext& ctx, std::string_view key, bool& failed) {
-  return ctx.lookup_typed(key, store::ValueType::kHash, failed);
-}
-
 /// `e`'s hash, creating the key first when `e` is null.
 store::HashValue& hash_for_write(CommandContext& ctx, std::string_view key, store::Entry*& e) {
   if (!e) e = ctx.add_key(key, store::Value::make_hash());
@@ -61,9 +56,8 @@ void hset_generic(CommandContext& ctx, bool hmset) {
     ctx.reply().error(arity_error(ctx.spec().full_name));
     return;
   }
-  bool failed = false;
-  store::Entry* e = hash_entry(ctx, ctx.arg(1), failed);
-  if (failed) return;
+  auto [e, wrong_type] = ctx.write(ctx.arg(1), store::ValueType::kHash);
+  if (wrong_type) return;
   long long created = 0;
   set_pairs(ctx, hash_for_write(ctx, ctx.arg(1), e), created);
   ctx.mark_dirty(static_cast<long long>((ctx.argc() - 2) / 2));
@@ -81,9 +75,8 @@ void cmd_hmset(CommandContext& ctx) { hset_generic(ctx, true); }
 
 // HSETNX key field value
 void cmd_hsetnx(CommandContext& ctx) {
-  bool failed = false;
-  store::Entry* e = hash_entry(ctx, ctx.arg(1), failed);
-  if (failed) return;
+  auto [e, wrong_type] = ctx.write(ctx.arg(1), store::ValueType::kHash);
+  if (wrong_type) return;
   if (e && e->value.as_hash().contains(ctx.arg(2))) {
     ctx.reply().integer(0);
     return;
@@ -95,9 +88,8 @@ void cmd_hsetnx(CommandContext& ctx) {
 
 // HGET key field
 void cmd_hget(CommandContext& ctx) {
-  bool failed = false;
-  store::Entry* e = hash_entry(ctx, ctx.arg(1), failed);
-  if (failed) return;
+  auto [e, wrong_type] = ctx.read(ctx.arg(1), store::ValueType::kHash);
+  if (wrong_type) return;
   const auto v = e ? e->value.as_hash().get(ctx.arg(2)) : std::nullopt;
   if (v)
     ctx.reply().bulk(*v);
@@ -107,9 +99,8 @@ void cmd_hget(CommandContext& ctx) {
 
 // HMGET key field [field ...]
 void cmd_hmget(CommandContext& ctx) {
-  bool failed = false;
-  store::Entry* e = hash_entry(ctx, ctx.arg(1), failed);
-  if (failed) return;
+  auto [e, wrong_type] = ctx.read(ctx.arg(1), store::ValueType::kHash);
+  if (wrong_type) return;
   auto r = ctx.reply();
   r.array_header(ctx.argc() - 2);
   for (std::size_t i = 2; i < ctx.argc(); ++i) {
@@ -124,9 +115,8 @@ void cmd_hmget(CommandContext& ctx) {
 enum class Part : std::uint8_t { kKeys = 1, kValues = 2, kBoth = 3 };
 
 void getall_generic(CommandContext& ctx, Part part) {
-  bool failed = false;
-  store::Entry* e = hash_entry(ctx, ctx.arg(1), failed);
-  if (failed) return;
+  auto [e, wrong_type] = ctx.read(ctx.arg(1), store::ValueType::kHash);
+  if (wrong_type) return;
   auto r = ctx.reply();
   const std::size_t n = e ? e->value.as_hash().size() : 0;
   if (part == Part::kBoth)
@@ -149,9 +139,8 @@ void cmd_hvals(CommandContext& ctx) { getall_generic(ctx, Part::kValues); }
 
 // HDEL key field [field ...]
 void cmd_hdel(CommandContext& ctx) {
-  bool failed = false;
-  store::Entry* e = hash_entry(ctx, ctx.arg(1), failed);
-  if (failed) return;
+  auto [e, wrong_type] = ctx.write(ctx.arg(1), store::ValueType::kHash);
+  if (wrong_type) return;
   long long deleted = 0;
   if (e) {
     store::HashValue& h = e->value.as_hash();
@@ -165,25 +154,22 @@ void cmd_hdel(CommandContext& ctx) {
 
 // HLEN key
 void cmd_hlen(CommandContext& ctx) {
-  bool failed = false;
-  store::Entry* e = hash_entry(ctx, ctx.arg(1), failed);
-  if (failed) return;
+  auto [e, wrong_type] = ctx.read(ctx.arg(1), store::ValueType::kHash);
+  if (wrong_type) return;
   ctx.reply().integer(e ? static_cast<long long>(e->value.as_hash().size()) : 0);
 }
 
 // HEXISTS key field
 void cmd_hexists(CommandContext& ctx) {
-  bool failed = false;
-  store::Entry* e = hash_entry(ctx, ctx.arg(1), failed);
-  if (failed) return;
+  auto [e, wrong_type] = ctx.read(ctx.arg(1), store::ValueType::kHash);
+  if (wrong_type) return;
   ctx.reply().integer(e && e->value.as_hash().contains(ctx.arg(2)) ? 1 : 0);
 }
 
 // HSTRLEN key field
 void cmd_hstrlen(CommandContext& ctx) {
-  bool failed = false;
-  store::Entry* e = hash_entry(ctx, ctx.arg(1), failed);
-  if (failed) return;
+  auto [e, wrong_type] = ctx.read(ctx.arg(1), store::ValueType::kHash);
+  if (wrong_type) return;
   const auto v = e ? e->value.as_hash().get(ctx.arg(2)) : std::nullopt;
   ctx.reply().integer(v ? static_cast<long long>(v->size()) : 0);
 }
@@ -192,9 +178,8 @@ void cmd_hstrlen(CommandContext& ctx) {
 void cmd_hincrby(CommandContext& ctx) {
   long long incr = 0;
   if (!ctx.parse_integer(3, incr)) return;
-  bool failed = false;
-  store::Entry* e = hash_entry(ctx, ctx.arg(1), failed);
-  if (failed) return;
+  auto [e, wrong_type] = ctx.write(ctx.arg(1), store::ValueType::kHash);
+  if (wrong_type) return;
   long long value = 0;
   if (e) {
     if (const auto old = e->value.as_hash().get(ctx.arg(2))) {
@@ -226,9 +211,8 @@ void cmd_hincrbyfloat(CommandContext& ctx) {
     ctx.reply().error("ERR value is NaN or Infinity");
     return;
   }
-  bool failed = false;
-  store::Entry* e = hash_entry(ctx, ctx.arg(1), failed);
-  if (failed) return;
+  auto [e, wrong_type] = ctx.write(ctx.arg(1), store::ValueType::kHash);
+  if (wrong_type) return;
   long double value = 0;
   if (e) {
     if (const auto old = e->value.as_hash().get(ctx.arg(2))) {
@@ -246,6 +230,8 @@ void cmd_hincrbyfloat(CommandContext& ctx) {
   const std::string text = store::format_long_double_human(value);
   hash_for_write(ctx, ctx.arg(1), e).set(ctx.arg(2), text);
   ctx.mark_dirty();
+  // Redis hincrbyfloatCommand: replayed as the value it produced (HSET key field value).
+  ctx.propagate_as({"HSET", ctx.arg(1), ctx.arg(2), text});
   ctx.reply().bulk(text);
 }
 
@@ -260,9 +246,8 @@ void reply_field(protocol::ReplyWriter& r, std::string_view f, std::string_view 
 void cmd_hrandfield(CommandContext& ctx) {
   std::mt19937_64& rng = ctx.exec().rng();
   if (ctx.argc() == 2) {
-    bool failed = false;
-    store::Entry* e = hash_entry(ctx, ctx.arg(1), failed);
-    if (failed) return;
+    auto [e, wrong_type] = ctx.read(ctx.arg(1), store::ValueType::kHash);
+    if (wrong_type) return;
     if (e)
       ctx.reply().bulk(e->value.as_hash().random_pair(rng).first);
     else
@@ -285,9 +270,8 @@ void cmd_hrandfield(CommandContext& ctx) {
     ctx.reply().error(kOutOfRangeErr);
     return;
   }
-  bool failed = false;
-  store::Entry* e = hash_entry(ctx, ctx.arg(1), failed);
-  if (failed) return;
+  auto [e, wrong_type] = ctx.read(ctx.arg(1), store::ValueType::kHash);
+  if (wrong_type) return;
   auto r = ctx.reply();
   if (!e || l == 0) {
     r.array_header(0);
@@ -334,9 +318,8 @@ void cmd_hrandfield(CommandContext& ctx) {
 void cmd_hscan(CommandContext& ctx) {
   std::uint64_t cursor = 0;
   if (!parse_scan_cursor(ctx, 2, cursor)) return;
-  bool failed = false;
-  store::Entry* e = hash_entry(ctx, ctx.arg(1), failed);
-  if (failed) return;
+  auto [e, wrong_type] = ctx.read(ctx.arg(1), store::ValueType::kHash);
+  if (wrong_type) return;
   if (!e) {
     reply_empty_scan(ctx);
     return;
@@ -381,7 +364,7 @@ void register_hash_commands(CommandTable& t) {
   add("hlen", 2, kReadonly | kFast, &cmd_hlen, "2.0.0", "Get the number of fields in a hash");
   add("hexists", 3, kReadonly | kFast, &cmd_hexists, "2.0.0", "Determine if a hash field exists");
   add("hincrby", 4, kWrite | kDenyOom | kFast, &cmd_hincrby, "2.0.0", "Increment the integer value of a hash field by the given number");
-  add("hincrbyfloat", 4, kWrite | kDenyOom | kFast, &cmd_hincrbyfloat, "2.6.0", "Increment the float value of a hash field by the given amount");
+  add("hincrbyfloat", 4, kWrite | kDenyOom | kFast | kOwnEffect, &cmd_hincrbyfloat, "2.6.0", "Increment the float value of a hash field by the given amount");
   add("hkeys", 2, kReadonly, &cmd_hkeys, "2.0.0", "Get all the fields in a hash");
   add("hvals", 2, kReadonly, &cmd_hvals, "2.0.0", "Get all the values in a hash");
   add("hstrlen", 3, kReadonly | kFast, &cmd_hstrlen, "3.2.0", "Get the length of the value of a hash field");

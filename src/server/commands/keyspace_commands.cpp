@@ -21,7 +21,7 @@ namespace {
 void cmd_del(CommandContext& ctx) {
   long long removed = 0;
   for (std::size_t i = 1; i < ctx.argc(); ++i)
-    if (ctx.lookup(ctx.arg(i)) && ctx.delete_key(ctx.arg(i))) ++removed;
+    if (ctx.write(ctx.arg(i)) && ctx.delete_key(ctx.arg(i))) ++removed;
   ctx.mark_dirty(removed);
   ctx.reply().integer(removed);
 }
@@ -30,7 +30,7 @@ void cmd_del(CommandContext& ctx) {
 void cmd_exists(CommandContext& ctx) {
   long long n = 0;
   for (std::size_t i = 1; i < ctx.argc(); ++i)
-    if (ctx.lookup(ctx.arg(i))) ++n;
+    if (ctx.read_no_touch(ctx.arg(i))) ++n;  // Redis EXISTS: LOOKUP_NOTOUCH
   ctx.reply().integer(n);
 }
 
@@ -39,7 +39,7 @@ void cmd_touch(CommandContext& ctx) { cmd_exists(ctx); }
 
 // TYPE key
 void cmd_type(CommandContext& ctx) {
-  store::Entry* e = ctx.lookup(ctx.arg(1));
+  store::Entry* e = ctx.read_no_touch(ctx.arg(1));  // Redis TYPE: LOOKUP_NOTOUCH
   ctx.reply().simple(e ? e->value.type_name() : "none");
 }
 
@@ -97,7 +97,7 @@ void cmd_randomkey(CommandContext& ctx) {
       return;
     }
     const std::string key(e->key());
-    ctx.lookup(key);  // deletes it as expired
+    ctx.read(key);  // deletes it as expired
   }
   ctx.reply().null();
 }
@@ -118,7 +118,7 @@ void move_entry(Executor& exec, store::Database& from, std::string_view src, sto
 
 void rename_generic(CommandContext& ctx, bool nx) {
   const std::string_view src = ctx.arg(1), dst = ctx.arg(2);
-  if (!ctx.lookup(src)) {
+  if (!ctx.write(src)) {
     ctx.reply().error(kNoSuchKeyErr);
     return;
   }
@@ -129,7 +129,7 @@ void rename_generic(CommandContext& ctx, bool nx) {
       ctx.reply().ok();
     return;
   }
-  if (ctx.lookup(dst)) {
+  if (ctx.write(dst)) {
     if (nx) {
       ctx.reply().integer(0);
       return;
@@ -182,7 +182,7 @@ void cmd_copy(CommandContext& ctx) {
     ctx.reply().error(kSameObjectErr);
     return;
   }
-  store::Entry* e = ctx.lookup(src);
+  store::Entry* e = ctx.read(src);
   if (!e) {
     ctx.reply().integer(0);
     return;
@@ -213,7 +213,7 @@ void cmd_move(CommandContext& ctx) {
   }
   const std::string_view key = ctx.arg(1);
   store::Database& to = ctx.exec().keyspace().db(dbid);
-  if (!ctx.lookup(key) || to.lookup(key, ctx.now_ms())) {
+  if (!ctx.write(key) || to.lookup(key, ctx.now_ms())) {
     ctx.reply().integer(0);
     return;
   }
@@ -224,8 +224,8 @@ void cmd_move(CommandContext& ctx) {
 
 // OBJECT ENCODING|REFCOUNT|IDLETIME|FREQ key
 store::Entry* object_target(CommandContext& ctx) {
-  // OBJECT does not count as an access (Redis uses LOOKUP_NOTOUCH).
-  return ctx.db().lookup(ctx.arg(2), ctx.now_ms());
+  // OBJECT does not count as an access (Redis uses LOOKUP_NOTOUCH), but as a lookup.
+  return ctx.read_no_touch(ctx.arg(2));
 }
 
 void cmd_object_encoding(CommandContext& ctx) {
@@ -297,7 +297,7 @@ void cmd_memory_usage(CommandContext& ctx) {
     long long samples = 0;
     if (!ctx.parse_integer(4, samples)) return;
   }
-  store::Entry* e = ctx.db().lookup(ctx.arg(2), ctx.now_ms());
+  store::Entry* e = ctx.read_no_touch(ctx.arg(2));  // Redis: LOOKUP_NOTOUCH
   if (!e) {
     ctx.reply().null();
     return;
@@ -324,8 +324,8 @@ void register_keyspace_commands(CommandTable& t) {
          "Alters the last access time of a key(s). Returns the number of existing keys specified."});
   t.add({"type", 2, kReadonly | kFast, {1, 1, 1}, &cmd_type, "generic", "1.0.0", "Determine the type stored at key"});
   t.add({"keys", 2, kReadonly, {}, &cmd_keys, "generic", "1.0.0", "Find all keys matching the given pattern"});
-  t.add({"scan", -2, kReadonly, {}, &cmd_scan, "generic", "2.8.0", "Incrementally iterate the keys space"});
-  t.add({"randomkey", 1, kReadonly, {}, &cmd_randomkey, "generic", "1.0.0", "Return a random key from the keyspace"});
+  t.add({"scan", -2, kReadonly | kTouchesArbitraryKeys, {}, &cmd_scan, "generic", "2.8.0", "Incrementally iterate the keys space"});
+  t.add({"randomkey", 1, kReadonly | kTouchesArbitraryKeys, {}, &cmd_randomkey, "generic", "1.0.0", "Return a random key from the keyspace"});
   t.add({"rename", 3, kWrite, {1, 2, 1}, &cmd_rename, "generic", "1.0.0", "Rename a key"});
   t.add({"renamenx", 3, kWrite | kFast, {1, 2, 1}, &cmd_renamenx, "generic", "1.0.0",
          "Rename a key, only if the new key does not exist"});

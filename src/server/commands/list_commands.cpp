@@ -32,24 +32,6 @@ constexpr std::string_view kMaxlenNegativeErr = "ERR MAXLEN can't be negative";
 using store::PackedList;
 using store::ValueType;
 
-// Redis lookupKeyWrite: expired keys vanish and the access time is refreshed as for a read,
-// but in Redis 7.0 a write lookup counts neither keyspace_hits nor keyspace_misses.
-store::Entry* lookup_write(CommandContext& ctx, std::string_view key) {
-  store::Entry* e = ctx.db().lookup(key, ctx.now_ms());
-  if (e && !ctx.client().no_touch)
-    e->access_time_s = static_cast<std::uint32_t>(ctx.now_ms() / 1000);
-  return e;
-}
-
-// Redis checkType: replies WRONGTYPE and returns false when `e` holds something else.
-bool is_list_or_absent(CommandContext& ctx, const store::Entry* e) {
-  if (e && !e->value.is(ValueType::kList)) {
-    ctx.reply().error(kWrongTypeErr);
-    return false;
-  }
-  return true;
-}
-
 // Redis getListPositionFromObjectOrReply: LEFT | RIGHT, any case.
 bool parse_end(CommandContext& ctx, std::size_t i, End& out) {
   const std::string_view a = ctx.arg(i);
@@ -100,8 +82,8 @@ bool resolve_range(long long start, long long end, std::size_t len, std::size_t&
 /// LPUSH/RPUSH/LPUSHX/RPUSHX: key element [element ...]. Redis pushGenericCommand.
 void push_generic(CommandContext& ctx, End end, bool only_if_exists) {
   const std::string_view key = ctx.arg(1);
-  store::Entry* e = lookup_write(ctx, key);
-  if (!is_list_or_absent(ctx, e)) return;
+  auto [e, wrong_type] = ctx.write(key, ValueType::kList);
+  if (wrong_type) return;
   if (!e) {
     if (only_if_exists) {
       ctx.reply().integer(0);
@@ -132,7 +114,8 @@ void pop_generic(CommandContext& ctx, End end) {
   const bool has_count = ctx.argc() == 3;
   long long count = 0;
   if (has_count && !parse_at_least(ctx, 2, 0, count, kMustBePositiveErr)) return;
-  store::Entry* e = lookup_write(ctx, ctx.arg(1));
+  auto [e, wrong_type] = ctx.write(ctx.arg(1), ValueType::kList);
+  if (wrong_type) return;
   if (!e) {
     if (has_count)
       ctx.reply().null_array();
@@ -140,7 +123,6 @@ void pop_generic(CommandContext& ctx, End end) {
       ctx.reply().null();
     return;
   }
-  if (!is_list_or_absent(ctx, e)) return;
   if (!has_count) {
     list_pop_one_reply(ctx.reply(), ctx.db(), e, end);
     ctx.mark_dirty(1);
@@ -161,14 +143,14 @@ void pop_generic(CommandContext& ctx, End end) {
 void lmove_generic(CommandContext& ctx, End from, End to) {
   const std::string_view src = ctx.arg(1);
   const std::string_view dst = ctx.arg(2);
-  store::Entry* s = lookup_write(ctx, src);
+  auto [s, s_wrong_type] = ctx.write(src, ValueType::kList);
+  if (s_wrong_type) return;
   if (!s) {
     ctx.reply().null();
     return;
   }
-  if (!is_list_or_absent(ctx, s)) return;
-  store::Entry* d = lookup_write(ctx, dst);
-  if (!is_list_or_absent(ctx, d)) return;
+  auto [d, d_wrong_type] = ctx.write(dst, ValueType::kList);
+  if (d_wrong_type) return;
   if (s == d) {
     // Rotation: Redis pops and pushes the same object, so even a one-element list is never
     // deleted in between (the key keeps its TTL and nothing is signalled as created).
@@ -208,8 +190,8 @@ void cmd_rpop(CommandContext& ctx) { pop_generic(ctx, End::kTail); }
 
 // LLEN key
 void cmd_llen(CommandContext& ctx) {
-  store::Entry* e = ctx.lookup(ctx.arg(1));
-  if (!is_list_or_absent(ctx, e)) return;
+  auto [e, wrong_type] = ctx.read(ctx.arg(1), ValueType::kList);
+  if (wrong_type) return;
   ctx.reply().integer(e ? static_cast<long long>(e->value.as_list().size()) : 0);
 }
 
@@ -217,8 +199,8 @@ void cmd_llen(CommandContext& ctx) {
 void cmd_lrange(CommandContext& ctx) {
   long long start = 0, stop = 0;
   if (!ctx.parse_integer(2, start) || !ctx.parse_integer(3, stop)) return;
-  store::Entry* e = ctx.lookup(ctx.arg(1));
-  if (!is_list_or_absent(ctx, e)) return;
+  auto [e, wrong_type] = ctx.read(ctx.arg(1), ValueType::kList);
+  if (wrong_type) return;
   std::size_t from = 0, to = 0;
   if (!e || !resolve_range(start, stop, e->value.as_list().size(), from, to)) {
     ctx.reply().array_header(0);
@@ -232,12 +214,12 @@ void cmd_lrange(CommandContext& ctx) {
 // LINDEX key index
 void cmd_lindex(CommandContext& ctx) {
   // Redis 7.0 looks the key up first: `LINDEX nokey x` is nil, not an integer error.
-  store::Entry* e = ctx.lookup(ctx.arg(1));
+  auto [e, wrong_type] = ctx.read(ctx.arg(1), ValueType::kList);
+  if (wrong_type) return;
   if (!e) {
     ctx.reply().null();
     return;
   }
-  if (!is_list_or_absent(ctx, e)) return;
   long long index = 0;
   if (!ctx.parse_integer(2, index)) return;
   const PackedList& list = e->value.as_list();
@@ -250,12 +232,12 @@ void cmd_lindex(CommandContext& ctx) {
 
 // LSET key index element
 void cmd_lset(CommandContext& ctx) {
-  store::Entry* e = lookup_write(ctx, ctx.arg(1));
+  auto [e, wrong_type] = ctx.write(ctx.arg(1), ValueType::kList);
+  if (wrong_type) return;
   if (!e) {
     ctx.reply().error(kNoSuchKeyErr);
     return;
   }
-  if (!is_list_or_absent(ctx, e)) return;
   long long index = 0;
   if (!ctx.parse_integer(2, index)) return;
   PackedList& list = e->value.as_list();
@@ -278,12 +260,12 @@ void cmd_linsert(CommandContext& ctx) {
     ctx.reply().error(kSyntaxErr);
     return;
   }
-  store::Entry* e = lookup_write(ctx, ctx.arg(1));
+  auto [e, wrong_type] = ctx.write(ctx.arg(1), ValueType::kList);
+  if (wrong_type) return;
   if (!e) {
     ctx.reply().integer(0);
     return;
   }
-  if (!is_list_or_absent(ctx, e)) return;
   PackedList& list = e->value.as_list();
   if (!list.insert_at_pivot(ctx.arg(3), ctx.arg(4), after)) {
     ctx.reply().integer(-1);
@@ -298,12 +280,12 @@ void cmd_lrem(CommandContext& ctx) {
   long long count = 0;
   if (!ctx.parse_integer(2, count)) return;
   const std::string_view key = ctx.arg(1);
-  store::Entry* e = lookup_write(ctx, key);
+  auto [e, wrong_type] = ctx.write(key, ValueType::kList);
+  if (wrong_type) return;
   if (!e) {
     ctx.reply().integer(0);
     return;
   }
-  if (!is_list_or_absent(ctx, e)) return;
   const std::size_t removed = e->value.as_list().remove(ctx.arg(3), count);
   if (e->value.as_list().empty()) ctx.delete_key(key);
   ctx.reply().integer(static_cast<long long>(removed));
@@ -315,12 +297,12 @@ void cmd_ltrim(CommandContext& ctx) {
   long long start = 0, stop = 0;
   if (!ctx.parse_integer(2, start) || !ctx.parse_integer(3, stop)) return;
   const std::string_view key = ctx.arg(1);
-  store::Entry* e = lookup_write(ctx, key);
+  auto [e, wrong_type] = ctx.write(key, ValueType::kList);
+  if (wrong_type) return;
   if (!e) {
     ctx.reply().ok();
     return;
   }
-  if (!is_list_or_absent(ctx, e)) return;
   PackedList& list = e->value.as_list();
   const std::size_t len = list.size();
   std::size_t from = 0, to = 0;
@@ -360,7 +342,8 @@ void cmd_lpos(CommandContext& ctx) {
       return;
     }
   }
-  store::Entry* e = ctx.lookup(ctx.arg(1));
+  auto [e, wrong_type] = ctx.read(ctx.arg(1), ValueType::kList);
+  if (wrong_type) return;
   if (!e) {
     if (count != -1)
       ctx.reply().array_header(0);
@@ -368,7 +351,6 @@ void cmd_lpos(CommandContext& ctx) {
       ctx.reply().null();
     return;
   }
-  if (!is_list_or_absent(ctx, e)) return;
 
   // Redis 7.0.15 negates a negative rank in a C long: RANK -9223372036854775808 stays
   // LLONG_MIN, every match then satisfies `matches >= rank` and `matches - rank + 1 >= count`
@@ -451,9 +433,9 @@ void cmd_lmpop(CommandContext& ctx) {
 
   for (std::size_t k = 2; k < where_at; ++k) {
     const std::string_view key = ctx.arg(k);
-    store::Entry* e = lookup_write(ctx, key);
+    auto [e, wrong_type] = ctx.write(key, ValueType::kList);
+    if (wrong_type) return;
     if (!e) continue;
-    if (!is_list_or_absent(ctx, e)) return;
     protocol::ReplyWriter reply = ctx.reply();
     reply.array_header(2);
     reply.bulk(key);
@@ -461,6 +443,7 @@ void cmd_lmpop(CommandContext& ctx) {
         list_pop_reply(reply, ctx.db(), e, end, static_cast<std::size_t>(count));
     ctx.mark_dirty(static_cast<long long>(n));
     ctx.changed_key(key);  // WATCH: only the popped key changed (Redis 7.0)
+    emit_list_pop(ctx.exec(), ctx.db().index(), key, end, true, n);  // Redis: LPOP key n
     return;
   }
   ctx.reply().null_array();
@@ -501,7 +484,7 @@ void register_list_commands(CommandTable& t) {
          "Remove the last element in a list, prepend it to another list and return it"});
   t.add({"lmove", 5, kWrite | kDenyOom, {1, 2, 1}, &cmd_lmove, "list", "6.2.0",
          "Pop an element from a list, push it to another list and return it"});
-  t.add({"lmpop", -4, kWrite, {0, 0, 0, /*numkeys_at*/ 1}, &cmd_lmpop, "list", "7.0.0",
+  t.add({"lmpop", -4, kWrite | kOwnEffect, {0, 0, 0, /*numkeys_at*/ 1}, &cmd_lmpop, "list", "7.0.0",
          "Pop elements from a list"});
 }
 

@@ -29,15 +29,10 @@ namespace {
 constexpr std::string_view kCountRangeErr =
     "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807";
 
-store::Entry* set_entry(CommandContext& ctx, std::string_view key, bool& failed) {
-  return ctx.lookup_typed(key, store::ValueType::kSet, failed);
-}
-
 // SADD key member [member ...]
 void cmd_sadd(CommandContext& ctx) {
-  bool failed = false;
-  store::Entry* e = set_entry(ctx, ctx.arg(1), failed);
-  if (failed) return;
+  auto [e, wrong_type] = ctx.write(ctx.arg(1), store::ValueType::kSet);
+  if (wrong_type) return;
   if (!e) e = ctx.add_key(ctx.arg(1), store::Value::make_set());
   store::SetValue& s = e->value.as_set();
   long long added = 0;
@@ -49,9 +44,8 @@ void cmd_sadd(CommandContext& ctx) {
 
 // SREM key member [member ...]
 void cmd_srem(CommandContext& ctx) {
-  bool failed = false;
-  store::Entry* e = set_entry(ctx, ctx.arg(1), failed);
-  if (failed) return;
+  auto [e, wrong_type] = ctx.write(ctx.arg(1), store::ValueType::kSet);
+  if (wrong_type) return;
   long long removed = 0;
   if (e) {
     store::SetValue& s = e->value.as_set();
@@ -70,9 +64,8 @@ void reply_members(protocol::ReplyWriter r, const store::SetValue& s) {
 
 // SMEMBERS key
 void cmd_smembers(CommandContext& ctx) {
-  bool failed = false;
-  store::Entry* e = set_entry(ctx, ctx.arg(1), failed);
-  if (failed) return;
+  auto [e, wrong_type] = ctx.read(ctx.arg(1), store::ValueType::kSet);
+  if (wrong_type) return;
   if (e)
     reply_members(ctx.reply(), e->value.as_set());
   else
@@ -81,17 +74,15 @@ void cmd_smembers(CommandContext& ctx) {
 
 // SISMEMBER key member
 void cmd_sismember(CommandContext& ctx) {
-  bool failed = false;
-  store::Entry* e = set_entry(ctx, ctx.arg(1), failed);
-  if (failed) return;
+  auto [e, wrong_type] = ctx.read(ctx.arg(1), store::ValueType::kSet);
+  if (wrong_type) return;
   ctx.reply().integer(e && e->value.as_set().contains(ctx.arg(2)) ? 1 : 0);
 }
 
 // SMISMEMBER key member [member ...]
 void cmd_smismember(CommandContext& ctx) {
-  bool failed = false;
-  store::Entry* e = set_entry(ctx, ctx.arg(1), failed);
-  if (failed) return;
+  auto [e, wrong_type] = ctx.read(ctx.arg(1), store::ValueType::kSet);
+  if (wrong_type) return;
   auto r = ctx.reply();
   r.array_header(ctx.argc() - 2);
   for (std::size_t i = 2; i < ctx.argc(); ++i)
@@ -100,9 +91,8 @@ void cmd_smismember(CommandContext& ctx) {
 
 // SCARD key
 void cmd_scard(CommandContext& ctx) {
-  bool failed = false;
-  store::Entry* e = set_entry(ctx, ctx.arg(1), failed);
-  if (failed) return;
+  auto [e, wrong_type] = ctx.read(ctx.arg(1), store::ValueType::kSet);
+  if (wrong_type) return;
   ctx.reply().integer(e ? static_cast<long long>(e->value.as_set().size()) : 0);
 }
 
@@ -121,9 +111,8 @@ void cmd_spop(CommandContext& ctx) {
       return;
     }
   }
-  bool failed = false;
-  store::Entry* e = set_entry(ctx, ctx.arg(1), failed);
-  if (failed) return;
+  auto [e, wrong_type] = ctx.write(ctx.arg(1), store::ValueType::kSet);
+  if (wrong_type) return;
   auto r = ctx.reply();
   if (count == -1) {
     if (!e) {
@@ -131,9 +120,11 @@ void cmd_spop(CommandContext& ctx) {
       return;
     }
     store::SetValue& s = e->value.as_set();
-    r.bulk(s.pop_random(ctx.exec().rng()));
+    const std::string member = s.pop_random(ctx.exec().rng());
+    r.bulk(member);
     if (s.empty()) ctx.delete_key(ctx.arg(1));
     ctx.mark_dirty();
+    ctx.propagate_as({"SREM", ctx.arg(1), member});  // randomness is logged as its outcome
     return;
   }
   if (!e || count == 0) {
@@ -146,6 +137,7 @@ void cmd_spop(CommandContext& ctx) {
     reply_members(r, s);
     ctx.delete_key(ctx.arg(1));
     ctx.mark_dirty(size);
+    ctx.propagate_as({"DEL", ctx.arg(1)});  // Redis: the whole set went, logged as DEL
     return;
   }
   const long long remaining = size - count;
@@ -156,12 +148,19 @@ void cmd_spop(CommandContext& ctx) {
     store::SetValue kept;
     for (long long i = 0; i < remaining; ++i) kept.add(s.pop_random(ctx.exec().rng()));
     reply_members(r, s);
+    if (ctx.effects_wanted())
+      s.for_each([&](std::string_view m) { ctx.propagate_as({"SREM", ctx.arg(1), m}); });
     e->value = store::Value(std::move(kept));
     ctx.mark_dirty(count);
     return;
   }
+  // One SREM per popped member, as Redis 7.0 (its unit wraps them in MULTI/EXEC).
   r.set_header(static_cast<std::size_t>(count));
-  for (long long i = 0; i < count; ++i) r.bulk(s.pop_random(ctx.exec().rng()));
+  for (long long i = 0; i < count; ++i) {
+    const std::string member = s.pop_random(ctx.exec().rng());
+    r.bulk(member);
+    ctx.propagate_as({"SREM", ctx.arg(1), member});
+  }
   ctx.mark_dirty(count);
 }
 
@@ -173,9 +172,8 @@ void cmd_srandmember(CommandContext& ctx) {
   }
   std::mt19937_64& rng = ctx.exec().rng();
   if (ctx.argc() == 2) {
-    bool failed = false;
-    store::Entry* e = set_entry(ctx, ctx.arg(1), failed);
-    if (failed) return;
+    auto [e, wrong_type] = ctx.read(ctx.arg(1), store::ValueType::kSet);
+    if (wrong_type) return;
     if (e)
       ctx.reply().bulk(e->value.as_set().random_member(rng));
     else
@@ -188,9 +186,8 @@ void cmd_srandmember(CommandContext& ctx) {
     ctx.reply().error(kCountRangeErr);
     return;
   }
-  bool failed = false;
-  store::Entry* e = set_entry(ctx, ctx.arg(1), failed);
-  if (failed) return;
+  auto [e, wrong_type] = ctx.read(ctx.arg(1), store::ValueType::kSet);
+  if (wrong_type) return;
   auto r = ctx.reply();
   if (!e || l == 0) {
     r.array_header(0);
@@ -227,8 +224,8 @@ void cmd_srandmember(CommandContext& ctx) {
 // SMOVE source destination member
 void cmd_smove(CommandContext& ctx) {
   const std::string_view src = ctx.arg(1), dst = ctx.arg(2), member = ctx.arg(3);
-  store::Entry* s = ctx.lookup(src);
-  store::Entry* d = ctx.lookup(dst);
+  store::Entry* s = ctx.write(src);
+  store::Entry* d = ctx.write(dst);
   if (!s) {
     ctx.reply().integer(0);
     return;
@@ -257,7 +254,7 @@ enum class SetOp : std::uint8_t { kInter, kUnion, kDiff };
 /// (every key is checked, as Redis does, even after a missing one).
 bool collect_sets(CommandContext& ctx, std::size_t first, std::vector<const store::SetValue*>& out) {
   for (std::size_t i = first; i < ctx.argc(); ++i) {
-    store::Entry* e = ctx.lookup(ctx.arg(i));
+    store::Entry* e = ctx.read(ctx.arg(i));
     if (e && !e->value.is(store::ValueType::kSet)) {
       ctx.reply().error(kWrongTypeErr);
       return false;
@@ -310,7 +307,7 @@ void setop_generic(CommandContext& ctx, SetOp op, bool store) {
   }
   const std::string_view dst = ctx.arg(1);
   const auto n = static_cast<long long>(result.size());
-  const bool existed = ctx.lookup(dst) && ctx.delete_key(dst);
+  const bool existed = ctx.write(dst) && ctx.delete_key(dst);
   if (n > 0) {
     ctx.add_key(dst, store::Value(std::move(result)));
     ctx.mark_dirty();
@@ -337,9 +334,8 @@ void cmd_sdiffstore(CommandContext& ctx) { setop_generic(ctx, SetOp::kDiff, true
 void cmd_sscan(CommandContext& ctx) {
   std::uint64_t cursor = 0;
   if (!parse_scan_cursor(ctx, 2, cursor)) return;
-  bool failed = false;
-  store::Entry* e = set_entry(ctx, ctx.arg(1), failed);
-  if (failed) return;
+  auto [e, wrong_type] = ctx.read(ctx.arg(1), store::ValueType::kSet);
+  if (wrong_type) return;
   if (!e) {
     reply_empty_scan(ctx);
     return;
@@ -379,7 +375,7 @@ void register_set_commands(CommandTable& t) {
   add("sismember", 3, kReadonly | kFast, one, &cmd_sismember, "1.0.0", "Determine if a given value is a member of a set");
   add("smismember", -3, kReadonly | kFast, one, &cmd_smismember, "6.2.0", "Returns the membership associated with the given elements for a set");
   add("scard", 2, kReadonly | kFast, one, &cmd_scard, "1.0.0", "Get the number of members in a set");
-  add("spop", -2, kWrite | kFast, one, &cmd_spop, "1.0.0", "Remove and return one or multiple random members from a set");
+  add("spop", -2, kWrite | kFast | kOwnEffect, one, &cmd_spop, "1.0.0", "Remove and return one or multiple random members from a set");
   add("srandmember", -2, kReadonly, one, &cmd_srandmember, "1.0.0", "Get one or multiple random members from a set");
   add("smove", 4, kWrite | kFast, {1, 2, 1}, &cmd_smove, "1.0.0", "Move a member from one set to another");
   add("sinter", -2, kReadonly, all, &cmd_sinter, "1.0.0", "Intersect multiple sets");

@@ -3,6 +3,7 @@
 // GETRANGE, SETRANGE.
 #include <climits>
 #include <cmath>
+#include <vector>
 
 #include "listd/server/command_context.h"
 #include "listd/server/command_table.h"
@@ -21,16 +22,11 @@ constexpr std::string_view kStringTooLongErr =
 /// unless `keep_ttl`. Returns the entry.
 store::Entry* store_string(CommandContext& ctx, std::string_view key, std::string_view bytes,
                            bool keep_ttl) {
-  store::Entry* e = ctx.lookup(key);
+  store::Entry* e = ctx.write(key);
   if (!e) return ctx.add_key(key, store::Value::make_string(bytes));
   e->value = store::Value::make_string(bytes);
   if (!keep_ttl) ctx.db().persist(*e);
   return e;
-}
-
-/// The string at `key`, or null if absent; replies WRONGTYPE (and sets `failed`) otherwise.
-store::Entry* string_entry(CommandContext& ctx, std::string_view key, bool& failed) {
-  return ctx.lookup_typed(key, store::ValueType::kString, failed);
 }
 
 enum SetFlag : unsigned {
@@ -109,6 +105,25 @@ bool expiry_deadline(CommandContext& ctx, const SetOptions& o, long long& at_ms)
   return true;
 }
 
+/// Redis 7.0's effect of SET/SETEX/PSETEX with any expiry: the absolute deadline,
+/// `SET key value PXAT <ms>` (the other options dropped, as Redis rewrites them).
+void propagate_set_pxat(CommandContext& ctx, std::string_view key, std::string_view value,
+                        long long at_ms) {
+  if (!ctx.effects_wanted()) return;
+  const std::string at = std::to_string(at_ms);
+  ctx.propagate_as({"SET", key, value, "PXAT", at});
+}
+
+/// SET ... GET without an expiry: logged without the GET words (Redis skips every "GET" from
+/// argv[3] on).
+void propagate_without_get(CommandContext& ctx) {
+  if (!ctx.effects_wanted()) return;
+  std::vector<std::string_view> effect;
+  for (std::size_t i = 0; i < ctx.argc(); ++i)
+    if (i < 3 || !strcasecmp_eq(ctx.arg(i), "get")) effect.push_back(ctx.arg(i));
+  ctx.propagate_as(effect);
+}
+
 /// Applies an absolute expiry; a deadline already past deletes the key (as Redis does).
 void apply_expire(CommandContext& ctx, std::string_view key, store::Entry* e, long long at_ms) {
   if (at_ms < 0) return;
@@ -120,9 +135,8 @@ void apply_expire(CommandContext& ctx, std::string_view key, store::Entry* e, lo
 
 // GET key
 void cmd_get(CommandContext& ctx) {
-  bool failed = false;
-  store::Entry* e = string_entry(ctx, ctx.arg(1), failed);
-  if (failed) return;
+  auto [e, wrong_type] = ctx.read(ctx.arg(1), store::ValueType::kString);
+  if (wrong_type) return;
   if (e)
     ctx.reply().bulk(e->value.as_string().view());
   else
@@ -136,7 +150,8 @@ void cmd_set(CommandContext& ctx) {
   if (!parse_set_options(ctx, 3, false, o) || !expiry_deadline(ctx, o, expire_at)) return;
   const unsigned flags = o.flags;
   const std::string_view key = ctx.arg(1);
-  store::Entry* e = ctx.lookup(key);
+  // Redis: SET ... GET reads the old value (a counted lookup); a plain SET only writes.
+  store::Entry* e = (flags & kSetGet) ? ctx.read(key) : ctx.write(key);
   std::string old;
   bool had_old = false;
   if (flags & kSetGet) {
@@ -154,6 +169,14 @@ void cmd_set(CommandContext& ctx) {
     e = store_string(ctx, key, ctx.arg(2), flags & kSetKeepTtl);
     apply_expire(ctx, key, e, expire_at);
     ctx.mark_dirty();
+    // Redis setGenericCommand: any expiry becomes SET key value PXAT <ms>; without one, the
+    // argv without its GET arguments.
+    if (expire_at >= 0)
+      propagate_set_pxat(ctx, key, ctx.arg(2), expire_at);
+    else if (flags & kSetGet)
+      propagate_without_get(ctx);
+    else
+      ctx.propagate_as(ctx.argv());
   }
   if (flags & kSetGet) {
     if (had_old)
@@ -169,7 +192,7 @@ void cmd_set(CommandContext& ctx) {
 
 // SETNX key value
 void cmd_setnx(CommandContext& ctx) {
-  if (ctx.lookup(ctx.arg(1))) {
+  if (ctx.write(ctx.arg(1))) {
     ctx.reply().integer(0);
     return;
   }
@@ -187,8 +210,10 @@ void setex_generic(CommandContext& ctx, bool seconds) {
     return;
   }
   store::Entry* e = store_string(ctx, ctx.arg(1), ctx.arg(3), false);
-  ctx.db().set_expire(*e, ctx.now_ms() + (seconds ? v * 1000 : v));
+  const long long at_ms = ctx.now_ms() + (seconds ? v * 1000 : v);
+  ctx.db().set_expire(*e, at_ms);
   ctx.mark_dirty();
+  propagate_set_pxat(ctx, ctx.arg(1), ctx.arg(3), at_ms);
   ctx.reply().ok();
 }
 
@@ -199,22 +224,21 @@ void cmd_psetex(CommandContext& ctx) { setex_generic(ctx, false); }
 
 // GETSET key value
 void cmd_getset(CommandContext& ctx) {
-  bool failed = false;
-  store::Entry* e = string_entry(ctx, ctx.arg(1), failed);
-  if (failed) return;
+  auto [e, wrong_type] = ctx.read(ctx.arg(1), store::ValueType::kString);
+  if (wrong_type) return;
   if (e)
     ctx.reply().bulk(e->value.as_string().view());
   else
     ctx.reply().null();
   store_string(ctx, ctx.arg(1), ctx.arg(2), false);
   ctx.mark_dirty();
+  ctx.propagate_as({"SET", ctx.arg(1), ctx.arg(2)});  // Redis: logged as SET key value
 }
 
 // GETDEL key
 void cmd_getdel(CommandContext& ctx) {
-  bool failed = false;
-  store::Entry* e = string_entry(ctx, ctx.arg(1), failed);
-  if (failed) return;
+  auto [e, wrong_type] = ctx.read(ctx.arg(1), store::ValueType::kString);
+  if (wrong_type) return;
   if (!e) {
     ctx.reply().null();
     return;
@@ -222,15 +246,15 @@ void cmd_getdel(CommandContext& ctx) {
   ctx.reply().bulk(e->value.as_string().view());
   ctx.delete_key(ctx.arg(1));
   ctx.mark_dirty();
+  ctx.propagate_as({"DEL", ctx.arg(1)});
 }
 
 // GETEX key [EX s|PX ms|EXAT ts|PXAT ms-ts|PERSIST]
 void cmd_getex(CommandContext& ctx) {
   SetOptions o;
   if (!parse_set_options(ctx, 2, true, o)) return;
-  bool failed = false;
-  store::Entry* e = string_entry(ctx, ctx.arg(1), failed);
-  if (failed) return;
+  auto [e, wrong_type] = ctx.read(ctx.arg(1), store::ValueType::kString);
+  if (wrong_type) return;
   if (!e) {
     ctx.reply().null();  // before the expiry's value is read, as in Redis 7.0
     return;
@@ -239,11 +263,20 @@ void cmd_getex(CommandContext& ctx) {
   if (!expiry_deadline(ctx, o, expire_at)) return;
   const bool persist = o.flags & kSetPersist;
   ctx.reply().bulk(e->value.as_string().view());
+  // Redis getexCommand's effects: a deadline already past is DEL, any other expiry
+  // PEXPIREAT key <ms>, PERSIST (when a TTL was removed) PERSIST key.
   if (expire_at >= 0) {
     apply_expire(ctx, ctx.arg(1), e, expire_at);
     ctx.mark_dirty();
+    if (expire_at <= ctx.now_ms()) {
+      ctx.propagate_as({"DEL", ctx.arg(1)});
+    } else if (ctx.effects_wanted()) {
+      const std::string at = std::to_string(expire_at);
+      ctx.propagate_as({"PEXPIREAT", ctx.arg(1), at});
+    }
   } else if (persist && ctx.db().persist(*e)) {
     ctx.mark_dirty();
+    ctx.propagate_as({"PERSIST", ctx.arg(1)});
   }
 }
 
@@ -252,7 +285,7 @@ void cmd_mget(CommandContext& ctx) {
   auto r = ctx.reply();
   r.array_header(ctx.argc() - 1);
   for (std::size_t i = 1; i < ctx.argc(); ++i) {
-    store::Entry* e = ctx.lookup(ctx.arg(i));
+    store::Entry* e = ctx.read(ctx.arg(i));
     if (e && e->value.is(store::ValueType::kString))
       r.bulk(e->value.as_string().view());
     else
@@ -267,7 +300,7 @@ void mset_generic(CommandContext& ctx, bool nx) {
   }
   if (nx) {
     for (std::size_t i = 1; i < ctx.argc(); i += 2)
-      if (ctx.lookup(ctx.arg(i))) {
+      if (ctx.write(ctx.arg(i))) {
         ctx.reply().integer(0);
         return;
       }
@@ -286,9 +319,8 @@ void cmd_mset(CommandContext& ctx) { mset_generic(ctx, false); }
 void cmd_msetnx(CommandContext& ctx) { mset_generic(ctx, true); }
 
 void incr_generic(CommandContext& ctx, long long by) {
-  bool failed = false;
-  store::Entry* e = string_entry(ctx, ctx.arg(1), failed);
-  if (failed) return;
+  auto [e, wrong_type] = ctx.write(ctx.arg(1), store::ValueType::kString);
+  if (wrong_type) return;
   long long value = 0;
   if (e && !store::parse_strict_integer(e->value.as_string().view(), value)) {
     ctx.reply().error(kNotIntegerErr);
@@ -331,9 +363,8 @@ void cmd_decrby(CommandContext& ctx) {
 
 // INCRBYFLOAT key increment
 void cmd_incrbyfloat(CommandContext& ctx) {
-  bool failed = false;
-  store::Entry* e = string_entry(ctx, ctx.arg(1), failed);
-  if (failed) return;
+  auto [e, wrong_type] = ctx.write(ctx.arg(1), store::ValueType::kString);
+  if (wrong_type) return;
   long double value = 0, by = 0;
   if ((e && !store::parse_long_double(e->value.as_string().view(), value)) ||
       !store::parse_long_double(ctx.arg(2), by)) {
@@ -352,14 +383,15 @@ void cmd_incrbyfloat(CommandContext& ctx) {
   else
     ctx.add_key(ctx.arg(1), store::Value::make_string(text, store::StringForm::kFormatted));
   ctx.mark_dirty();
+  // Redis: replayed as the value it produced, so float formatting can never differ on load.
+  ctx.propagate_as({"SET", ctx.arg(1), text, "KEEPTTL"});
   ctx.reply().bulk(text);
 }
 
 // APPEND key value
 void cmd_append(CommandContext& ctx) {
-  bool failed = false;
-  store::Entry* e = string_entry(ctx, ctx.arg(1), failed);
-  if (failed) return;
+  auto [e, wrong_type] = ctx.write(ctx.arg(1), store::ValueType::kString);
+  if (wrong_type) return;
   if (!e) {
     ctx.add_key(ctx.arg(1), store::Value::make_string(ctx.arg(2)));
     ctx.mark_dirty();
@@ -383,9 +415,8 @@ void cmd_append(CommandContext& ctx) {
 
 // STRLEN key
 void cmd_strlen(CommandContext& ctx) {
-  bool failed = false;
-  store::Entry* e = string_entry(ctx, ctx.arg(1), failed);
-  if (failed) return;
+  auto [e, wrong_type] = ctx.read(ctx.arg(1), store::ValueType::kString);
+  if (wrong_type) return;
   ctx.reply().integer(e ? static_cast<long long>(e->value.as_string().size()) : 0);
 }
 
@@ -393,9 +424,8 @@ void cmd_strlen(CommandContext& ctx) {
 void cmd_getrange(CommandContext& ctx) {
   long long start = 0, end = 0;
   if (!ctx.parse_integer(2, start) || !ctx.parse_integer(3, end)) return;
-  bool failed = false;
-  store::Entry* e = string_entry(ctx, ctx.arg(1), failed);
-  if (failed) return;
+  auto [e, wrong_type] = ctx.read(ctx.arg(1), store::ValueType::kString);
+  if (wrong_type) return;
   const std::string_view s = e ? e->value.as_string().view() : std::string_view();
   const auto len = static_cast<long long>(s.size());
   // Redis 7.0 getrangeCommand, step by step.
@@ -423,9 +453,8 @@ void cmd_setrange(CommandContext& ctx) {
     ctx.reply().error("ERR offset is out of range");
     return;
   }
-  bool failed = false;
-  store::Entry* e = string_entry(ctx, ctx.arg(1), failed);
-  if (failed) return;
+  auto [e, wrong_type] = ctx.write(ctx.arg(1), store::ValueType::kString);
+  if (wrong_type) return;
   const std::string_view value = ctx.arg(3);
   const std::string_view old = e ? e->value.as_string().view() : std::string_view();
   if (value.empty()) {
@@ -459,13 +488,13 @@ void register_string_commands(CommandTable& t) {
     t.add({name, arity, flags, keys, h, "string", since, summary});
   };
   add("get", 2, kReadonly | kFast, one, &cmd_get, "1.0.0", "Get the value of a key");
-  add("set", -3, kWrite | kDenyOom, one, &cmd_set, "1.0.0", "Set the string value of a key");
+  add("set", -3, kWrite | kDenyOom | kOwnEffect, one, &cmd_set, "1.0.0", "Set the string value of a key");
   add("setnx", 3, kWrite | kDenyOom | kFast, one, &cmd_setnx, "1.0.0", "Set the value of a key, only if the key does not exist");
-  add("setex", 4, kWrite | kDenyOom, one, &cmd_setex, "2.0.0", "Set the value and expiration of a key");
-  add("psetex", 4, kWrite | kDenyOom, one, &cmd_psetex, "2.6.0", "Set the value and expiration in milliseconds of a key");
-  add("getset", 3, kWrite | kDenyOom | kFast, one, &cmd_getset, "1.0.0", "Set the string value of a key and return its old value");
-  add("getdel", 2, kWrite | kFast, one, &cmd_getdel, "6.2.0", "Get the value of a key and delete the key");
-  add("getex", -2, kWrite | kFast, one, &cmd_getex, "6.2.0", "Get the value of a key and optionally set its expiration");
+  add("setex", 4, kWrite | kDenyOom | kOwnEffect, one, &cmd_setex, "2.0.0", "Set the value and expiration of a key");
+  add("psetex", 4, kWrite | kDenyOom | kOwnEffect, one, &cmd_psetex, "2.6.0", "Set the value and expiration in milliseconds of a key");
+  add("getset", 3, kWrite | kDenyOom | kFast | kOwnEffect, one, &cmd_getset, "1.0.0", "Set the string value of a key and return its old value");
+  add("getdel", 2, kWrite | kFast | kOwnEffect, one, &cmd_getdel, "6.2.0", "Get the value of a key and delete the key");
+  add("getex", -2, kWrite | kFast | kOwnEffect, one, &cmd_getex, "6.2.0", "Get the value of a key and optionally set its expiration");
   add("mget", -2, kReadonly | kFast, {1, -1, 1}, &cmd_mget, "1.0.0", "Get the values of all the given keys");
   add("mset", -3, kWrite | kDenyOom, {1, -1, 2}, &cmd_mset, "1.0.1", "Set multiple keys to multiple values");
   add("msetnx", -3, kWrite | kDenyOom, {1, -1, 2}, &cmd_msetnx, "1.0.1", "Set multiple keys to multiple values, only if none of the keys exist");
@@ -473,7 +502,7 @@ void register_string_commands(CommandTable& t) {
   add("decr", 2, kWrite | kDenyOom | kFast, one, &cmd_decr, "1.0.0", "Decrement the integer value of a key by one");
   add("incrby", 3, kWrite | kDenyOom | kFast, one, &cmd_incrby, "1.0.0", "Increment the integer value of a key by the given amount");
   add("decrby", 3, kWrite | kDenyOom | kFast, one, &cmd_decrby, "1.0.0", "Decrement the integer value of a key by the given number");
-  add("incrbyfloat", 3, kWrite | kDenyOom | kFast, one, &cmd_incrbyfloat, "2.6.0", "Increment the float value of a key by the given amount");
+  add("incrbyfloat", 3, kWrite | kDenyOom | kFast | kOwnEffect, one, &cmd_incrbyfloat, "2.6.0", "Increment the float value of a key by the given amount");
   add("append", 3, kWrite | kDenyOom | kFast, one, &cmd_append, "2.0.0", "Append a value to a key");
   add("strlen", 2, kReadonly | kFast, one, &cmd_strlen, "2.2.0", "Get the length of the value stored in a key");
   add("getrange", 4, kReadonly, one, &cmd_getrange, "2.4.0", "Get a substring of the string stored at a key");

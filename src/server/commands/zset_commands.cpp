@@ -38,10 +38,6 @@ constexpr std::string_view kNanErr = "ERR resulting score is not a number (NaN)"
 constexpr std::string_view kScoreRangeErr = "ERR min or max is not a float";
 constexpr std::string_view kLexRangeErr = "ERR min or max not valid string range item";
 
-store::Entry* zset_entry(CommandContext& ctx, std::string_view key, bool& failed) {
-  return ctx.lookup_typed(key, store::ValueType::kZSet, failed);
-}
-
 // ---- ranges -------------------------------------------------------------------------------
 
 struct ScoreRange {
@@ -255,9 +251,8 @@ void zadd_generic(CommandContext& ctx, unsigned flags) {
       return;
     }
   const std::string_view key = ctx.arg(1);
-  bool failed = false;
-  store::Entry* e = zset_entry(ctx, key, failed);
-  if (failed) return;
+  auto [e, wrong_type] = ctx.write(key, store::ValueType::kZSet);
+  if (wrong_type) return;
   long long added = 0, updated = 0, processed = 0;
   double score = 0;
   if (!e && !xx)
@@ -312,9 +307,8 @@ void cmd_zincrby(CommandContext& ctx) { zadd_generic(ctx, kZaddIncr); }
 
 // ZREM key member [member ...]
 void cmd_zrem(CommandContext& ctx) {
-  bool failed = false;
-  store::Entry* e = zset_entry(ctx, ctx.arg(1), failed);
-  if (failed) return;
+  auto [e, wrong_type] = ctx.write(ctx.arg(1), store::ValueType::kZSet);
+  if (wrong_type) return;
   long long removed = 0;
   if (e) {
     store::ZSetValue& z = e->value.as_zset();
@@ -328,17 +322,15 @@ void cmd_zrem(CommandContext& ctx) {
 
 // ZCARD key
 void cmd_zcard(CommandContext& ctx) {
-  bool failed = false;
-  store::Entry* e = zset_entry(ctx, ctx.arg(1), failed);
-  if (failed) return;
+  auto [e, wrong_type] = ctx.read(ctx.arg(1), store::ValueType::kZSet);
+  if (wrong_type) return;
   ctx.reply().integer(e ? static_cast<long long>(e->value.as_zset().size()) : 0);
 }
 
 // ZSCORE key member
 void cmd_zscore(CommandContext& ctx) {
-  bool failed = false;
-  store::Entry* e = zset_entry(ctx, ctx.arg(1), failed);
-  if (failed) return;
+  auto [e, wrong_type] = ctx.read(ctx.arg(1), store::ValueType::kZSet);
+  if (wrong_type) return;
   const auto s = e ? e->value.as_zset().score(ctx.arg(2)) : std::nullopt;
   if (s)
     ctx.reply().double_value(*s);
@@ -348,9 +340,8 @@ void cmd_zscore(CommandContext& ctx) {
 
 // ZMSCORE key member [member ...]
 void cmd_zmscore(CommandContext& ctx) {
-  bool failed = false;
-  store::Entry* e = zset_entry(ctx, ctx.arg(1), failed);
-  if (failed) return;
+  auto [e, wrong_type] = ctx.read(ctx.arg(1), store::ValueType::kZSet);
+  if (wrong_type) return;
   auto r = ctx.reply();
   r.array_header(ctx.argc() - 2);
   for (std::size_t i = 2; i < ctx.argc(); ++i) {
@@ -363,9 +354,8 @@ void cmd_zmscore(CommandContext& ctx) {
 }
 
 void rank_generic(CommandContext& ctx, bool rev) {
-  bool failed = false;
-  store::Entry* e = zset_entry(ctx, ctx.arg(1), failed);
-  if (failed) return;
+  auto [e, wrong_type] = ctx.read(ctx.arg(1), store::ValueType::kZSet);
+  if (wrong_type) return;
   const auto rank = e ? e->value.as_zset().rank(ctx.arg(2)) : std::nullopt;
   if (!rank) {
     ctx.reply().null();
@@ -384,9 +374,8 @@ void cmd_zrevrank(CommandContext& ctx) { rank_generic(ctx, true); }
 void cmd_zcount(CommandContext& ctx) {
   ScoreRange range;
   if (!parse_score_range(ctx, 2, 3, range)) return;
-  bool failed = false;
-  store::Entry* e = zset_entry(ctx, ctx.arg(1), failed);
-  if (failed) return;
+  auto [e, wrong_type] = ctx.read(ctx.arg(1), store::ValueType::kZSet);
+  if (wrong_type) return;
   ctx.reply().integer(e ? static_cast<long long>(count_in(e->value.as_zset(), Bounds{&range, nullptr})) : 0);
 }
 
@@ -394,9 +383,8 @@ void cmd_zcount(CommandContext& ctx) {
 void cmd_zlexcount(CommandContext& ctx) {
   LexRange range;
   if (!parse_lex_range(ctx, 2, 3, range)) return;
-  bool failed = false;
-  store::Entry* e = zset_entry(ctx, ctx.arg(1), failed);
-  if (failed) return;
+  auto [e, wrong_type] = ctx.read(ctx.arg(1), store::ValueType::kZSet);
+  if (wrong_type) return;
   ctx.reply().integer(e ? static_cast<long long>(count_in(e->value.as_zset(), Bounds{nullptr, &range})) : 0);
 }
 
@@ -458,9 +446,8 @@ void zrange_generic(CommandContext& ctx, RangeType type, Direction dir) {
       if (!ctx.parse_integer(minidx, start) || !ctx.parse_integer(maxidx, end)) return;
       break;
   }
-  bool failed = false;
-  store::Entry* e = zset_entry(ctx, ctx.arg(1), failed);
-  if (failed) return;
+  auto [e, wrong_type] = ctx.read(ctx.arg(1), store::ValueType::kZSet);
+  if (wrong_type) return;
   std::vector<Item> items;
   if (e) {
     const store::ZSetValue& z = e->value.as_zset();
@@ -507,9 +494,8 @@ void zremrange_generic(CommandContext& ctx, RangeType type) {
   } else if (!parse_lex_range(ctx, 2, 3, lex_range)) {
     return;
   }
-  bool failed = false;
-  store::Entry* e = zset_entry(ctx, ctx.arg(1), failed);
-  if (failed) return;
+  auto [e, wrong_type] = ctx.write(ctx.arg(1), store::ValueType::kZSet);
+  if (wrong_type) return;
   if (!e) {
     ctx.reply().integer(0);
     return;
@@ -596,12 +582,29 @@ std::size_t pop_and_reply(protocol::ReplyWriter r, store::ZSetValue& z, std::str
 }
 
 /// Pops from the entry `e` of `key` in the handler's database and deletes the key if emptied.
-void pop_from(CommandContext& ctx, store::Entry* e, std::string_view key, bool max,
-              std::size_t count, PopShape shape) {
+/// Returns the number popped.
+std::size_t pop_from(CommandContext& ctx, store::Entry* e, std::string_view key, bool max,
+                     std::size_t count, PopShape shape) {
   store::ZSetValue& z = e->value.as_zset();
   const std::size_t n = pop_and_reply(ctx.reply(), z, key, max, count, shape);
   if (z.empty()) ctx.delete_key(key);
   ctx.mark_dirty(static_cast<long long>(n));
+  return n;
+}
+
+/// The effect of ZMPOP, BZPOPMIN/BZPOPMAX and BZMPOP, served at once or later, as Redis 7.0
+/// logs it: `ZPOPMIN|ZPOPMAX key`, or with the number popped for the multi-pop forms.
+void emit_zset_pop(Executor& exec, int db, std::string_view key, bool max, bool with_count,
+                   std::size_t popped) {
+  EffectStream& effects = exec.effects();
+  if (!effects.active()) return;
+  const std::string_view name = max ? "ZPOPMAX" : "ZPOPMIN";
+  if (!with_count) {
+    effects.emit(db, {name, key});
+    return;
+  }
+  const std::string n = std::to_string(popped);
+  effects.emit(db, {name, key, n});
 }
 
 void zpop_generic(CommandContext& ctx, bool max) {
@@ -617,9 +620,8 @@ void zpop_generic(CommandContext& ctx, bool max) {
       return;
     }
   }
-  bool failed = false;
-  store::Entry* e = zset_entry(ctx, ctx.arg(1), failed);
-  if (failed) return;
+  auto [e, wrong_type] = ctx.write(ctx.arg(1), store::ValueType::kZSet);
+  if (wrong_type) return;
   if (!e || count == 0) {
     ctx.reply().array_header(0);
     return;
@@ -683,11 +685,12 @@ void cmd_zmpop(CommandContext& ctx) {
   long long count = 1;
   if (!parse_mpop(ctx, 1, numkeys, max, count)) return;
   for (std::size_t i = 2; i < 2 + numkeys; ++i) {
-    bool failed = false;
-    store::Entry* e = zset_entry(ctx, ctx.arg(i), failed);
-    if (failed) return;
+    auto [e, wrong_type] = ctx.write(ctx.arg(i), store::ValueType::kZSet);
+    if (wrong_type) return;
     if (!e) continue;
-    pop_from(ctx, e, ctx.arg(i), max, static_cast<std::size_t>(count), PopShape::kKeyNested);
+    const std::size_t n =
+        pop_from(ctx, e, ctx.arg(i), max, static_cast<std::size_t>(count), PopShape::kKeyNested);
+    emit_zset_pop(ctx.exec(), ctx.db().index(), ctx.arg(i), max, true, n);
     return;
   }
   ctx.reply().null_array();
@@ -698,12 +701,12 @@ void cmd_zmpop(CommandContext& ctx) {
 void blocking_zpop_generic(CommandContext& ctx, std::span<const std::string_view> keys, bool max,
                            long long timeout_ms, bool multi, long long count) {
   for (std::string_view key : keys) {
-    bool failed = false;
-    store::Entry* e = zset_entry(ctx, key, failed);
-    if (failed) return;
+    auto [e, wrong_type] = ctx.write(key, store::ValueType::kZSet);
+    if (wrong_type) return;
     if (!e) continue;
-    pop_from(ctx, e, key, max, static_cast<std::size_t>(count),
-             multi ? PopShape::kKeyNested : PopShape::kKeyFlat);
+    const std::size_t n = pop_from(ctx, e, key, max, static_cast<std::size_t>(count),
+                                   multi ? PopShape::kKeyNested : PopShape::kKeyFlat);
+    emit_zset_pop(ctx.exec(), ctx.db().index(), key, max, multi, n);
     return;
   }
   if (ctx.in_exec()) {
@@ -753,9 +756,8 @@ std::string listpack_score_text(double v) {
 void cmd_zscan(CommandContext& ctx) {
   std::uint64_t cursor = 0;
   if (!parse_scan_cursor(ctx, 2, cursor)) return;
-  bool failed = false;
-  store::Entry* e = zset_entry(ctx, ctx.arg(1), failed);
-  if (failed) return;
+  auto [e, wrong_type] = ctx.read(ctx.arg(1), store::ValueType::kZSet);
+  if (wrong_type) return;
   if (!e) {
     reply_empty_scan(ctx);
     return;
@@ -803,6 +805,7 @@ ServeResult serve_zset_waiter(Executor& exec, Client& c, const blocking::BlockKe
       pop_and_reply(c.reply(), z, key.key, spec.zmax, multi ? static_cast<std::size_t>(spec.count) : 1,
                     multi ? PopShape::kKeyNested : PopShape::kKeyFlat);
   if (z.empty()) db.remove(key.key);
+  emit_zset_pop(exec, key.db, key.key, spec.zmax, multi, n);
   exec.stats().dirty += static_cast<long long>(n);
   exec.touch_key(key.db, key.key);
   exec.finish_block(c);
@@ -836,12 +839,12 @@ void register_zset_commands(CommandTable& t) {
   add("zremrangebylex", 4, kWrite, one, &cmd_zremrangebylex, "2.8.9", "Remove all members in a sorted set between the given lexicographical range");
   add("zpopmin", -2, kWrite | kFast, one, &cmd_zpopmin, "5.0.0", "Remove and return members with the lowest scores in a sorted set");
   add("zpopmax", -2, kWrite | kFast, one, &cmd_zpopmax, "5.0.0", "Remove and return members with the highest scores in a sorted set");
-  add("zmpop", -4, kWrite, {0, 0, 0, /*numkeys_at*/ 1}, &cmd_zmpop, "7.0.0", "Remove and return members with scores in a sorted set");
-  add("bzpopmin", -3, kWrite | kNoScript | kBlocking | kFast, {1, -2, 1}, &cmd_bzpopmin, "5.0.0",
+  add("zmpop", -4, kWrite | kOwnEffect, {0, 0, 0, /*numkeys_at*/ 1}, &cmd_zmpop, "7.0.0", "Remove and return members with scores in a sorted set");
+  add("bzpopmin", -3, kWrite | kNoScript | kBlocking | kFast | kOwnEffect, {1, -2, 1}, &cmd_bzpopmin, "5.0.0",
       "Remove and return the member with the lowest score from one or more sorted sets, or block until one is available");
-  add("bzpopmax", -3, kWrite | kNoScript | kBlocking | kFast, {1, -2, 1}, &cmd_bzpopmax, "5.0.0",
+  add("bzpopmax", -3, kWrite | kNoScript | kBlocking | kFast | kOwnEffect, {1, -2, 1}, &cmd_bzpopmax, "5.0.0",
       "Remove and return the member with the highest score from one or more sorted sets, or block until one is available");
-  add("bzmpop", -5, kWrite | kBlocking, {0, 0, 0, /*numkeys_at*/ 2}, &cmd_bzmpop, "7.0.0",
+  add("bzmpop", -5, kWrite | kBlocking | kOwnEffect, {0, 0, 0, /*numkeys_at*/ 2}, &cmd_bzmpop, "7.0.0",
       "Remove and return members with scores in a sorted set or block until one is available");
   add("zscan", -3, kReadonly, one, &cmd_zscan, "2.8.0", "Incrementally iterate sorted sets elements and associated scores");
 }

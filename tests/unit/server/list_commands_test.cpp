@@ -634,7 +634,7 @@ TEST_F(ListCommandsTest, CommandsAreRegisteredWithRedisArityFlagsAndKeys) {
       {"lpos", -3, kReadonly, 1, 1, 1, 0},
       {"rpoplpush", 3, kWrite | kDenyOom, 1, 2, 1, 0},
       {"lmove", 5, kWrite | kDenyOom, 1, 2, 1, 0},
-      {"lmpop", -4, kWrite, 0, 0, 0, 1},
+      {"lmpop", -4, kWrite | kOwnEffect, 0, 0, 0, 1},  // logged as LPOP|RPOP key n
   };
   for (const auto& e : expected) {
     const CommandSpec* spec = t.exec().commands().find(e.name);

@@ -92,7 +92,7 @@ TEST(Propagation, ServedMovesAndMultiPopsAreTheirNonBlockingForms) {
   t.run(a, {"RPUSH", "q4", "x", "y"});
   EXPECT_EQ(take_logged(t), (Cmds{{"SELECT", "0"},
                                   {"LPUSH", "q2", "t1"},
-                                  {"LMOVE", "q2", "proc", "RIGHT", "LEFT"},
+                                  {"LMOVE", "q2", "proc", "right", "left"},
                                   {"LPUSH", "q3", "t2"},
                                   {"RPOPLPUSH", "q3", "proc"},
                                   {"RPUSH", "q4", "x", "y"},
@@ -115,7 +115,7 @@ TEST(Propagation, BlockingCommandAnsweredAtOnceIsItsNonBlockingForm) {
   EXPECT_EQ(take_logged(t), (Cmds{{"LPOP", "k2"},
                                   {"RPOP", "k2"},
                                   {"LMOVE", "src", "dst", "LEFT", "RIGHT"},
-                                  {"LMPOP", "2", "k1", "k2", "RIGHT"}}));
+                                  {"RPOP", "k2", "1"}}));
 }
 
 TEST(Propagation, CommandsThatChangeNothingAreNotLogged) {
