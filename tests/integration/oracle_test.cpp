@@ -2081,5 +2081,58 @@ TEST_F(OracleReplay, SeedFromEnvironment) {
   run_seed(*seed);
 }
 
+
+// O7: the property checks above accept any member, so a listd that always returned the first one
+// would pass them. 2,000 draws over 10 members (about 200 each): every member is drawn and the
+// most drawn one at most twice as often as the least (a uniform draw passes with overwhelming
+// probability). Against listd only: redis' own randomness is not under test.
+class OracleDistribution : public ::testing::Test {
+ protected:
+  static constexpr int kDraws = 2000;
+  static constexpr int kMembers = 10;
+
+  static void expect_uniform(const std::map<std::string, int>& hits, const char* what) {
+    ASSERT_EQ(hits.size(), static_cast<std::size_t>(kMembers)) << what << ": not every member drawn";
+    int lo = kDraws, hi = 0, sum = 0;
+    for (const auto& [m, n] : hits) {
+      lo = std::min(lo, n);
+      hi = std::max(hi, n);
+      sum += n;
+    }
+    EXPECT_EQ(sum, kDraws) << what;
+    EXPECT_LT(hi, 2 * lo) << what << ": max " << hi << " min " << lo;
+  }
+};
+
+TEST_F(OracleDistribution, SrandmemberHrandfieldSpopDrawEveryMemberEvenly) {
+  ServerProcess listd = ServerProcess::start_listd();
+  RespClient c(listd.port());
+  Args sadd = {"SADD", "s"}, hset = {"HSET", "h"};
+  for (int i = 0; i < kMembers; ++i) {
+    sadd.push_back("m" + std::to_string(i));
+    hset.push_back("f" + std::to_string(i));
+    hset.push_back("v");
+  }
+  ASSERT_EQ(c.call(sadd), ":10\r\n");
+  ASSERT_EQ(c.call(hset), ":10\r\n");
+  std::map<std::string, int> srand, hrand, spop;
+  for (int i = 0; i < kDraws; ++i) {
+    const Reply s = parse_reply(c.call({"SRANDMEMBER", "s"}));
+    ASSERT_EQ(s.type, '$');
+    ++srand[s.text];
+    const Reply h = parse_reply(c.call({"HRANDFIELD", "h"}));
+    ASSERT_EQ(h.type, '$');
+    ++hrand[h.text];
+    const Reply p = parse_reply(c.call({"SPOP", "s"}));  // popped, then put back
+    ASSERT_EQ(p.type, '$');
+    ++spop[p.text];
+    ASSERT_EQ(c.call({"SADD", "s", p.text}), ":1\r\n");
+  }
+  expect_uniform(srand, "SRANDMEMBER");
+  expect_uniform(hrand, "HRANDFIELD");
+  expect_uniform(spop, "SPOP");
+  EXPECT_EQ(listd.stop(), 0);
+}
+
 }  // namespace
 }  // namespace listd::testing
