@@ -110,7 +110,9 @@ void Connection::process_input() {
     in_begin_ += parser_.consumed();
   }
   exec.end_batch();
-  if (in_begin_ == in_end_) in_begin_ = in_end_ = 0;
+  // Not while a read is pending: it writes at the old in_end_, and on_read adds n to in_end_
+  // (a resumed blocked client would re-run its old pipelined requests). read_more compacts.
+  if (in_begin_ == in_end_ && !read_pending_) in_begin_ = in_end_ = 0;
 }
 
 void Connection::protocol_error(std::string_view message) {
