@@ -634,8 +634,8 @@ class Run:
         if short:
             problems.append("epochs %s made too little progress" % short)
         print("fsync=%s mode=%s cycles=%d seed=%d%s: sent=%d acked=%d indeterminate=%d "
-              "delivered=%d completed=%d final=%d lost_acked=%d resurrected=%d delivered_after_complete=%d "
-              "unexpected_errors=%d"
+              "delivered=%d completed=%d final=%d lost_acked=%d resurrected=%d "
+              "delivered_after_complete=%d unexpected_errors=%d"
               % (self.a.fsync, self.a.mode, cycles, self.a.seed,
                  " drop-dir-fsyncs" if self.a.drop_dir_fsyncs else "", len(self.sent),
                  len(self.acked), len(self.indeterminate), len(self.delivered), len(self.completed),
