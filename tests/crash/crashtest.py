@@ -294,8 +294,10 @@ class Run:
         lines = open(self.synclog).read().splitlines() if os.path.exists(self.synclog) else []
         for i, line in enumerate(lines):
             f = line.split("\t")
-            if f[0] == "S":
-                synced[int(f[1])] = int(f[2])  # the last sync wins (a truncate + sync shrinks it)
+            if f[0] == "S":  # durable stays durable (concurrent syncs may log out of order)...
+                synced[int(f[1])] = max(synced.get(int(f[1]), 0), int(f[2]))
+            elif f[0] == "T":  # ... unless the file is truncated
+                synced[int(f[1])] = min(synced.get(int(f[1]), 0), int(f[2]))
             elif f[0] == "D":
                 dsync[os.path.normpath(f[1])] = i
             elif f[0] in ("C", "M", "U", "R"):
@@ -609,7 +611,7 @@ class Run:
             problems.append("%d duplicated elements" % dups)
         if phantoms:
             problems.append("%d elements never sent" % len(phantoms))
-        if order and not self.a.expect_loss:  # (lost LREMs reorder what comes back)
+        if order and not self.a.drop_dir_fsyncs:  # (an undone rewrite reorders what comes back)
             problems.append("%d FIFO violations" % order)
         if self.unexpected:
             problems.append("%d unexpected errors, e.g. %s"

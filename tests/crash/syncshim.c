@@ -8,6 +8,10 @@
  *   S <inode> <size> <path>   a regular file was synced: its first <size> bytes are durable. The
  *                             size is read *before* the real sync (bytes appended while the
  *                             sync runs may or may not be durable: the conservative choice).
+ *                             Concurrent syncs (everysec's thread and the main thread) may log
+ *                             out of order: the harness keeps the largest size per inode.
+ *   T <inode> <size> <path>   the file was truncated to <size> (truncate, ftruncate, O_TRUNC):
+ *                             only that much of what was synced is left.
  *   D <path>                  a directory was fsynced: every name operation in it before this
  *                             line is durable.
  *   C <inode> <path>          open(O_CREAT) created a file that did not exist.
@@ -103,7 +107,7 @@ static void keep_link(const char* p, char* out, size_t n) {
   struct stat st;
   snprintf(out, n, "-");
   if (lstat(p, &st) != 0 || !S_ISREG(st.st_mode)) return;
-  char dir[PATH_MAX];
+  char dir[PATH_MAX - 64];  /* room for "/<pid>-<n>" in `out` */
   snprintf(dir, sizeof dir, "%s/shim-keep", getenv("SYNCSHIM_ROOT"));
   int (*mk)(const char*, mode_t) = (int (*)(const char*, mode_t))real("mkdir");
   mk(dir, 0755);
@@ -111,13 +115,24 @@ static void keep_link(const char* p, char* out, size_t n) {
   if (link(p, out) != 0) snprintf(out, n, "-");
 }
 
+static void log_truncate(int fd, const char* p) {
+  struct stat st;
+  char line[PATH_MAX + 64];
+  if (fstat(fd, &st) != 0) return;
+  int len = snprintf(line, sizeof line, "T\t%llu\t%lld\t%s\n", (unsigned long long)st.st_ino,
+                     (long long)st.st_size, p);
+  emit(line, (size_t)len);
+}
+
 static int open_common(const char* fname, int dirfd, const char* path, int flags, mode_t mode) {
   char p[PATH_MAX];
-  int fresh = 0;
-  if (flags & O_CREAT) {
+  int fresh = 0, truncated = 0;
+  if (flags & (O_CREAT | O_TRUNC)) {
     abs_path(dirfd, path, p, sizeof p);
     struct stat st;
-    fresh = watched(p) && lstat(p, &st) != 0;
+    const int exists = lstat(p, &st) == 0;
+    fresh = (flags & O_CREAT) && watched(p) && !exists;
+    truncated = (flags & O_TRUNC) && watched(p) && exists;
   }
   int fd;
   if (strcmp(fname, "open") == 0 || strcmp(fname, "open64") == 0) {
@@ -135,7 +150,32 @@ static int open_common(const char* fname, int dirfd, const char* path, int flags
       emit(line, (size_t)len);
     }
   }
+  if (fd >= 0 && truncated) log_truncate(fd, p);
   return fd;
+}
+
+int truncate(const char* path, off_t length) {
+  int (*f)(const char*, off_t) = (int (*)(const char*, off_t))real("truncate");
+  int rc = f(path, length);
+  char p[PATH_MAX];
+  abs_path(AT_FDCWD, path, p, sizeof p);
+  if (rc == 0 && watched(p)) {
+    int fd = raw_open(path, O_RDONLY | O_CLOEXEC, 0);
+    if (fd >= 0) {
+      log_truncate(fd, p);
+      close(fd);
+    }
+  }
+  return rc;
+}
+
+int ftruncate(int fd, off_t length) {
+  int (*f)(int, off_t) = (int (*)(int, off_t))real("ftruncate");
+  int rc = f(fd, length);
+  char p[PATH_MAX];
+  fd_path(fd, p, sizeof p);
+  if (rc == 0 && watched(p)) log_truncate(fd, p);
+  return rc;
 }
 
 #define MODE_ARG(flags, mode)                  \
