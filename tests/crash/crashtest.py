@@ -223,6 +223,7 @@ class Run:
         self.completed, self.lrem_indeterminate = set(), set()
         self.delivered = set()
         self.delivered_after_complete = []
+        self.trail = {}  # id -> [(event, epoch)] of deliveries and LREM outcomes, for diagnosis
         self.unexpected = []  # error replies and transport errors on a live server
         self.acks, self.done = [], []  # per epoch
         self.cut_bytes = 0  # bytes actually cut (the torn-write draw may keep some)
@@ -475,13 +476,16 @@ class Run:
                     if v in self.completed:
                         self.delivered_after_complete.append(v)
                     self.delivered.add(v)
+                    self.trail.setdefault(v, []).append(("delivered", epoch))
                 try:
                     r = c.call("LREM", "processing", "1", v)
                 except (OSError, EOFError):
                     with self.lock:
                         self.lrem_indeterminate.add(v)
+                        self.trail[v].append(("lrem-indeterminate", epoch))
                     raise
                 with self.lock:
+                    self.trail[v].append(("lrem=%r" % (r,), epoch))
                     if r == 1:
                         self.completed.add(v)
                         self.done[epoch] += 1
@@ -606,7 +610,7 @@ class Run:
         if self.delivered_after_complete and not self.a.expect_loss:
             problems.append("%d completed jobs were delivered again, e.g. %s"
                             % (len(self.delivered_after_complete),
-                               self.delivered_after_complete[:5]))
+                               [(v, self.trail.get(v)) for v in self.delivered_after_complete[:5]]))
         if dups:
             problems.append("%d duplicated elements" % dups)
         if phantoms:
