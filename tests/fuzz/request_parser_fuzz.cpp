@@ -5,7 +5,8 @@
 // bytes 1-2 pick a split point and seed the other cut sets; the rest is the byte stream a client
 // sends. Invariants checked for every input:
 //  - consumed() is in (0, buf.size()] for every request; multibulk argv views lie inside it;
-//    kError is sticky and its message is one of Redis' texts, without CR/LF.
+//    kError is sticky and its message is one of Redis' texts (written out below, not taken
+//    from listd's header), without CR/LF.
 //  - One read gives the same requests and final status as a plain re-implementation of Redis'
 //    processInlineBuffer/processMultibulkBuffer (non-incremental, reference()).
 //  - Delivering the stream in chunks (a fuzz-chosen split, pseudo-random cut sets, byte by byte
@@ -48,6 +49,30 @@ using Argv = std::vector<std::string>;
 
 std::string_view g_input;
 
+// Redis 7.0's texts and limits (networking.c: processInlineBuffer, processMultibulkBuffer),
+// written out here instead of taken from request_parser.h, so that a wrong constant in listd
+// cannot agree with itself.
+namespace redis {
+constexpr std::string_view kTooBigInline = "Protocol error: too big inline request";
+constexpr std::string_view kUnbalancedQuotes = "Protocol error: unbalanced quotes in request";
+constexpr std::string_view kTooBigMbulkCount = "Protocol error: too big mbulk count string";
+constexpr std::string_view kInvalidMultibulkLength = "Protocol error: invalid multibulk length";
+constexpr std::string_view kTooBigBulkCount = "Protocol error: too big bulk count string";
+constexpr std::string_view kInvalidBulkLength = "Protocol error: invalid bulk length";
+constexpr std::string_view kUnauthMultibulkLength =
+    "Protocol error: unauthenticated multibulk length";
+constexpr std::string_view kUnauthBulkLength = "Protocol error: unauthenticated bulk length";
+constexpr std::string_view kExpectedDollarPrefix = "Protocol error: expected '$', got '";
+constexpr long long kUnauthMaxMultibulk = 10;  // `ll > 10` while unauthenticated
+constexpr long long kUnauthMaxBulk = 16384;    // `ll > 16384` while unauthenticated
+
+struct Limits {
+  std::size_t inline_max = 1024 * 64;           // PROTO_INLINE_MAX_SIZE
+  std::size_t bulk_max = 512ull * 1024 * 1024;  // proto-max-bulk-len default
+  std::size_t multibulk_max = 2147483647;       // INT_MAX
+};
+}  // namespace redis
+
 struct Outcome {
   std::vector<Argv> requests;
   std::vector<std::size_t> sizes;
@@ -57,22 +82,17 @@ struct Outcome {
 };
 
 bool is_too_big_error(std::string_view e) {
-  return e == listd::protocol::kProtoErrTooBigInline ||
-         e == listd::protocol::kProtoErrTooBigMbulkCount ||
-         e == listd::protocol::kProtoErrTooBigBulkCount;
+  return e == redis::kTooBigInline || e == redis::kTooBigMbulkCount || e == redis::kTooBigBulkCount;
 }
 
 bool is_known_error(std::string_view e) {
-  using namespace listd::protocol;
-  if (is_too_big_error(e) || e == kProtoErrUnbalancedQuotes ||
-      e == kProtoErrInvalidMultibulkLength || e == kProtoErrInvalidBulkLength ||
-      e == kProtoErrUnauthenticatedMultibulkLength || e == kProtoErrUnauthenticatedBulkLength) {
+  using namespace redis;
+  if (is_too_big_error(e) || e == kUnbalancedQuotes || e == kInvalidMultibulkLength ||
+      e == kInvalidBulkLength || e == kUnauthMultibulkLength || e == kUnauthBulkLength) {
     return true;
   }
-  if (e.substr(0, kProtoErrExpectedDollarPrefix.size()) != kProtoErrExpectedDollarPrefix) {
-    return false;
-  }
-  const std::size_t rest = e.size() - kProtoErrExpectedDollarPrefix.size();
+  if (e.substr(0, kExpectedDollarPrefix.size()) != kExpectedDollarPrefix) return false;
+  const std::size_t rest = e.size() - kExpectedDollarPrefix.size();
   return rest == 0 || (rest == 2 && e.back() == '\'');
 }
 
@@ -234,7 +254,7 @@ bool ref_splitargs(std::string_view line, Argv& argv) {
 }
 
 // processInputBuffer + processInlineBuffer + processMultibulkBuffer on the whole input at once.
-Outcome reference(std::string_view q, const ParserLimits& limits, bool auth_required) {
+Outcome reference(std::string_view q, const redis::Limits& limits, bool auth_required) {
   Outcome out;
   std::size_t pos = 0;
   auto error = [&](std::string e) {
@@ -248,41 +268,41 @@ Outcome reference(std::string_view q, const ParserLimits& limits, bool auth_requ
     if (q[pos] != '*') {
       const std::size_t nl = q.find('\n', pos);
       if (nl == std::string_view::npos) {
-        if (q.size() - pos > limits.max_inline_len) {
-          return error(std::string(listd::protocol::kProtoErrTooBigInline));
+        if (q.size() - pos > limits.inline_max) {
+          return error(std::string(redis::kTooBigInline));
         }
         break;
       }
       std::size_t line_end = nl;
       if (nl != pos && q[nl - 1] == '\r') line_end--;
       if (!ref_splitargs(q.substr(pos, line_end - pos), argv)) {
-        return error(std::string(listd::protocol::kProtoErrUnbalancedQuotes));
+        return error(std::string(redis::kUnbalancedQuotes));
       }
       pos = nl + 1;
     } else {
       std::size_t cr = q.find('\r', pos);
       if (cr == std::string_view::npos) {
-        if (q.size() - pos > limits.max_inline_len) {
-          return error(std::string(listd::protocol::kProtoErrTooBigMbulkCount));
+        if (q.size() - pos > limits.inline_max) {
+          return error(std::string(redis::kTooBigMbulkCount));
         }
         break;
       }
       if (cr + 2 > q.size()) break;
       long long ll = 0;
       if (!ref_string2ll(q.substr(pos + 1, cr - pos - 1), ll) ||
-          ll > static_cast<long long>(limits.max_multibulk_len)) {
-        return error(std::string(listd::protocol::kProtoErrInvalidMultibulkLength));
+          ll > static_cast<long long>(limits.multibulk_max)) {
+        return error(std::string(redis::kInvalidMultibulkLength));
       }
-      if (ll > 10 && auth_required) {
-        return error(std::string(listd::protocol::kProtoErrUnauthenticatedMultibulkLength));
+      if (ll > redis::kUnauthMaxMultibulk && auth_required) {
+        return error(std::string(redis::kUnauthMultibulkLength));
       }
       pos = cr + 2;
       bool complete = true;
       for (long long i = 0; i < ll; i++) {
         cr = q.find('\r', pos);
         if (cr == std::string_view::npos) {
-          if (q.size() - pos > limits.max_inline_len) {
-            return error(std::string(listd::protocol::kProtoErrTooBigBulkCount));
+          if (q.size() - pos > limits.inline_max) {
+            return error(std::string(redis::kTooBigBulkCount));
           }
           complete = false;
           break;
@@ -292,7 +312,7 @@ Outcome reference(std::string_view q, const ParserLimits& limits, bool auth_requ
           break;
         }
         if (q[pos] != '$') {
-          std::string e = std::string(listd::protocol::kProtoErrExpectedDollarPrefix);
+          std::string e = std::string(redis::kExpectedDollarPrefix);
           if (q[pos] != '\0') {
             e.push_back(q[pos] == '\r' || q[pos] == '\n' ? ' ' : q[pos]);
             e.push_back('\'');
@@ -301,11 +321,11 @@ Outcome reference(std::string_view q, const ParserLimits& limits, bool auth_requ
         }
         long long len = 0;
         if (!ref_string2ll(q.substr(pos + 1, cr - pos - 1), len) || len < 0 ||
-            static_cast<unsigned long long>(len) > limits.max_bulk_len) {
-          return error(std::string(listd::protocol::kProtoErrInvalidBulkLength));
+            static_cast<unsigned long long>(len) > limits.bulk_max) {
+          return error(std::string(redis::kInvalidBulkLength));
         }
-        if (len > 16384 && auth_required) {
-          return error(std::string(listd::protocol::kProtoErrUnauthenticatedBulkLength));
+        if (len > redis::kUnauthMaxBulk && auth_required) {
+          return error(std::string(redis::kUnauthBulkLength));
         }
         pos = cr + 2;
         if (q.size() - pos < static_cast<std::size_t>(len) + 2) {
@@ -345,11 +365,14 @@ void expect_same_or_earlier_too_big(const Outcome& chunked, const Outcome& whole
 
 void check_input(const std::uint8_t* data, std::size_t size) {
   if (size < 3) return;
+  // The parser under test gets listd's defaults, the reference Redis' (or both the same tiny
+  // limits).
   ParserLimits limits;
+  redis::Limits ref_limits;
   if (data[0] & 1) {
-    limits.max_inline_len = 24;
-    limits.max_bulk_len = 40;
-    limits.max_multibulk_len = 6;
+    limits.max_inline_len = ref_limits.inline_max = 24;
+    limits.max_bulk_len = ref_limits.bulk_max = 40;
+    limits.max_multibulk_len = ref_limits.multibulk_max = 6;
   }
   const bool auth = (data[0] & 2) != 0;
   std::uint64_t seed = data[1] | (static_cast<std::uint64_t>(data[2]) << 8);
@@ -358,7 +381,7 @@ void check_input(const std::uint8_t* data, std::size_t size) {
   const std::size_t n = input.size();
 
   const Outcome whole = run_chunked(input, {n}, limits, auth);
-  const Outcome ref = reference(input, limits, auth);
+  const Outcome ref = reference(input, ref_limits, auth);
   CHECK(whole == ref);
 
   if (n < 2) return;
@@ -496,12 +519,35 @@ int main() {
   constexpr int kInputs = 20000;
   Generator gen{0x6c697374645f7270ull};  // fixed seed: the corpus is the same on every run
   std::size_t bytes = 0;
+  // Boundaries of Redis' default limits, which the random corpus never reaches (header byte 0:
+  // default limits, no authentication): an unterminated inline line, `*<n>` line and `$<len>`
+  // line of 64 KiB (incomplete) and 64 KiB + 1 (too big), the largest `*<n>` and `$<len>` and one
+  // more, and the unauthenticated limits.
+  std::vector<std::string> edges;
+  for (std::size_t extra : {0, 1}) {
+    edges.push_back(std::string(3, '\0') + std::string(64 * 1024 + extra, 'a'));
+    edges.push_back(std::string(3, '\0') + "*" + std::string(64 * 1024 - 1 + extra, '1'));
+    edges.push_back(std::string(3, '\0') + "*1\r\n$" + std::string(64 * 1024 - 1 + extra, '1'));
+  }
+  for (std::string_view e : {"*2147483647\r\n"sv, "*2147483648\r\n"sv, "*1\r\n$536870912\r\n"sv,
+                             "*1\r\n$536870913\r\n"sv}) {
+    edges.push_back(std::string(3, '\0') + std::string(e));
+  }
+  for (std::string_view e :
+       {"*10\r\n"sv, "*11\r\n"sv, "*1\r\n$16384\r\n"sv, "*1\r\n$16385\r\n"sv}) {
+    edges.push_back(std::string(1, '\2') + std::string(2, '\0') + std::string(e));
+  }
+  for (const std::string& in : edges) {
+    bytes += in.size();
+    LLVMFuzzerTestOneInput(reinterpret_cast<const std::uint8_t*>(in.data()), in.size());
+  }
   for (int i = 0; i < kInputs; ++i) {
     const std::string in = gen.input();
     bytes += in.size();
     LLVMFuzzerTestOneInput(reinterpret_cast<const std::uint8_t*>(in.data()), in.size());
   }
-  std::printf("request_parser replay: %d inputs, %zu bytes, all invariants held\n", kInputs, bytes);
+  std::printf("request_parser replay: %d inputs + %zu at Redis' limits, %zu bytes, all invariants "
+              "held\n", kInputs, edges.size(), bytes);
   return 0;
 }
 #endif
