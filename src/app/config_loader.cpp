@@ -11,9 +11,7 @@
 #include <iterator>
 #include <vector>
 
-#ifndef LISTD_VERSION
-#define LISTD_VERSION "0.1.0"
-#endif
+#include "listd/server/version.h"
 
 namespace listd::app {
 namespace {
@@ -269,6 +267,8 @@ std::string usage_text(std::string_view program) {
       program);
 }
 
-std::string version_text() { return "listd server v=" LISTD_VERSION "\n"; }
+std::string version_text() {
+  return "listd server v=" + std::string(server::kListdVersion) + "\n";
+}
 
 }  // namespace listd::app

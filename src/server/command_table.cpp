@@ -89,6 +89,7 @@ CommandTable CommandTable::with_all_commands() {
   register_hash_commands(table);
   register_set_commands(table);
   register_zset_commands(table);
+  register_persistence_commands(table);
   return table;
 }
 

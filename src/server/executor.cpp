@@ -43,7 +43,6 @@ Executor::Executor(Config& config, Clock& clock)
     touch_key(db.index(), key);
     effects_.emit(db.index(), {"DEL", key});  // an expired key is logged as its DEL
   });
-  register_persistence_commands(table_);
   command_stats_.resize(table_.by_slot().size());
   persistence_ = std::make_unique<Persistence>(*this);
   effects_.subscribe(*persistence_);
@@ -149,7 +148,7 @@ std::string Executor::rejection(const Client& c, std::span<const std::string_vie
   if (!arity_ok(spec->arity, argv.size()))
     return arity_error(spec->full_name);
   if (!c.authenticated && !(spec->flags & kNoAuth)) return std::string(kNoAuthErr);
-  if (persistence_->refusing_writes() && ((spec->flags & kWrite) || spec->full_name == "ping"))
+  if (persistence_->refusing_writes() && (spec->flags & (kWrite | kDeniedOnDiskError)))
     return std::string(kMisconfRdbErr);
   return {};
 }
@@ -166,7 +165,7 @@ void Executor::execute(Client& c, std::span<const std::string_view> argv) {
   if (std::string error = rejection(c, argv, spec); !error.empty()) {
     ++stats_.total_error_replies;
     if (spec) ++command_stats_[spec->slot].rejected;
-    if (spec && spec->full_name == "exec") {
+    if (spec && (spec->flags & kExecCommand)) {
       // Redis execCommandAbort: a rejected EXEC ends the transaction, and answers EXECABORT
       // even outside MULTI (`EXEC x` is an arity error wrapped the same way).
       const std::string_view reason =

@@ -47,6 +47,11 @@ enum CommandFlag : std::uint32_t {
   /// Internal, as Redis' hidden TOUCHES_ARBITRARY_KEYS: the keys it expires on its way are not
   /// wrapped in MULTI/EXEC (SCAN, RANDOMKEY).
   kTouchesArbitraryKeys = 1u << 26,
+  /// Internal: EXEC. A rejected EXEC answers EXECABORT and ends the transaction.
+  kExecCommand = 1u << 27,
+  /// Internal: refused with the writes while a failed BGSAVE stops writes (MISCONF): PING, as
+  /// Redis' processCommand tests for pingCommand.
+  kDeniedOnDiskError = 1u << 28,
 };
 
 /// Where the keys are in argv, Redis' (first, last, step) convention; last < 0 counts from the
@@ -133,5 +138,6 @@ void register_string_commands(CommandTable& table);
 void register_hash_commands(CommandTable& table);
 void register_set_commands(CommandTable& table);
 void register_zset_commands(CommandTable& table);
+void register_persistence_commands(CommandTable& table);
 
 }  // namespace listd::server

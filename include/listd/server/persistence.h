@@ -42,8 +42,6 @@ namespace listd::server {
 class Executor;
 class CommandTable;
 
-/// SAVE, BGSAVE, BGREWRITEAOF (src/server/commands/persistence_commands.cpp).
-void register_persistence_commands(CommandTable& table);
 
 /// The AOF is the effect stream's first consumer (effect_stream.h).
 class Persistence final : public EffectConsumer {

@@ -167,7 +167,7 @@ void cmd_reset(CommandContext& ctx) {
 }  // namespace
 
 void register_connection_commands(CommandTable& t) {
-  t.add({"ping", -1, kFast | kSentinel, {}, &cmd_ping, "connection", "1.0.0", "Ping the server"});
+  t.add({"ping", -1, kFast | kSentinel | kDeniedOnDiskError, {}, &cmd_ping, "connection", "1.0.0", "Ping the server"});
   t.add({"echo", 2, kFast, {}, &cmd_echo, "connection", "1.0.0", "Echo the given string"});
   t.add({"quit", -1, kAllowBusy | kNoAuth | kLoading | kStale | kFast | kNotQueued, {}, &cmd_quit,
          "connection", "1.0.0", "Close the connection"});

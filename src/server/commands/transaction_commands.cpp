@@ -61,7 +61,7 @@ void register_transaction_commands(CommandTable& t) {
   const std::uint32_t common = kNoScript | kLoading | kStale | kFast | kAllowBusy;
   t.add({"multi", 1, common | kNotQueued, {}, &cmd_multi, "transactions", "1.2.0",
          "Mark the start of a transaction block"});
-  t.add({"exec", 1, kNoScript | kLoading | kStale | kSkipSlowlog | kNotQueued, {}, &cmd_exec,
+  t.add({"exec", 1, kNoScript | kLoading | kStale | kSkipSlowlog | kNotQueued | kExecCommand, {}, &cmd_exec,
          "transactions", "1.2.0", "Execute all commands issued after MULTI"});
   t.add({"discard", 1, common | kNotQueued, {}, &cmd_discard, "transactions", "2.0.0",
          "Discard all commands issued after MULTI"});
