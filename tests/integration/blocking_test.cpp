@@ -63,7 +63,9 @@ class BlockingTest : public ::testing::Test {
     // No waiter may be left behind by a scenario.
     if (admin_) EXPECT_EQ(info_field("blocked_clients"), 0);
     admin_.reset();
-    if (server_) EXPECT_EQ(server_->stop(), 0);
+    if (server_) {
+      EXPECT_EQ(server_->stop(), 0);
+    }
   }
 
   Conn connect() { return Conn(server_->connect()); }
