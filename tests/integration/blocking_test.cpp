@@ -61,7 +61,9 @@ class BlockingTest : public ::testing::Test {
   }
   void TearDown() override {
     // No waiter may be left behind by a scenario.
-    if (admin_) EXPECT_EQ(info_field("blocked_clients"), 0);
+    if (admin_) {
+      EXPECT_EQ(info_field("blocked_clients"), 0);
+    }
     admin_.reset();
     if (server_) {
       EXPECT_EQ(server_->stop(), 0);

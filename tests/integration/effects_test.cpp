@@ -18,6 +18,7 @@
 #include "support/hiredis_ptr.h"
 #include "support/server_process.h"
 
+using listd::testing::command;
 using listd::testing::ContextPtr;
 using listd::testing::ReplyPtr;
 using listd::testing::ServerProcess;
@@ -25,26 +26,9 @@ using Args = std::vector<std::string>;
 
 namespace {
 
-ReplyPtr command(redisContext* c, const Args& args) {
-  std::vector<const char*> argv;
-  std::vector<size_t> lens;
-  for (const auto& a : args) {
-    argv.push_back(a.data());
-    lens.push_back(a.size());
-  }
-  return ReplyPtr(static_cast<redisReply*>(
-      redisCommandArgv(c, static_cast<int>(argv.size()), argv.data(), lens.data())));
-}
-
 /// Sends without reading the reply (a command that blocks).
 void send_only(redisContext* c, const Args& args) {
-  std::vector<const char*> argv;
-  std::vector<size_t> lens;
-  for (const auto& a : args) {
-    argv.push_back(a.data());
-    lens.push_back(a.size());
-  }
-  redisAppendCommandArgv(c, static_cast<int>(argv.size()), argv.data(), lens.data());
+  listd::testing::append_command(c, args);
   int done = 0;
   while (!done) ASSERT_EQ(redisBufferWrite(c, &done), REDIS_OK);
 }

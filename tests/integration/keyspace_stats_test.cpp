@@ -12,23 +12,13 @@
 #include "support/hiredis_ptr.h"
 #include "support/server_process.h"
 
+using listd::testing::command;
 using listd::testing::ContextPtr;
 using listd::testing::ReplyPtr;
 using listd::testing::ServerProcess;
 using Args = std::vector<std::string>;
 
 namespace {
-
-ReplyPtr command(redisContext* c, const Args& args) {
-  std::vector<const char*> argv;
-  std::vector<size_t> lens;
-  for (const auto& a : args) {
-    argv.push_back(a.data());
-    lens.push_back(a.size());
-  }
-  return ReplyPtr(static_cast<redisReply*>(
-      redisCommandArgv(c, static_cast<int>(argv.size()), argv.data(), lens.data())));
-}
 
 std::pair<long long, long long> hits_and_misses(redisContext* c) {
   ReplyPtr r = command(c, {"INFO", "stats"});
