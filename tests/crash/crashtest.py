@@ -17,6 +17,11 @@ sampled; after each restart the manifest is read again. At the end the state re-
 must satisfy, for `--mode kill` and `--mode powerloss`:
   1 no acknowledged push lost   2 no completed job back (neither at the end nor delivered again)
   3 no element duplicated       4 no element never sent     5 FIFO per producer (never-delivered)
+"Delivered again" is judged by lifetimes (epochs), not by the order in which the client threads
+record replies (a thread may record a delivery from a killed server after the next server
+redelivered and completed that job): a job completed in epoch e must not be delivered in a later
+epoch or completed twice, and no job may be delivered twice in one epoch. Clients check INFO
+process_id when they connect, so an event is never counted in the wrong epoch.
 and the run must prove that it tested something: every epoch added MIN_ACKS acknowledged
 pushes and MIN_COMPLETED completed jobs, at least cycles//4 kills (and at least 1) landed during
 a rewrite and as many restarts loaded a base that holds data, requests were in flight at the
@@ -59,8 +64,16 @@ MIN_ACKS = 100  # acknowledged pushes every epoch must add
 MIN_COMPLETED = 10  # completed jobs (BLMOVE + LREM) every epoch must add
 MIN_ACKS_AFTER_REWRITE = 20  # acknowledged pushes after BGREWRITEAOF before the kill
 PROGRESS_DEADLINE = 120.0  # s beyond the drawn cycle length before "no progress" fails the run
+
+
+class WrongServer(OSError):
+    """A connection to a published port reached another process: the epoch's server is gone and
+    the port was taken again (by the next lifetime's listd or someone else's server)."""
+
+
 # Transport errors on a killed server's connections: the only errors that may happen.
-EXPECTED_TRANSPORT = (ConnectionResetError, ConnectionRefusedError, BrokenPipeError, EOFError)
+EXPECTED_TRANSPORT = (ConnectionResetError, ConnectionRefusedError, BrokenPipeError, EOFError,
+                      WrongServer)
 
 
 class Conn:
@@ -215,15 +228,16 @@ class Run:
         self.logpath = os.path.join(self.top, "listd.log")
         self.proc = None
         self.port = 0
-        self.live = None  # (port, epoch) the clients may use; None while restarting
+        self.live = None  # (port, epoch, pid) the clients may use; None while restarting
         self.dead = set()  # epochs whose server was killed (marked before the signal)
         self.stop = False
         self.lock = threading.Lock()
         self.sent, self.acked, self.indeterminate = set(), set(), set()
         self.completed, self.lrem_indeterminate = set(), set()
         self.delivered = set()
-        self.delivered_after_complete = []
-        self.trail = {}  # id -> [(event, epoch)] of deliveries and LREM outcomes, for diagnosis
+        # id -> [(event, epoch)]: deliveries and LREM outcomes, in the order the threads recorded
+        # them (not the servers' order: a thread may record a reply long after it came).
+        self.trail = {}
         self.unexpected = []  # error replies and transport errors on a live server
         self.acks, self.done = [], []  # per epoch
         self.cut_bytes = 0  # bytes actually cut (the torn-write draw may keep some)
@@ -396,9 +410,27 @@ class Run:
         with self.lock:
             self.acks.append(0)
             self.done.append(0)
-            self.live = (self.port, len(self.acks) - 1)
+            self.live = (self.port, len(self.acks) - 1, self.proc.pid)
 
     # ---- clients ----------------------------------------------------------------------------
+    def connect(self, live):
+        """A connection to the server `live` published. `live` may have been read just before a
+        kill, and the restart may give the next lifetime (or another test's server) the same
+        port: the server must be that epoch's listd, or its events would be counted in the
+        wrong epoch. Raises OSError/EOFError (WrongServer for another process)."""
+        port, _, pid = live
+        c = Conn(port)
+        try:
+            got = int(c.info("server").get("process_id", "-1"))
+        except BaseException:
+            c.close()
+            raise
+        if got != pid:
+            c.close()
+            raise WrongServer("port %d is answered by pid %d, not by the epoch's listd %d"
+                              % (port, got, pid))
+        return c
+
     def transport_error(self, epoch, what, e):
         with self.lock:
             if epoch in self.dead and isinstance(e, EXPECTED_TRANSPORT):
@@ -420,9 +452,9 @@ class Run:
                 if live is None or live[1] == epoch:
                     time.sleep(0.005)  # waiting for the restart to publish the new server
                     continue
-                port, epoch = live
+                epoch = live[1]
                 try:
-                    c = Conn(port)
+                    c = self.connect(live)
                 except (OSError, EOFError) as e:
                     self.transport_error(epoch, "producer connect", e)
                     continue
@@ -458,9 +490,9 @@ class Run:
                 if live is None or live[1] == epoch:
                     time.sleep(0.005)
                     continue
-                port, epoch = live
+                epoch = live[1]
                 try:
-                    c = Conn(port)
+                    c = self.connect(live)
                 except (OSError, EOFError) as e:
                     self.transport_error(epoch, "consumer connect", e)
                     continue
@@ -472,9 +504,11 @@ class Run:
                     with self.lock:
                         self.unexpected.append("BLMOVE on epoch %d answered %r" % (epoch, v))
                     continue
+                # Only recorded here: whether this delivery came after a completion is decided
+                # at the end from the epochs (redelivered()), because this thread may get here
+                # after the server was killed, the reaper requeued v and another consumer
+                # completed it on the next server.
                 with self.lock:
-                    if v in self.completed:
-                        self.delivered_after_complete.append(v)
                     self.delivered.add(v)
                     self.trail.setdefault(v, []).append(("delivered", epoch))
                 try:
@@ -587,8 +621,27 @@ class Run:
         self.kill_group()
         return self.check(jobs, processing, len(kinds), time.monotonic() - t_start)
 
+    def redelivered(self):
+        """Jobs some server delivered more than its state allows, judged by epochs (server
+        lifetimes, which are ordered: one is killed before the next starts), never by the order
+        in which the client threads recorded replies. Returns (after_completion, twice):
+        after_completion  completed (LREM answered 1) more than once, or delivered in an epoch
+                          after the one that completed it: the completion was lost;
+        twice             delivered twice in one epoch, which no loss explains: each id is
+                          pushed once, and the reaper runs before clients connect."""
+        after_completion, twice = [], []
+        for v, t in sorted(self.trail.items()):
+            deliveries = [e for ev, e in t if ev == "delivered"]
+            completions = [e for ev, e in t if ev == "lrem=1"]
+            if len(completions) > 1 or (completions and max(deliveries) > completions[0]):
+                after_completion.append(v)
+            if len(deliveries) != len(set(deliveries)):
+                twice.append(v)
+        return after_completion, twice
+
     def check(self, jobs, processing, cycles, secs):
         final = jobs + processing
+        redelivered, delivered_twice = self.redelivered()
         fs = set(final)
         problems = []
         lost = self.acked - fs - self.completed - self.lrem_indeterminate
@@ -607,10 +660,14 @@ class Run:
             last[p] = s
         if resurrected and not self.a.expect_loss:  # a lost LREM brings its job back
             problems.append("%d completed jobs came back" % len(resurrected))
-        if self.delivered_after_complete and not self.a.expect_loss:
-            problems.append("%d completed jobs were delivered again, e.g. %s"
-                            % (len(self.delivered_after_complete),
-                               [(v, self.trail.get(v)) for v in self.delivered_after_complete[:5]]))
+        if redelivered and not self.a.expect_loss:
+            problems.append("%d completed jobs were delivered again (later lifetime) or completed "
+                            "twice, e.g. %s"
+                            % (len(redelivered), [(v, self.trail[v]) for v in redelivered[:5]]))
+        if delivered_twice:
+            problems.append("%d jobs were delivered twice in one lifetime, e.g. %s"
+                            % (len(delivered_twice),
+                               [(v, self.trail[v]) for v in delivered_twice[:5]]))
         if dups:
             problems.append("%d duplicated elements" % dups)
         if phantoms:
@@ -641,11 +698,11 @@ class Run:
             problems.append("epochs %s made too little progress" % short)
         print("fsync=%s mode=%s cycles=%d seed=%d%s: sent=%d acked=%d indeterminate=%d "
               "delivered=%d completed=%d final=%d lost_acked=%d resurrected=%d "
-              "delivered_after_complete=%d unexpected_errors=%d"
+              "redelivered=%d unexpected_errors=%d"
               % (self.a.fsync, self.a.mode, cycles, self.a.seed,
                  " drop-dir-fsyncs" if self.a.drop_dir_fsyncs else "", len(self.sent),
                  len(self.acked), len(self.indeterminate), len(self.delivered), len(self.completed),
-                 len(final), len(lost), len(resurrected), len(self.delivered_after_complete),
+                 len(final), len(lost), len(resurrected), len(redelivered),
                  len(self.unexpected)))
         print("  acks per epoch: %s" % self.acks)
         print("  completed per epoch: %s" % self.done)
@@ -658,7 +715,7 @@ class Run:
                   % (self.kills_unsynced, self.kills, self.cut_bytes, self.reverted_ops))
         print("  %.1f s, dir=%s" % (secs, self.top))
         if self.a.expect_loss:
-            if not lost and not resurrected and not self.delivered_after_complete:
+            if not lost and not resurrected and not redelivered:
                 problems.append("expected lost acknowledged writes (the harness must see loss: "
                                 "pushes lost or completed jobs back) but found none")
         elif lost:
