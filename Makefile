@@ -1,6 +1,6 @@
 # The two set-up commands of the README. Both install missing Debian packages first.
 #   make run   - Release build, then listd on 127.0.0.1:6379 in the foreground
-#   make test  - build (Debug + a sanitizer build of the server) and run every test
+#   make test  - build (RelWithDebInfo + an ASan/UBSan Debug build) and run every test
 .PHONY: run test build deps bench clean
 
 JOBS ?= $(shell nproc)
