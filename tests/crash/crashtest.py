@@ -438,26 +438,32 @@ class Run:
             self.unexpected.append("%s on epoch %d (server %s): %r"
                                    % (what, epoch, "killed" if epoch in self.dead else "alive", e))
 
+    def follow_live(self, c, epoch, who):
+        """The (connection, epoch) a client uses next. The connection is kept until it fails or a
+        new server is published, so requests are in flight at the kill; a new one goes only to
+        a server the restart has published (None while there is none, or the connect failed)."""
+        live = self.live
+        if c is not None and (live is None or live[1] == epoch):
+            return c, epoch
+        if c is not None:
+            c.close()
+        if live is None or live[1] == epoch:
+            time.sleep(0.005)  # waiting for the restart to publish the new server
+            return None, epoch
+        epoch = live[1]
+        try:
+            return self.connect(live), epoch
+        except (OSError, EOFError) as e:
+            self.transport_error(epoch, who + " connect", e)
+            return None, epoch
+
     def producer(self, k):
         seq = 0
         c, epoch = None, -1
         while not self.stop:
-            live = self.live
-            # Keep using the connection until it fails (so requests are in flight at the kill);
-            # reconnect only to a server the restart has published.
-            if c is None or (live is not None and live[1] != epoch):
-                if c:
-                    c.close()
-                    c = None
-                if live is None or live[1] == epoch:
-                    time.sleep(0.005)  # waiting for the restart to publish the new server
-                    continue
-                epoch = live[1]
-                try:
-                    c = self.connect(live)
-                except (OSError, EOFError) as e:
-                    self.transport_error(epoch, "producer connect", e)
-                    continue
+            c, epoch = self.follow_live(c, epoch, "producer")
+            if c is None:
+                continue
             ident = "p%d-%d" % (k, seq)
             seq += 1
             with self.lock:
@@ -482,20 +488,9 @@ class Run:
     def consumer(self):
         c, epoch = None, -1
         while not self.stop:
-            live = self.live
-            if c is None or (live is not None and live[1] != epoch):
-                if c:
-                    c.close()
-                    c = None
-                if live is None or live[1] == epoch:
-                    time.sleep(0.005)
-                    continue
-                epoch = live[1]
-                try:
-                    c = self.connect(live)
-                except (OSError, EOFError) as e:
-                    self.transport_error(epoch, "consumer connect", e)
-                    continue
+            c, epoch = self.follow_live(c, epoch, "consumer")
+            if c is None:
+                continue
             try:
                 v = c.call("BLMOVE", "jobs", "processing", "RIGHT", "LEFT", "1")
                 if v is None:
