@@ -55,6 +55,7 @@ def free_port():
 
 
 def start_listd(binary, password):
+    """One attempt on a probed port: (process, port), or (None, port) if it is not ours."""
     port = free_port()
     args = [binary, "--port", str(port), "--bind", "127.0.0.1"]
     if password:
@@ -72,16 +73,27 @@ def start_listd(binary, password):
     for _ in range(500):
         if proc.poll() is not None:
             shutil.rmtree(workdir, ignore_errors=True)
-            sys.exit(f"run_demo: {binary} exited with status {proc.returncode}")
+            return None, port  # most likely the port was taken meanwhile: the caller retries
         try:
-            client.ping()
+            # The port was free when probed, but another server may have taken it since: it is
+            # ours only if the server answering reports our child's pid.
+            if int(client.info("server")["process_id"]) != proc.pid:
+                break
             return proc, port
         except redis.exceptions.ConnectionError:
             time.sleep(0.02)
     proc.kill()
     proc.wait()
     shutil.rmtree(workdir, ignore_errors=True)
-    sys.exit("run_demo: listd did not answer PING within 10 s")
+    return None, port
+
+
+def start_listd_on_a_free_port(binary, password, attempts=5):
+    for _ in range(attempts):
+        proc, port = start_listd(binary, password)
+        if proc is not None:
+            return proc, port
+    sys.exit(f"run_demo: {binary} did not come up on a free port in {attempts} attempts")
 
 
 def clear_demo_keys(r):
@@ -143,6 +155,27 @@ def wait_blocked(r, n, deadline_s):
     return False
 
 
+def stop_workers(workers):
+    """SIGTERM every worker and waits for it; empties `workers`. False if one misbehaved."""
+    ok = True
+    for w in workers.values():
+        if w.poll() is None:
+            w.send_signal(signal.SIGTERM)
+    for i, w in workers.items():
+        try:
+            code = w.wait(timeout=15)
+            if code != 0:
+                print(f"FAIL worker-{i} exited with status {code} on SIGTERM")
+                ok = False
+        except subprocess.TimeoutExpired:
+            w.kill()
+            w.wait()
+            print(f"FAIL worker-{i} did not stop on SIGTERM")
+            ok = False
+    workers.clear()
+    return ok
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--workers", type=int, default=8, help="worker processes (default 8)")
@@ -166,7 +199,7 @@ def main(argv=None):
         print(f"listd: using the server on 127.0.0.1:{port}")
     else:
         binary = find_listd(args.listd)
-        listd, port = start_listd(binary, args.password)
+        listd, port = start_listd_on_a_free_port(binary, args.password)
         print(f"listd: {binary} started on 127.0.0.1:{port} (pid {listd.pid})")
 
     env = dict(os.environ, LISTD_HOST="127.0.0.1", LISTD_PORT=str(port), LISTD_DB="0",
@@ -219,7 +252,8 @@ def main(argv=None):
             print(f"FAIL producer exited with status {producer.returncode}")
         print(f"processed {done} of {args.tasks} tasks in {elapsed:.2f} s: "
               f"{done / elapsed:.0f} tasks/s")
-        time.sleep(0.2)  # let a straggler finish, so a duplicate would show up
+        # Stop the workers before counting: a straggler's late push then shows up as a duplicate.
+        workers_ok = stop_workers(workers)
         report, problems = check(r, args.tasks)
         if args.crash:
             line = f"crash recovery: worker-0 restarted {restarts} time(s)"
@@ -228,21 +262,10 @@ def main(argv=None):
                 problems.append(line)
         for line in report:
             print(line)
-        status = 0 if not problems and done >= args.tasks else 1
+        status = 0 if workers_ok and not problems and done >= args.tasks else 1
     finally:
-        for w in workers.values():
-            if w.poll() is None:
-                w.send_signal(signal.SIGTERM)
-        for i, w in workers.items():
-            try:
-                code = w.wait(timeout=15)
-                if code != 0:
-                    print(f"FAIL worker-{i} exited with status {code} on SIGTERM")
-                    status = 1
-            except subprocess.TimeoutExpired:
-                w.kill()
-                print(f"FAIL worker-{i} did not stop on SIGTERM")
-                status = 1
+        if not stop_workers(workers):
+            status = 1
         if listd is not None:
             listd.send_signal(signal.SIGTERM)
             try:
