@@ -159,7 +159,7 @@ TEST(Executor, ClientKillClosesTheTarget) {
   auto& b = t.client();
   EXPECT_EQ(t.run(a, {"CLIENT", "KILL", "ID", std::to_string(b.id)}), ":1\r\n");
   EXPECT_TRUE(b.close_after_reply);
-  const auto kills = t.exec().take_kill_list();
+  const auto kills = t.exec().clients().take_kill_list();
   ASSERT_EQ(kills.size(), 1u);
   EXPECT_EQ(kills[0], &b);
   EXPECT_EQ(t.run(a, {"CLIENT", "KILL", "1.2.3.4:5"}), "-ERR No such client\r\n");
@@ -271,7 +271,7 @@ TEST(Executor, ListWaiterAheadOfSortedSetWaiterDoesNotStarveIt) {
   EXPECT_TRUE(list_waiter.blocked());
   EXPECT_EQ(t.run(producer, {"RPUSH", "k", "v"}), ":1\r\n");
   EXPECT_EQ(t.take_output(list_waiter), "*2\r\n$1\r\nk\r\n$1\r\nv\r\n");
-  EXPECT_EQ(t.exec().waiters().blocked_count(), 0u);
+  EXPECT_EQ(t.exec().blocking().waiters().blocked_count(), 0u);
 }
 
 }  // namespace
