@@ -275,3 +275,28 @@ TEST(Executor, ListWaiterAheadOfSortedSetWaiterDoesNotStarveIt) {
 }
 
 }  // namespace
+
+namespace {
+
+// The idle-client policy (config `timeout`) is the executor's: net closes what cron names.
+TEST(ExecutorCron, NamesClientsIdlePastTheTimeoutButNeverABlockedOne) {
+  TestServer t(std::vector<std::pair<std::string, std::string>>{{"timeout", "5"}});
+  auto& idle = t.client();
+  auto& blocked = t.client();
+  auto& active = t.client();
+  t.run(blocked, {"BLPOP", "q", "0"});
+  t.clock().advance_ms(4000);
+  t.run(active, {"PING"});
+  const std::uint64_t now = t.clock().monotonic_ms() + 1001;
+  const auto close = t.exec().cron(now);
+  EXPECT_EQ(close, std::vector<listd::server::Client*>{&idle});
+  t.exec().blocking().end_wait(blocked);
+}
+
+TEST(ExecutorCron, NamesNobodyWithoutATimeout) {
+  TestServer t;
+  t.client();
+  EXPECT_TRUE(t.exec().cron(t.clock().monotonic_ms() + 3'600'000).empty());
+}
+
+}  // namespace
