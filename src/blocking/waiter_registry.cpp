@@ -1,27 +1,22 @@
 #include "listd/blocking/waiter_registry.h"
 
 #include <algorithm>
-#include <functional>
 
 namespace listd::blocking {
-
-std::size_t BlockKeyHash::hash(int db, std::string_view key) noexcept {
-  return std::hash<std::string_view>{}(key) ^ (static_cast<std::size_t>(db) * 0x9E3779B97F4A7C15ull);
-}
 
 std::string_view Waiter::key(std::size_t i) const noexcept {
   return nodes_[i].queue->key->key;
 }
 
-void WaiterRegistry::block(Waiter& waiter, int db, const std::vector<std::string_view>& keys) {
+void WaiterRegistry::block(Waiter& waiter, int db, std::span<const std::string_view> keys) {
   unblock(waiter);
   waiter.db_ = db;
   // Reserve first: queues hold pointers to the nodes, which must never move while linked.
   waiter.nodes_.reserve(keys.size());
   for (std::string_view key : keys) {
-    auto it = queues_.find(BlockKeyView{db, key});
+    auto it = queues_.find(store::DbKeyView{db, key});
     if (it == queues_.end()) {
-      it = queues_.emplace(BlockKey{db, std::string(key)}, WaitQueue{}).first;
+      it = queues_.emplace(store::DbKey{db, std::string(key)}, WaitQueue{}).first;
       it->second.key = &it->first;
     }
     WaitQueue& q = it->second;
@@ -54,24 +49,24 @@ void WaiterRegistry::unblock(Waiter& waiter) noexcept {
 }
 
 Waiter* WaiterRegistry::front(int db, std::string_view key) const noexcept {
-  auto it = queues_.find(BlockKeyView{db, key});
+  auto it = queues_.find(store::DbKeyView{db, key});
   return it == queues_.end() ? nullptr : it->second.head->waiter;
 }
 
 std::size_t WaiterRegistry::waiter_count(int db, std::string_view key) const noexcept {
-  auto it = queues_.find(BlockKeyView{db, key});
+  auto it = queues_.find(store::DbKeyView{db, key});
   return it == queues_.end() ? 0 : it->second.count;
 }
 
 void WaiterRegistry::signal_ready(int db, std::string_view key) {
   if (!has_waiters(db, key)) return;
-  if (ready_set_.find(BlockKeyView{db, key}) != ready_set_.end()) return;
-  ready_set_.emplace(BlockKey{db, std::string(key)});
-  ready_order_.push_back(BlockKey{db, std::string(key)});
+  if (ready_set_.find(store::DbKeyView{db, key}) != ready_set_.end()) return;
+  ready_set_.emplace(store::DbKey{db, std::string(key)});
+  ready_order_.push_back(store::DbKey{db, std::string(key)});
 }
 
-std::vector<BlockKey> WaiterRegistry::take_ready() {
-  std::vector<BlockKey> out;
+std::vector<store::DbKey> WaiterRegistry::take_ready() {
+  std::vector<store::DbKey> out;
   out.swap(ready_order_);
   ready_set_.clear();
   return out;

@@ -121,7 +121,7 @@ void Connection::protocol_error(std::string_view message) {
   client_->reply().error(std::string("ERR ") + std::string(message));
   client_->close_after_reply = true;
   in_begin_ = in_end_ = 0;
-  server_.executor().queue_flush(*client_);
+  server_.executor().clients().queue_flush(*client_);
 }
 
 std::size_t Connection::pending_output_bytes() const {
@@ -131,7 +131,7 @@ std::size_t Connection::pending_output_bytes() const {
 void Connection::flush() {
   if (closed_) return;
   // Never a reply before its AOF bytes (a completed async write may flush output produced
-  // after the last flush_all); a no-op when nothing is pending.
+  // after the last finish_turn); a no-op when nothing is pending.
   server_.executor().persistence().flush_turn();
   if (!write_pending_ && !client_->out.empty()) {
     asio::error_code ec;

@@ -103,7 +103,7 @@ void Server::run() {
     if (!flush_wanted_ && io_.run_one() == 0) break;  // blocks until something happens
     for (int i = 0; i < kMaxHandlersPerTurn && io_.poll_one() > 0; ++i) {
     }
-    if (flush_wanted_) flush_all();
+    if (flush_wanted_) finish_turn();
   }
 }
 
@@ -112,41 +112,57 @@ void Server::defer_read(Connection& conn) {
   schedule_flush();
 }
 
-void Server::flush_all() {
+void Server::finish_turn() {
   flush_wanted_ = false;
   refresh_limits();
-  // Resumed clients may produce output and wake others, which may resume more clients.
-  for (int rounds = 0; exec_.has_resume() && rounds < 1000; ++rounds) {
-    for (server::Client* c : exec_.take_resume_list()) {
-      auto* conn = static_cast<Connection*>(c->transport);
-      if (conn && !conn->closed()) conn->process_input();
-    }
-  }
+  resume_unblocked_clients();
   // The acknowledgement point: this turn's AOF bytes are written (and fsynced for
   // appendfsync always) before any reply of the turn reaches a socket (Persistence).
   exec_.persistence().flush_turn();
-  for (server::Client* c : exec_.take_kill_list()) {
-    auto* conn = static_cast<Connection*>(c->transport);
-    if (conn && !conn->closed()) conn->flush();  // closes after writing (close_after_reply)
-  }
-  for (server::Client* c : exec_.take_flush_list()) {
-    auto* conn = static_cast<Connection*>(c->transport);
-    if (conn) conn->flush();
-  }
-  if (exec_.has_resume()) schedule_flush();
-  // After the writes: a reply had time to reach its client, whose next request may be waiting.
-  for (Connection* conn : deferred_reads_) conn->read_after_flush();
-  deferred_reads_.clear();
-  // Free connections whose socket is closed and whose operations have all completed.
-  for (Connection* conn : closed_) {
-    if (conn->idle_freeable()) connections_.erase(conn);
-  }
-  std::erase_if(closed_, [this](Connection* c) { return !connections_.contains(c); });
+  close_killed_clients();
+  write_replies();
+  if (exec_.clients().has_resume()) schedule_flush();
+  start_deferred_reads();
+  free_closed_connections();
   if (exec_.shutdown_requested() && !stopping_) {
     shutdown();
     return;
   }
   arm_timer();
+}
+
+void Server::resume_unblocked_clients() {
+  // Resumed clients may produce output and wake others, which may resume more clients.
+  server::ClientRegistry& clients = exec_.clients();
+  for (int rounds = 0; clients.has_resume() && rounds < 1000; ++rounds) {
+    for (server::Client* c : clients.take_resume_list())
+      if (c->transport) c->transport->resume();
+  }
+}
+
+void Server::close_killed_clients() {
+  // flush() closes after writing (close_after_reply).
+  for (server::Client* c : exec_.clients().take_kill_list())
+    if (c->transport) c->transport->flush();
+}
+
+void Server::write_replies() {
+  for (server::Client* c : exec_.clients().take_flush_list())
+    if (c->transport) c->transport->flush();
+}
+
+void Server::start_deferred_reads() {
+  // After the writes: a reply had time to reach its client, whose next request may be waiting.
+  for (Connection* conn : deferred_reads_) conn->read_after_flush();
+  deferred_reads_.clear();
+}
+
+void Server::free_closed_connections() {
+  // Only once the socket is closed and every operation on it has completed.
+  for (Connection* conn : closed_) {
+    if (conn->idle_freeable()) connections_.erase(conn);
+  }
+  std::erase_if(closed_, [this](Connection* c) { return !connections_.contains(c); });
 }
 
 void Server::connection_closed(Connection& conn) {
@@ -170,31 +186,19 @@ void Server::arm_timer() {
 
 void Server::on_timer() {
   exec_.tick();
-  flush_all();
+  finish_turn();
 }
 
 void Server::run_cron() {
-  // Once a second: idle-client timeout (config `timeout`), like Redis' clientsCron.
+  // Once a second, like Redis' serverCron: the executor decides (idle clients, persistence
+  // housekeeping); net only closes the sockets it names.
   cron_.expires_after(std::chrono::seconds(1));
   cron_.async_wait([this](const asio::error_code& ec) {
     if (ec || stopping_) return;
-    const long long idle_limit = exec_.config().settings().timeout;
-    if (idle_limit > 0) {
-      const std::uint64_t now = exec_.clock().monotonic_ms();
-      std::vector<Connection*> idle;
-      for (auto& [raw, conn] : connections_) {
-        server::Client* c = conn->client();
-        if (!c || conn->closed() || c->blocked()) continue;
-        if (now - c->last_interaction_ms > static_cast<std::uint64_t>(idle_limit) * 1000)
-          idle.push_back(raw);
-      }
-      for (Connection* conn : idle) {
-        spdlog::debug("Closing idle client");
-        conn->close();
-      }
+    for (server::Client* c : exec_.cron(exec_.clock().monotonic_ms())) {
+      spdlog::debug("Closing idle client");
+      c->transport->close();
     }
-    // BGSAVE / rewrite children, save points, automatic AOF rewrite.
-    exec_.persistence().cron();
     // A timer that fired late or a wakeup that moved earlier gets re-armed here too.
     arm_timer();
     run_cron();

@@ -72,7 +72,7 @@ bool CommandContext::delete_key(std::string_view key) { return db_->remove(key);
 
 void CommandContext::block_on(std::span<const std::string_view> keys, long long timeout_ms,
                               BlockSpec spec) {
-  exec_.block_client(client_, keys, timeout_ms, std::move(spec));
+  exec_.blocking().block(client_, keys, timeout_ms, std::move(spec));
 }
 
 void CommandContext::propagate_as(std::span<const std::string_view> effect) {

@@ -54,12 +54,12 @@ void section_server(Executor& exec, std::string& out) {
 
 void section_clients(Executor& exec, std::string& out) {
   out += "# Clients\r\n";
-  out += fmt::format("connected_clients:{}\r\n", exec.client_count());
+  out += fmt::format("connected_clients:{}\r\n", exec.clients().count());
   out += fmt::format("maxclients:{}\r\n", exec.config().settings().maxclients);
-  out += fmt::format("blocked_clients:{}\r\n", exec.waiters().blocked_count());
+  out += fmt::format("blocked_clients:{}\r\n", exec.blocking().waiters().blocked_count());
   out += "tracking_clients:0\r\n";
   out += "clients_in_timeout_table:0\r\n";
-  out += fmt::format("total_blocking_keys:{}\r\n", exec.waiters().blocking_key_count());
+  out += fmt::format("total_blocking_keys:{}\r\n", exec.blocking().waiters().blocking_key_count());
   out += "total_blocking_keys_on_nokey:0\r\n";
 }
 

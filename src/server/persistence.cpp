@@ -351,9 +351,7 @@ bool Persistence::load_one_aof_file(const std::string& name, bool last, std::str
     r = ps::load_aof_file(path, sink);
   }
   if (r.reverted_multi) {
-    client.in_multi = false;
-    client.multi_error = false;
-    client.queued.clear();
+    exec_.transactions().discard(client);
     log(LogLevel::kWarning, fmt::format("Revert incomplete MULTI/EXEC transaction in AOF file {}", name));
   }
   switch (r.status) {

@@ -25,7 +25,11 @@ class FakeTransport final : public server::ClientTransport {
   bool peer_gone() override { return gone; }
   std::size_t query_buffer_bytes() const override { return 0; }
   std::size_t pending_output_bytes() const override { return 0; }
+  void flush() override {}
+  void resume() override {}
+  void close() override { closed = true; }
   bool gone = false;
+  bool closed = false;
 };
 
 class TestServer {

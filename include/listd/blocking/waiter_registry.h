@@ -11,6 +11,8 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -18,35 +20,9 @@
 #include <vector>
 
 #include "listd/blocking/timer_wheel.h"
+#include "listd/store/db_key.h"
 
 namespace listd::blocking {
-
-/// A key in a numbered database.
-struct BlockKey {
-  int db = 0;
-  std::string key;
-  bool operator==(const BlockKey&) const = default;
-};
-
-struct BlockKeyView {
-  int db = 0;
-  std::string_view key;
-};
-
-struct BlockKeyHash {
-  using is_transparent = void;
-  std::size_t operator()(const BlockKey& k) const noexcept { return hash(k.db, k.key); }
-  std::size_t operator()(const BlockKeyView& k) const noexcept { return hash(k.db, k.key); }
-  static std::size_t hash(int db, std::string_view key) noexcept;
-};
-
-struct BlockKeyEqual {
-  using is_transparent = void;
-  template <class A, class B>
-  bool operator()(const A& a, const B& b) const noexcept {
-    return a.db == b.db && std::string_view(a.key) == std::string_view(b.key);
-  }
-};
 
 class WaiterRegistry;
 struct WaitNode;
@@ -56,7 +32,7 @@ struct WaitQueue {
   WaitNode* head = nullptr;
   WaitNode* tail = nullptr;
   std::size_t count = 0;
-  const BlockKey* key = nullptr;  ///< Points at the registry map's own key.
+  const store::DbKey* key = nullptr;  ///< Points at the registry map's own key.
 };
 
 class Waiter;
@@ -100,7 +76,10 @@ class WaiterRegistry {
   WaiterRegistry& operator=(const WaiterRegistry&) = delete;
 
   /// Appends `waiter` to the queue of each key (duplicates in `keys` are waited on once).
-  void block(Waiter& waiter, int db, const std::vector<std::string_view>& keys);
+  void block(Waiter& waiter, int db, std::span<const std::string_view> keys);
+  void block(Waiter& waiter, int db, std::initializer_list<std::string_view> keys) {
+    block(waiter, db, std::span<const std::string_view>(keys.begin(), keys.size()));
+  }
   /// Removes `waiter` from every queue; no-op if it is not blocked.
   void unblock(Waiter& waiter) noexcept;
 
@@ -108,7 +87,7 @@ class WaiterRegistry {
   Waiter* front(int db, std::string_view key) const noexcept;
   std::size_t waiter_count(int db, std::string_view key) const noexcept;
   bool has_waiters(int db, std::string_view key) const noexcept {
-    return !queues_.empty() && queues_.find(BlockKeyView{db, key}) != queues_.end();
+    return !queues_.empty() && queues_.find(store::DbKeyView{db, key}) != queues_.end();
   }
   /// Number of keys with at least one waiter (INFO total_blocking_keys).
   std::size_t blocking_key_count() const noexcept { return queues_.size(); }
@@ -119,13 +98,13 @@ class WaiterRegistry {
   void signal_ready(int db, std::string_view key);
   bool has_ready() const noexcept { return !ready_order_.empty(); }
   /// Moves out the ready keys in the order they were signalled and clears the set.
-  std::vector<BlockKey> take_ready();
+  std::vector<store::DbKey> take_ready();
 
   /// Visits the waiters of (db, key) oldest first while `f(Waiter&)` returns true. `f` may
   /// unblock the waiter it was given (not others): the next one is read before the call.
   template <class F>
   void visit(int db, std::string_view key, F&& f) {
-    auto it = queues_.find(BlockKeyView{db, key});
+    auto it = queues_.find(store::DbKeyView{db, key});
     if (it == queues_.end()) return;
     WaitNode* node = it->second.head;
     const std::size_t count = it->second.count;
@@ -144,9 +123,9 @@ class WaiterRegistry {
   }
 
  private:
-  std::unordered_map<BlockKey, WaitQueue, BlockKeyHash, BlockKeyEqual> queues_;
-  std::unordered_set<BlockKey, BlockKeyHash, BlockKeyEqual> ready_set_;
-  std::vector<BlockKey> ready_order_;
+  std::unordered_map<store::DbKey, WaitQueue, store::DbKeyHash, store::DbKeyEqual> queues_;
+  std::unordered_set<store::DbKey, store::DbKeyHash, store::DbKeyEqual> ready_set_;
+  std::vector<store::DbKey> ready_order_;
   std::size_t blocked_ = 0;
 };
 

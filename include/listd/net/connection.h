@@ -4,8 +4,9 @@
 // while the client is blocked), and writes replies with a direct non-blocking write_some when
 // the Server flushes at the end of the loop turn; only what the socket does not take goes to an
 // async_write. After a short read that produced a reply, the next read starts only once that
-// reply is written (Server::defer_read): earlier, asio's speculative read could only fail. The object outlives its async operations: the Server frees it once it is closed
-// and no operation is pending.
+// reply is written (Server::defer_read): earlier, asio's speculative read could only fail.
+// The object outlives its async operations: the Server frees it once it is closed and no
+// operation is pending.
 #pragma once
 
 #include <asio.hpp>
@@ -32,17 +33,10 @@ class Connection final : public server::ClientTransport {
   Connection& operator=(const Connection&) = delete;
 
   void start();
-  /// Runs the requests already buffered (after the client was unblocked).
-  void process_input();
-  /// Writes the client's pending output; closes afterwards if the client asked for it.
-  void flush();
   /// Starts the read that on_read deferred until this turn's replies were written.
   void read_after_flush() { read_more(); }
-  /// Closes the socket; the Server frees the object once no operation is pending.
-  void close();
   bool closed() const noexcept { return closed_; }
   bool idle_freeable() const noexcept { return closed_ && !read_pending_ && !write_pending_; }
-  server::Client* client() noexcept { return client_; }
   /// Best-effort synchronous flush used at shutdown.
   void flush_for_shutdown();
 
@@ -50,8 +44,17 @@ class Connection final : public server::ClientTransport {
   bool peer_gone() override;
   std::size_t query_buffer_bytes() const override { return in_end_ - in_begin_; }
   std::size_t pending_output_bytes() const override;
+  /// Writes the client's pending output; closes afterwards if the client asked for it.
+  void flush() override;
+  /// Runs the requests already buffered (after the client was unblocked).
+  void resume() override {
+    if (!closed_) process_input();
+  }
+  /// Closes the socket; the Server frees the object once no operation is pending.
+  void close() override;
 
  private:
+  void process_input();
   void read_more();
   void on_read(const asio::error_code& ec, std::size_t n);
   void on_write(const asio::error_code& ec);

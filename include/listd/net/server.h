@@ -3,7 +3,7 @@
 //
 // The loop turn (run()): wait for one event, then run every handler that is ready (including
 // one non-blocking reactor poll once the queue is empty, bounded by kMaxHandlersPerTurn), then
-// one flush_all() - Redis' beforeSleep: the turn's AOF bytes (fsynced under appendfsync always)
+// one finish_turn() - Redis' beforeSleep: the turn's AOF bytes (fsynced under appendfsync always)
 // and then one write per client. Everything read in a turn is executed before any reply is
 // written, and under `always` one fsync covers every client that was ready in the turn.
 //
@@ -52,7 +52,7 @@ class Server {
 
   /// Runs the event loop until shutdown() (see the comment at the top).
   void run();
-  /// Asks for a flush_all() at the end of this loop turn.
+  /// Asks for a finish_turn() at the end of this loop turn.
   void schedule_flush() noexcept { flush_wanted_ = true; }
   /// `conn` starts its next read at the end of this turn's flush, after its reply was written.
   void defer_read(Connection& conn);
@@ -62,7 +62,13 @@ class Server {
  private:
   void accept_next(asio::ip::tcp::acceptor& acceptor);
   void on_accept(asio::ip::tcp::acceptor& acceptor, asio::ip::tcp::socket socket);
-  void flush_all();
+  // finish_turn() and its steps, in the order it runs them.
+  void finish_turn();
+  void resume_unblocked_clients();
+  void close_killed_clients();
+  void write_replies();
+  void start_deferred_reads();
+  void free_closed_connections();
   void arm_timer();
   void on_timer();
   void refresh_limits();
@@ -74,7 +80,7 @@ class Server {
   std::vector<std::unique_ptr<asio::ip::tcp::acceptor>> acceptors_;
   std::unordered_map<Connection*, std::unique_ptr<Connection>> connections_;
   std::vector<Connection*> closed_;
-  std::vector<Connection*> deferred_reads_;  // valid until the end of the next flush_all()
+  std::vector<Connection*> deferred_reads_;  // valid until the end of the next finish_turn()
   asio::steady_timer timer_;
   std::uint64_t timer_armed_ms_ = 0;  // 0: not armed
   asio::steady_timer cron_;

@@ -1,10 +1,23 @@
-// How a parked client is served once one of its keys is ready. Implemented next to the
-// blocking commands (src/server/commands/blocking_commands.cpp) so the serving path and the
-// non-blocking commands share one pop implementation.
+// Blocking commands' lifecycle (Redis blocked.c + timeout.c): a client blocks on keys with a
+// deadline, and leaves by exactly one of three doors: served (finish), timed out or unblocked
+// (time_out), or gone (Executor::destroy_client). Owns the waiter registry and the timer wheel.
+//
+// After every command (after EXEC for a transaction) the executor drains the ready keys: per
+// key, the oldest waiters are served first, one element each, through the same pop code as the
+// non-blocking commands (serve_blocked_client, next to the blocking commands); a served BLMOVE
+// can make its destination ready, so draining repeats until nothing is ready.
 #pragma once
 
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+
+#include "listd/blocking/timer_wheel.h"
 #include "listd/blocking/waiter_registry.h"
 #include "listd/server/client.h"
+#include "listd/server/clock.h"
+#include "listd/store/db_key.h"
 
 namespace listd::server {
 
@@ -17,11 +30,61 @@ enum class ServeResult {
 };
 
 /// Serves `client` (the oldest waiter on `key`) from `key`, replying exactly what its command
-/// would have replied had the data been there. Called only by Executor::drain_ready_keys.
-ServeResult serve_blocked_client(Executor& exec, Client& client, const blocking::BlockKey& key);
+/// would have replied had the data been there. Implemented with the blocking commands
+/// (src/server/commands/blocking_commands.cpp); called only by BlockingService::drain_ready_keys.
+ServeResult serve_blocked_client(Executor& exec, Client& client, const store::DbKey& key);
 
 /// The sorted-set half of serving (BZPOPMIN/BZPOPMAX/BZMPOP), implemented with the sorted-set
 /// commands; serve_blocked_client delegates kZPop/kZMultiPop waiters to it.
-ServeResult serve_zset_waiter(Executor& exec, Client& client, const blocking::BlockKey& key);
+ServeResult serve_zset_waiter(Executor& exec, Client& client, const store::DbKey& key);
+
+class BlockingService {
+ public:
+  /// `clock` is the real clock (deadlines are monotonic ms), not a loading override.
+  BlockingService(Executor& exec, const Clock& clock)
+      : exec_(exec), clock_(clock), timers_(clock.monotonic_ms()) {}
+  BlockingService(const BlockingService&) = delete;
+  BlockingService& operator=(const BlockingService&) = delete;
+
+  /// Parks `client` on `keys` of its db until served, or for `timeout_ms` (no deadline when
+  /// 0). See CommandContext::block_on.
+  void block(Client& client, std::span<const std::string_view> keys, long long timeout_ms,
+             BlockSpec spec);
+  /// Served: the reply is already in client.out; its pipelined commands run next.
+  void finish(Client& client);
+  /// Ends a block without serving it: replies the timeout null (or `error` if not empty).
+  /// A no-op when the client is not blocked (CLIENT UNBLOCK, timer expiry).
+  void time_out(Client& client, std::string_view error = {});
+  /// Leaves every waiting list and cancels the deadline, with no reply: the one way out of a
+  /// block, which finish and time_out build on (and disconnect and a gone peer use alone).
+  void end_wait(Client& client) noexcept;
+
+  /// Times out every waiter whose deadline is at or before `now_ms`.
+  void fire_timeouts(std::uint64_t now_ms);
+  /// Monotonic ms of the earliest deadline, or nullopt.
+  std::optional<std::uint64_t> next_deadline() const { return timers_.next_deadline(); }
+
+  /// (db, key) now holds data: serve its waiters at the next drain.
+  void signal_ready(int db, std::string_view key) { waiters_.signal_ready(db, key); }
+  /// Marks every waited key of `db` ready (SWAPDB, FLUSH*: keys appear or vanish wholesale).
+  void signal_all_keys(int db);
+  /// Serves the waiters of every ready key (one execution unit each) until none is ready;
+  /// re-entrant calls (a served waiter's own drain) are no-ops.
+  void drain_ready_keys() {
+    if (waiters_.has_ready()) serve_ready_keys();
+  }
+
+  blocking::WaiterRegistry& waiters() noexcept { return waiters_; }
+  const blocking::TimerWheel& timers() const noexcept { return timers_; }
+
+ private:
+  void serve_ready_keys();
+
+  Executor& exec_;
+  const Clock& clock_;
+  blocking::WaiterRegistry waiters_;
+  blocking::TimerWheel timers_;
+  bool draining_ = false;
+};
 
 }  // namespace listd::server

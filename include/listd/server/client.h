@@ -10,6 +10,7 @@
 
 #include "listd/blocking/waiter_registry.h"
 #include "listd/protocol/reply_writer.h"
+#include "listd/store/db_key.h"
 
 namespace listd::server {
 
@@ -24,6 +25,14 @@ class ClientTransport {
   virtual std::size_t query_buffer_bytes() const = 0;
   /// Bytes of output not yet written to the socket (CLIENT LIST omem).
   virtual std::size_t pending_output_bytes() const = 0;
+
+  // The end of a loop turn (net::Server::finish_turn) drives the client through these.
+  /// Writes Client::out; closes afterwards if close_after_reply. No-op once closed.
+  virtual void flush() = 0;
+  /// Runs the requests buffered while the client was blocked. No-op once closed.
+  virtual void resume() = 0;
+  /// Closes the connection (idle timeout); the client is destroyed with it.
+  virtual void close() = 0;
 };
 
 /// Which end of a list: LEFT/head or RIGHT/tail.
@@ -79,12 +88,11 @@ struct Client {
   std::vector<std::vector<std::string>> queued;
   // WATCH
   bool watch_dirty = false;
-  std::vector<blocking::BlockKey> watched;
+  std::vector<store::DbKey> watched;
 
   // Blocking
   blocking::Waiter waiter;
   BlockSpec block;
-  bool unblock_pending_resume = false;
 
   // Output produced by commands, flushed by the transport.
   std::string out;
@@ -96,7 +104,6 @@ struct Client {
   /// The running or last command's full name: a view of its CommandSpec::full_name (the
   /// command table outlives every client), so recording it costs no copy per command.
   std::string_view last_command = "NULL";
-  std::size_t argv_mem = 0;
 
   ClientTransport* transport = nullptr;
 };

@@ -1,35 +1,33 @@
-// The executor: runs every command of every client, one at a time, on one thread.
+// The executor: runs every command of every client, one at a time, on one thread. It
+// validates a request (rejection), queues it inside MULTI, or dispatches it to its handler and
+// accounts for it (stats, the default effect, WATCH); the other concerns have their own class:
+//   ClientRegistry   ids, the flush / resume / kill lists net drains each turn, monitors
+//   BlockingService  block, serve, time out (owns the waiter registry and the timer wheel)
+//   Transaction      MULTI/EXEC/DISCARD and the WATCH table
+//   Persistence      the AOF and RDB files (subscribed to effects())
 //
-// API (called by net): create_client / destroy_client / execute / tick / next_wakeup_ms /
-// take_flush_list / take_resume_list. Commands write replies into Client::out; the executor
-// lists the clients that got output (flush list) and the clients whose blocking command
-// finished (resume list, so their pipelined commands run next). It never touches a socket.
-//
-// After every command (after EXEC for a transaction) it drains the ready keys: per key, the
-// oldest waiters are served first, one element each, through the same pop code as the
-// non-blocking commands (see blocking_commands.cpp); a served BLMOVE can make its destination
-// ready, so draining repeats until nothing is ready.
+// API (called by net): create_client / destroy_client / begin_batch / execute / end_batch /
+// tick / next_wakeup_ms / cron, and clients().take_*_list(). Commands write replies into
+// Client::out and the executor never touches a socket.
 #pragma once
 
-#include <array>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <optional>
 #include <random>
 #include <span>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
-#include "listd/blocking/timer_wheel.h"
-#include "listd/blocking/waiter_registry.h"
+#include "listd/server/blocking_service.h"
 #include "listd/server/client.h"
+#include "listd/server/client_registry.h"
 #include "listd/server/clock.h"
 #include "listd/server/command_table.h"
 #include "listd/server/config.h"
 #include "listd/server/effect_stream.h"
+#include "listd/server/transaction.h"
 #include "listd/store/database.h"
 
 namespace listd::server {
@@ -51,7 +49,7 @@ struct ServerStats {
   std::uint64_t unexpected_error_replies = 0;
   std::uint64_t net_input_bytes = 0;
   std::uint64_t net_output_bytes = 0;
-  long long dirty = 0;                     ///< changes since start (Redis rdb_changes_since_last_save)
+  long long dirty = 0;  ///< changes since start (Redis rdb_changes_since_last_save)
   std::int64_t lastsave_unix_s = 0;
 };
 
@@ -80,80 +78,43 @@ class Executor {
   /// command's start time is the previous command's end time, one clock read per command.
   void begin_batch() { in_batch_ = true; now_ = clock().read(); }
   void end_batch() noexcept { in_batch_ = false; }
-  /// Unix ms as the running command sees it (key expiry).
-  std::int64_t command_unix_ms() const noexcept { return now_.unix_ms; }
   /// Fires due waiter timeouts and runs a bounded step of active expiry. Call when
   /// next_wakeup_ms() is reached, and at least every 100 ms while keys have expiries.
   void tick();
   /// Monotonic ms of the next time tick() has work, or nullopt.
   std::optional<std::uint64_t> next_wakeup_ms() const;
-  /// Clients that received output since the last call (each listed once).
-  std::vector<Client*> take_flush_list();
-  /// Clients whose blocking command completed: the transport runs their buffered commands.
-  std::vector<Client*> take_resume_list();
-  bool has_resume() const noexcept { return !resume_list_.empty(); }
+  /// Once a second (Redis serverCron): persistence housekeeping, and the clients idle past
+  /// config `timeout` at monotonic `now_ms`, which the transport closes.
+  std::vector<Client*> cron(std::uint64_t now_ms);
   bool shutdown_requested() const noexcept { return shutdown_requested_; }
-  /// Clients marked for closing by CLIENT KILL (the transport closes them after flushing).
-  std::vector<Client*> take_kill_list();
 
   // ---- used by command handlers ------------------------------------------------------
   Config& config() noexcept { return config_; }
   const Clock& clock() const noexcept { return clock_override_ ? *clock_override_ : clock_; }
   /// Replaces the clock while loading a log (null restores the real one): see Persistence.
   void set_clock_override(const Clock* clock) noexcept { clock_override_ = clock; }
+  /// Unix ms as the running command sees it (key expiry).
+  std::int64_t command_unix_ms() const noexcept { return now_.unix_ms; }
   store::Keyspace& keyspace() noexcept { return keyspace_; }
   const CommandTable& commands() const noexcept { return table_; }
-  blocking::WaiterRegistry& waiters() noexcept { return waiters_; }
-  const blocking::TimerWheel& timers() const noexcept { return timers_; }
+  ClientRegistry& clients() noexcept { return clients_; }
+  BlockingService& blocking() noexcept { return blocking_; }
+  Transaction& transactions() noexcept { return transactions_; }
   ServerStats& stats() noexcept { return stats_; }
   std::mt19937_64& rng() noexcept { return rng_; }
-
-  /// Every connected client, in creation order of ids.
-  template <class F>
-  void for_each_client(F&& f) {
-    for (auto& [id, c] : clients_) f(*c);
-  }
-  Client* find_client(std::uint64_t id) noexcept;
-  std::size_t client_count() const noexcept { return clients_.size(); }
+  /// The requirepass currently in force (empty = no auth).
+  const std::string& requirepass() const;
+  void request_shutdown() noexcept { shutdown_requested_ = true; }
 
   /// Creates `key` in `db` and signals it ready for waiters (CommandContext::add_key).
   store::Entry* add_key(store::Database& db, std::string_view key, store::Value value);
-  /// Marks every waited key of `db` ready (SWAPDB, FLUSH*: keys appear or vanish wholesale).
-  void signal_all_waited_keys(int db);
-  /// WATCH bookkeeping: the key was modified (or deleted / expired).
-  void touch_key(int db, std::string_view key);
-  /// Every watched key in `db` was modified (FLUSHDB, SWAPDB).
-  void touch_all_watched(int db);
-  void watch_key(Client& client, int db, std::string_view key);
-  void unwatch_all(Client& client);
+  /// The key was modified (or deleted / expired) outside the default bookkeeping: its WATCHers'
+  /// EXEC fails (Redis signalModifiedKey).
+  void touch_key(int db, std::string_view key) { transactions_.touch_key(db, key); }
 
-  /// Parks `client` (see CommandContext::block_on).
-  void block_client(Client& client, std::span<const std::string_view> keys, long long timeout_ms,
-                    BlockSpec spec);
-  /// Ends a block without serving it: replies the timeout null (or `error` if not empty).
-  void unblock_with_timeout(Client& client, std::string_view error = {});
-  /// Ends a block after the waiter was served (the reply is already in client.out).
-  void finish_block(Client& client);
-
-  /// Marks output for flushing; handlers writing to *another* client must call it.
-  void queue_flush(Client& client);
-  void request_kill(Client& client);
-  void request_shutdown() noexcept { shutdown_requested_ = true; }
-
-  /// Per-command counters, keyed by the command's spec (a pointer hash on the hot path).
-  /// Per command, indexed by CommandSpec::slot (commands().by_slot() names them).
-  const std::vector<CommandStats>& command_stats() const noexcept {
-    return command_stats_;
-  }
+  /// Per-command counters, indexed by CommandSpec::slot (commands().by_slot() names them).
+  const std::vector<CommandStats>& command_stats() const noexcept { return command_stats_; }
   void reset_stats();
-  /// Monitors receive every executed command (MONITOR).
-  void add_monitor(Client& client);
-
-  /// EXEC: runs the queued commands (or aborts), replying the array of their replies.
-  void run_transaction(Client& client);
-
-  /// The requirepass currently in force (empty = no auth).
-  const std::string& requirepass() const;
 
   // ---- durability (Persistence, effect_stream.h) ---------------------------------------
   Persistence& persistence() noexcept { return *persistence_; }
@@ -166,34 +127,28 @@ class Executor {
 
  private:
   friend class CommandContext;
+  friend class Transaction;  // EXEC runs the queue through run_queued
   void dispatch(Client& client, const CommandSpec& spec, std::span<const std::string_view> argv,
                 bool in_exec);
-  void drain_ready_keys();
+  /// One command of an EXEC's queue (validated when it was queued).
+  void run_queued(Client& client, std::span<const std::string_view> argv);
   void feed_monitors(const Client& client, std::span<const std::string_view> argv);
   /// Why `argv` cannot run (unknown command or subcommand, arity, NOAUTH), or "" if it can.
   /// Resolves `spec` to the subcommand when there is one.
   std::string rejection(const Client& client, std::span<const std::string_view> argv,
                         const CommandSpec*& spec) const;
+  void active_expire_step();
 
   Config& config_;
   Clock& clock_;
   store::Keyspace keyspace_;
   CommandTable table_;
-  blocking::WaiterRegistry waiters_;
-  blocking::TimerWheel timers_;
-  std::unordered_map<std::uint64_t, std::unique_ptr<Client>> clients_;
-  std::uint64_t next_client_id_ = 1;
-  std::unordered_map<blocking::BlockKey, std::vector<Client*>, blocking::BlockKeyHash,
-                     blocking::BlockKeyEqual>
-      watched_;
-  std::vector<Client*> flush_list_;
-  std::vector<Client*> resume_list_;
-  std::vector<Client*> kill_list_;
-  std::vector<Client*> monitors_;
+  ClientRegistry clients_;
+  BlockingService blocking_;
+  Transaction transactions_;
   std::vector<CommandStats> command_stats_;  // by CommandSpec::slot
   ServerStats stats_;
   std::mt19937_64 rng_;
-  bool draining_ = false;
   bool shutdown_requested_ = false;
   int expire_db_cursor_ = 0;
   const Clock* clock_override_ = nullptr;

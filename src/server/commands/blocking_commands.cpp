@@ -204,7 +204,7 @@ void cmd_blmpop(CommandContext& ctx) {
 
 }  // namespace
 
-ServeResult serve_blocked_client(Executor& exec, Client& c, const blocking::BlockKey& key) {
+ServeResult serve_blocked_client(Executor& exec, Client& c, const store::DbKey& key) {
   const BlockSpec& spec = c.block;
   if (spec.kind == BlockSpec::Kind::kZPop || spec.kind == BlockSpec::Kind::kZMultiPop)
     return serve_zset_waiter(exec, c, key);
@@ -234,7 +234,7 @@ ServeResult serve_blocked_client(Executor& exec, Client& c, const blocking::Bloc
         // element is there for the next waiter.
         reply.error(kWrongTypeErr);
         ++exec.stats().total_error_replies;
-        exec.finish_block(c);
+        exec.blocking().finish(c);
         return ServeResult::kServed;
       }
       const std::string value =
@@ -251,7 +251,7 @@ ServeResult serve_blocked_client(Executor& exec, Client& c, const blocking::Bloc
   }
   exec.touch_key(key.db, key.key);
   exec.stats().dirty += static_cast<long long>(changes);
-  exec.finish_block(c);
+  exec.blocking().finish(c);
   return ServeResult::kServed;
 }
 

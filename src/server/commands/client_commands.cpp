@@ -35,12 +35,12 @@ std::string client_info_line(Executor& exec, const Client& c) {
     for (const auto& a : q) multi_mem += a.size();
   return fmt::format(
       "id={} addr={} laddr={} fd={} name={} age={} idle={} flags={} db={} sub=0 psub=0 ssub=0 "
-      "multi={} qbuf={} qbuf-free={} argv-mem={} multi-mem={} rbs=16384 rbp=0 obl=0 oll=0 "
+      "multi={} qbuf={} qbuf-free={} argv-mem=0 multi-mem={} rbs=16384 rbp=0 obl=0 oll=0 "
       "omem={} tot-mem={} events=r cmd={} user=default redir=-1 resp={} lib-name={} lib-ver={}\n",
       c.id, c.addr, c.laddr, c.fd, c.name, (now - c.created_ms) / 1000,
       (now - c.last_interaction_ms) / 1000, client_flags(c), c.db,
       c.in_multi ? static_cast<long long>(c.queued.size()) : -1LL, qbuf,
-      qbuf > 16384 ? 0 : 16384 - qbuf, c.argv_mem, multi_mem, omem,
+      qbuf > 16384 ? 0 : 16384 - qbuf, multi_mem, omem,
       qbuf + omem + multi_mem + 16384, c.last_command, static_cast<int>(c.resp), c.lib_name,
       c.lib_ver);
 }
@@ -98,7 +98,7 @@ void cmd_client_list(CommandContext& ctx) {
     return;
   }
   std::vector<const Client*> rows;
-  exec.for_each_client([&](Client& c) { rows.push_back(&c); });
+  exec.clients().for_each([&](Client& c) { rows.push_back(&c); });
   std::sort(rows.begin(), rows.end(), [](const Client* a, const Client* b) { return a->id < b->id; });
   std::string text;
   for (const Client* c : rows) {
@@ -119,14 +119,14 @@ void cmd_client_kill(CommandContext& ctx) {
   Executor& exec = ctx.exec();
   if (ctx.argc() == 3) {  // old form: by address, replies OK or an error
     Client* victim = nullptr;
-    exec.for_each_client([&](Client& c) {
+    exec.clients().for_each([&](Client& c) {
       if (c.addr == ctx.arg(2)) victim = &c;
     });
     if (!victim) {
       ctx.reply().error(kNoSuchClientErr);
       return;
     }
-    exec.request_kill(*victim);
+    exec.clients().request_kill(*victim);
     ctx.reply().ok();
     return;
   }
@@ -182,7 +182,7 @@ void cmd_client_kill(CommandContext& ctx) {
   }
   const std::uint64_t now = exec.clock().monotonic_ms();
   std::vector<Client*> victims;
-  exec.for_each_client([&](Client& c) {
+  exec.clients().for_each([&](Client& c) {
     if (type_matches_none) return;
     if (id && c.id != *id) return;
     if (addr && c.addr != *addr) return;
@@ -192,7 +192,7 @@ void cmd_client_kill(CommandContext& ctx) {
     if (skipme && &c == &ctx.client()) return;
     victims.push_back(&c);
   });
-  for (Client* c : victims) exec.request_kill(*c);
+  for (Client* c : victims) exec.clients().request_kill(*c);
   ctx.reply().integer(static_cast<long long>(victims.size()));
 }
 
@@ -263,12 +263,12 @@ void cmd_client_unblock(CommandContext& ctx) {
       return;
     }
   }
-  Client* target = ctx.exec().find_client(static_cast<std::uint64_t>(id));
+  Client* target = ctx.exec().clients().find(static_cast<std::uint64_t>(id));
   if (!target || !target->blocked()) {
     ctx.reply().integer(0);
     return;
   }
-  ctx.exec().unblock_with_timeout(
+  ctx.exec().blocking().time_out(
       *target, with_error ? "UNBLOCKED client unblocked via CLIENT UNBLOCK" : std::string_view{});
   ctx.reply().integer(1);
 }

@@ -150,10 +150,7 @@ void cmd_hello(CommandContext& ctx) {
 void cmd_reset(CommandContext& ctx) {
   Client& c = ctx.client();
   Executor& exec = ctx.exec();
-  c.in_multi = false;
-  c.multi_error = false;
-  c.queued.clear();
-  exec.unwatch_all(c);
+  exec.transactions().discard(c);
   ctx.switch_db(0);
   c.resp = protocol::RespVersion::kResp2;
   c.reply_mode = ReplyMode::kOn;

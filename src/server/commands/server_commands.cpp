@@ -35,7 +35,7 @@ bool parse_flush_mode(CommandContext& ctx) {
 void flush_db(CommandContext& ctx, store::Database& db) {
   const long long removed = static_cast<long long>(db.size());
   db.clear();
-  ctx.exec().touch_all_watched(db.index());
+  ctx.exec().transactions().touch_all(db.index());
   ctx.mark_dirty(removed);
 }
 
@@ -73,11 +73,11 @@ void cmd_swapdb(CommandContext& ctx) {
   }
   Executor& exec = ctx.exec();
   exec.keyspace().swap(static_cast<int>(a), static_cast<int>(b));
-  exec.touch_all_watched(static_cast<int>(a));
-  exec.touch_all_watched(static_cast<int>(b));
+  exec.transactions().touch_all(static_cast<int>(a));
+  exec.transactions().touch_all(static_cast<int>(b));
   // Lists may now exist where clients wait: serve them (Redis scanDatabaseForReadyKeys).
-  exec.signal_all_waited_keys(static_cast<int>(a));
-  exec.signal_all_waited_keys(static_cast<int>(b));
+  exec.blocking().signal_all_keys(static_cast<int>(a));
+  exec.blocking().signal_all_keys(static_cast<int>(b));
   ctx.mark_dirty();
   ctx.switch_db(ctx.client().db);
   ctx.reply().ok();
@@ -131,7 +131,7 @@ void cmd_shutdown(CommandContext& ctx) {
 
 // MONITOR
 void cmd_monitor(CommandContext& ctx) {
-  ctx.exec().add_monitor(ctx.client());
+  ctx.exec().clients().add_monitor(ctx.client());
   ctx.reply().ok();
 }
 
@@ -151,9 +151,9 @@ void cmd_debug(CommandContext& ctx) {
   if (strcasecmp_eq(sub, "waiters") && ctx.argc() == 2) {
     // listd's own introspection: [db, key, waiter count] for every key with waiters, so tests
     // can assert that no waiter leaked.
-    std::vector<std::pair<const blocking::BlockKey*, std::size_t>> rows;
-    ctx.exec().waiters().for_each_key(
-        [&](const blocking::BlockKey& k, std::size_t n) { rows.emplace_back(&k, n); });
+    std::vector<std::pair<const store::DbKey*, std::size_t>> rows;
+    ctx.exec().blocking().waiters().for_each_key(
+        [&](const store::DbKey& k, std::size_t n) { rows.emplace_back(&k, n); });
     auto r = ctx.reply();
     r.array_header(rows.size());
     for (const auto& [k, n] : rows) {

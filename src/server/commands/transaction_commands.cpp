@@ -1,5 +1,5 @@
-// Transactions: MULTI, EXEC, DISCARD, WATCH, UNWATCH. Queueing itself happens in
-// Executor::execute (commands are validated, then queued); EXEC is Executor::run_transaction.
+// Transactions: MULTI, EXEC, DISCARD, WATCH, UNWATCH. The state machine is Transaction
+// (transaction.h); Executor::execute validates a command before queueing it.
 #include "listd/server/command_context.h"
 #include "listd/server/command_table.h"
 #include "listd/server/errors.h"
@@ -15,14 +15,12 @@ void cmd_multi(CommandContext& ctx) {
     ctx.reply().error(kMultiNestedErr);
     return;
   }
-  c.in_multi = true;
-  c.multi_error = false;
-  c.queued.clear();
+  ctx.exec().transactions().begin(c);
   ctx.reply().ok();
 }
 
 // EXEC
-void cmd_exec(CommandContext& ctx) { ctx.exec().run_transaction(ctx.client()); }
+void cmd_exec(CommandContext& ctx) { ctx.exec().transactions().exec(ctx.client()); }
 
 // DISCARD
 void cmd_discard(CommandContext& ctx) {
@@ -31,10 +29,7 @@ void cmd_discard(CommandContext& ctx) {
     ctx.reply().error(kDiscardWithoutMultiErr);
     return;
   }
-  c.in_multi = false;
-  c.multi_error = false;
-  c.queued.clear();
-  ctx.exec().unwatch_all(c);
+  ctx.exec().transactions().discard(c);
   ctx.reply().ok();
 }
 
@@ -45,13 +40,13 @@ void cmd_watch(CommandContext& ctx) {
     ctx.reply().error(kWatchInMultiErr);
     return;
   }
-  for (std::size_t i = 1; i < ctx.argc(); ++i) ctx.exec().watch_key(c, c.db, ctx.arg(i));
+  for (std::size_t i = 1; i < ctx.argc(); ++i) ctx.exec().transactions().watch(c, c.db, ctx.arg(i));
   ctx.reply().ok();
 }
 
 // UNWATCH
 void cmd_unwatch(CommandContext& ctx) {
-  ctx.exec().unwatch_all(ctx.client());
+  ctx.exec().transactions().unwatch_all(ctx.client());
   ctx.reply().ok();
 }
 

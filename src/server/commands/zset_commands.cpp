@@ -791,7 +791,7 @@ void cmd_zscan(CommandContext& ctx) {
 
 }  // namespace
 
-ServeResult serve_zset_waiter(Executor& exec, Client& c, const blocking::BlockKey& key) {
+ServeResult serve_zset_waiter(Executor& exec, Client& c, const store::DbKey& key) {
   store::Database& db = exec.keyspace().db(key.db);
   store::Entry* e = db.lookup(key.key, exec.clock().unix_ms());
   // Gone again (popped in the same transaction, expired): nobody can be served.
@@ -808,7 +808,7 @@ ServeResult serve_zset_waiter(Executor& exec, Client& c, const blocking::BlockKe
   emit_zset_pop(exec, key.db, key.key, spec.zmax, multi, n);
   exec.stats().dirty += static_cast<long long>(n);
   exec.touch_key(key.db, key.key);
-  exec.finish_block(c);
+  exec.blocking().finish(c);
   return ServeResult::kServed;
 }
 

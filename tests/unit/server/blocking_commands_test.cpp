@@ -16,14 +16,14 @@ namespace {
 
 using namespace listd::testing::resp;
 
-const blocking::TimerWheel& timers_of(Executor& exec) { return exec.timers(); }
+const blocking::TimerWheel& timers_of(Executor& exec) { return exec.blocking().timers(); }
 
 
 class BlockingCommandsTest : public ::testing::Test {
  protected:
   void TearDown() override {
-    EXPECT_EQ(t.exec().waiters().blocked_count(), 0u) << "a waiter was leaked";
-    EXPECT_EQ(t.exec().waiters().blocking_key_count(), 0u) << "a waiting list was leaked";
+    EXPECT_EQ(t.exec().blocking().waiters().blocked_count(), 0u) << "a waiter was leaked";
+    EXPECT_EQ(t.exec().blocking().waiters().blocking_key_count(), 0u) << "a waiting list was leaked";
   }
 
   /// `n` fresh clients, each running `argv` (which must block), in this order.
@@ -39,7 +39,7 @@ class BlockingCommandsTest : public ::testing::Test {
   }
 
   std::size_t waiters_on(std::string_view key, int db = 0) {
-    return t.exec().waiters().waiter_count(db, key);
+    return t.exec().blocking().waiters().waiter_count(db, key);
   }
 
   testing::TestServer t;
@@ -137,7 +137,7 @@ TEST_F(BlockingCommandsTest, MultiKeyWaiterIsServedFromEitherKeyAndLeavesBothQue
   EXPECT_EQ(t.run(w, {"BRPOP", "task:queue:vip", "task:queue:normal", "5"}), "");
   EXPECT_EQ(waiters_on("task:queue:vip"), 1u);
   EXPECT_EQ(waiters_on("task:queue:normal"), 1u);
-  EXPECT_EQ(t.exec().waiters().blocked_count(), 1u);
+  EXPECT_EQ(t.exec().blocking().waiters().blocked_count(), 1u);
   EXPECT_EQ(t.run(p, {"LPUSH", "task:queue:normal", "n1"}), integer(1));
   EXPECT_EQ(t.take_output(w), key_value("task:queue:normal", "n1"));
   EXPECT_EQ(waiters_on("task:queue:vip"), 0u);
@@ -268,7 +268,7 @@ TEST_F(BlockingCommandsTest, DisconnectWhileBlockedLeavesTheElementInTheList) {
   Client& p = t.client();
   EXPECT_EQ(t.run(w, {"BRPOP", "task:queue", "0"}), "");
   t.disconnect(w);
-  EXPECT_EQ(t.exec().waiters().blocked_count(), 0u);
+  EXPECT_EQ(t.exec().blocking().waiters().blocked_count(), 0u);
   EXPECT_EQ(t.run(p, {"LPUSH", "task:queue", "6"}), integer(1));
   EXPECT_EQ(t.run(p, {"LLEN", "task:queue"}), integer(1));
 }
@@ -278,9 +278,9 @@ TEST_F(BlockingCommandsTest, DisconnectOfAMultiKeyWaiterLeavesEveryQueue) {
   Client& other = t.client();
   EXPECT_EQ(t.run(w, {"BLPOP", "a", "b", "c", "10"}), "");
   EXPECT_EQ(t.run(other, {"BLPOP", "b", "10"}), "");
-  EXPECT_EQ(t.exec().waiters().blocking_key_count(), 3u);
+  EXPECT_EQ(t.exec().blocking().waiters().blocking_key_count(), 3u);
   t.disconnect(w);
-  EXPECT_EQ(t.exec().waiters().blocking_key_count(), 1u);
+  EXPECT_EQ(t.exec().blocking().waiters().blocking_key_count(), 1u);
   EXPECT_EQ(waiters_on("b"), 1u);
   EXPECT_EQ(timers_of(t.exec()).size(), 1u);
   t.advance_ms(10'001);
@@ -297,7 +297,7 @@ TEST_F(BlockingCommandsTest, AWaiterWhosePeerIsGoneIsSkippedAndTheNextOneServed)
   EXPECT_EQ(t.take_output(*w[1]), key_value("task:queue", "6"));
   EXPECT_TRUE(w[2]->blocked());
   // The transport is asked to close the dead one.
-  auto kill = t.exec().take_kill_list();
+  auto kill = t.exec().clients().take_kill_list();
   EXPECT_NE(std::find(kill.begin(), kill.end(), w[0]), kill.end());
   EXPECT_EQ(t.run(p, {"LLEN", "task:queue"}), integer(0));
   t.disconnect(*w[2]);
@@ -388,17 +388,17 @@ TEST_F(BlockingCommandsTest, ServingAWaiterTouchesWatchedKeysAndCountsAChange) {
 TEST_F(BlockingCommandsTest, ABlockedClientIsParkedAndResumedWhenServed) {
   Client& w = t.client();
   Client& p = t.client();
-  (void)t.exec().take_resume_list();
+  (void)t.exec().clients().take_resume_list();
   EXPECT_EQ(t.run(w, {"BRPOP", "task:queue", "0"}), "");
   // The transport runs no further command of `w` while it is blocked (Connection checks this).
   EXPECT_TRUE(w.blocked());
-  EXPECT_TRUE(t.exec().take_resume_list().empty());
+  EXPECT_TRUE(t.exec().clients().take_resume_list().empty());
   EXPECT_EQ(t.run(p, {"LPUSH", "task:queue", "6"}), integer(1));
   EXPECT_FALSE(w.blocked());
-  auto resumed = t.exec().take_resume_list();
+  auto resumed = t.exec().clients().take_resume_list();
   ASSERT_EQ(resumed.size(), 1u);
   EXPECT_EQ(resumed[0], &w);
-  auto flush = t.exec().take_flush_list();
+  auto flush = t.exec().clients().take_flush_list();
   EXPECT_NE(std::find(flush.begin(), flush.end(), &w), flush.end());
   // Its next pipelined command then runs normally, after the served reply.
   EXPECT_EQ(t.take_output(w), key_value("task:queue", "6"));
@@ -408,9 +408,9 @@ TEST_F(BlockingCommandsTest, ABlockedClientIsParkedAndResumedWhenServed) {
 TEST_F(BlockingCommandsTest, ATimedOutClientIsResumedToo) {
   Client& w = t.client();
   EXPECT_EQ(t.run(w, {"BLPOP", "k", "0.5"}), "");
-  (void)t.exec().take_resume_list();
+  (void)t.exec().clients().take_resume_list();
   t.advance_ms(501);
-  auto resumed = t.exec().take_resume_list();
+  auto resumed = t.exec().clients().take_resume_list();
   ASSERT_EQ(resumed.size(), 1u);
   EXPECT_EQ(resumed[0], &w);
   EXPECT_EQ(t.take_output(w), kNullArray);
@@ -421,12 +421,12 @@ TEST_F(BlockingCommandsTest, ATimedOutClientIsResumedToo) {
 TEST_F(BlockingCommandsTest, UnblockWithTimeoutRepliesNullAndLeavesEveryQueue) {
   Client& w = t.client();
   EXPECT_EQ(t.run(w, {"BRPOP", "a", "b", "0"}), "");
-  t.exec().unblock_with_timeout(w);
+  t.exec().blocking().time_out(w);
   EXPECT_EQ(t.take_output(w), kNullArray);
   EXPECT_FALSE(w.blocked());
-  EXPECT_EQ(t.exec().waiters().blocking_key_count(), 0u);
+  EXPECT_EQ(t.exec().blocking().waiters().blocking_key_count(), 0u);
   // A second unblock of a client that is not blocked does nothing.
-  t.exec().unblock_with_timeout(w);
+  t.exec().blocking().time_out(w);
   EXPECT_EQ(t.take_output(w), "");
 }
 
@@ -435,7 +435,7 @@ TEST_F(BlockingCommandsTest, UnblockWithErrorRepliesTheErrorAndCancelsTheTimer) 
   Client& p = t.client();
   EXPECT_EQ(t.run(w, {"BLMOVE", "src", "dst", "LEFT", "LEFT", "5"}), "");
   EXPECT_EQ(timers_of(t.exec()).size(), 1u);
-  t.exec().unblock_with_timeout(w, "UNBLOCKED client unblocked via CLIENT UNBLOCK");
+  t.exec().blocking().time_out(w, "UNBLOCKED client unblocked via CLIENT UNBLOCK");
   EXPECT_EQ(t.take_output(w), "-UNBLOCKED client unblocked via CLIENT UNBLOCK\r\n");
   EXPECT_TRUE(timers_of(t.exec()).empty());
   t.advance_ms(6000);
@@ -451,8 +451,8 @@ TEST_F(BlockingCommandsTest, UnblockedTimeoutOfBlmoveIsANullArrayInResp2AndNullI
   ASSERT_EQ(t.run(b, {"HELLO", "3"}).substr(0, 1), "%");
   EXPECT_EQ(t.run(a, {"BLMOVE", "src", "dst", "LEFT", "LEFT", "0"}), "");
   EXPECT_EQ(t.run(b, {"BRPOPLPUSH", "src", "dst", "0"}), "");
-  t.exec().unblock_with_timeout(a);
-  t.exec().unblock_with_timeout(b);
+  t.exec().blocking().time_out(a);
+  t.exec().blocking().time_out(b);
   EXPECT_EQ(t.take_output(a), kNullArray);
   EXPECT_EQ(t.take_output(b), "_\r\n");
 }
@@ -525,7 +525,7 @@ TEST_F(BlockingCommandsTest, TimeoutFormatsFollowRedis7) {
   // -0.0001 ceils to 0: forever.
   EXPECT_EQ(t.run(w, {"BRPOP", "k", "-0.0001"}), "");
   EXPECT_TRUE(timers_of(t.exec()).empty());
-  t.exec().unblock_with_timeout(w);
+  t.exec().blocking().time_out(w);
   EXPECT_EQ(t.take_output(w), kNullArray);
 }
 
@@ -572,7 +572,7 @@ TEST_F(BlockingCommandsTest, BlmoveChecksTheDestinationTypeOnlyWhenThereIsData) 
   // With an empty source it blocks without looking at the destination.
   EXPECT_EQ(t.run(c, {"BLMOVE", "empty", "S", "LEFT", "LEFT", "0"}), "");
   EXPECT_TRUE(c.blocked());
-  t.exec().unblock_with_timeout(c);
+  t.exec().blocking().time_out(c);
   EXPECT_EQ(t.take_output(c), kNullArray);
 }
 
@@ -696,7 +696,7 @@ struct Counters {
 Counters snapshot(Executor& exec) {
   const auto& s = timers_of(exec).stats();
   return {s.scheduled, s.cancelled, s.fired, s.cascaded, s.bitmap_probes,
-          exec.waiters().blocked_count(), exec.waiters().blocking_key_count()};
+          exec.blocking().waiters().blocked_count(), exec.blocking().waiters().blocking_key_count()};
 }
 
 class BlockingScaleTest : public BlockingCommandsTest {
@@ -719,8 +719,8 @@ class BlockingScaleTest : public BlockingCommandsTest {
   void check_one_of_each(bool one_key) {
     auto w = park(one_key);
     Client& p = t.client();
-    EXPECT_EQ(t.exec().waiters().blocked_count(), kWaiters);
-    EXPECT_EQ(t.exec().waiters().blocking_key_count(), one_key ? 1u : kWaiters);
+    EXPECT_EQ(t.exec().blocking().waiters().blocked_count(), kWaiters);
+    EXPECT_EQ(t.exec().blocking().waiters().blocking_key_count(), one_key ? 1u : kWaiters);
     EXPECT_EQ(timers_of(t.exec()).size(), kWaiters);
 
     // Time out one: exactly one timer fires, no other waiter or timer is visited.
@@ -745,7 +745,7 @@ class BlockingScaleTest : public BlockingCommandsTest {
     EXPECT_EQ(after.fired - before.fired, 0u);
     EXPECT_EQ(after.probes - before.probes, 0u);
     EXPECT_EQ(before.blocked - after.blocked, 1u);
-    EXPECT_EQ(t.exec().waiters().waiter_count(0, one_key ? "q" : "q:2"), one_key ? kWaiters - 2 : 1u);
+    EXPECT_EQ(t.exec().blocking().waiters().waiter_count(0, one_key ? "q" : "q:2"), one_key ? kWaiters - 2 : 1u);
 
     // Disconnect one in the middle: one timer cancelled, one waiter gone, the rest untouched.
     before = snapshot(t.exec());

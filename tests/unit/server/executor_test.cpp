@@ -159,7 +159,7 @@ TEST(Executor, ClientKillClosesTheTarget) {
   auto& b = t.client();
   EXPECT_EQ(t.run(a, {"CLIENT", "KILL", "ID", std::to_string(b.id)}), ":1\r\n");
   EXPECT_TRUE(b.close_after_reply);
-  const auto kills = t.exec().take_kill_list();
+  const auto kills = t.exec().clients().take_kill_list();
   ASSERT_EQ(kills.size(), 1u);
   EXPECT_EQ(kills[0], &b);
   EXPECT_EQ(t.run(a, {"CLIENT", "KILL", "1.2.3.4:5"}), "-ERR No such client\r\n");
@@ -271,7 +271,32 @@ TEST(Executor, ListWaiterAheadOfSortedSetWaiterDoesNotStarveIt) {
   EXPECT_TRUE(list_waiter.blocked());
   EXPECT_EQ(t.run(producer, {"RPUSH", "k", "v"}), ":1\r\n");
   EXPECT_EQ(t.take_output(list_waiter), "*2\r\n$1\r\nk\r\n$1\r\nv\r\n");
-  EXPECT_EQ(t.exec().waiters().blocked_count(), 0u);
+  EXPECT_EQ(t.exec().blocking().waiters().blocked_count(), 0u);
+}
+
+}  // namespace
+
+namespace {
+
+// The idle-client policy (config `timeout`) is the executor's: net closes what cron names.
+TEST(ExecutorCron, NamesClientsIdlePastTheTimeoutButNeverABlockedOne) {
+  TestServer t(std::vector<std::pair<std::string, std::string>>{{"timeout", "5"}});
+  auto& idle = t.client();
+  auto& blocked = t.client();
+  auto& active = t.client();
+  t.run(blocked, {"BLPOP", "q", "0"});
+  t.clock().advance_ms(4000);
+  t.run(active, {"PING"});
+  const std::uint64_t now = t.clock().monotonic_ms() + 1001;
+  const auto close = t.exec().cron(now);
+  EXPECT_EQ(close, std::vector<listd::server::Client*>{&idle});
+  t.exec().blocking().end_wait(blocked);
+}
+
+TEST(ExecutorCron, NamesNobodyWithoutATimeout) {
+  TestServer t;
+  t.client();
+  EXPECT_TRUE(t.exec().cron(t.clock().monotonic_ms() + 3'600'000).empty());
 }
 
 }  // namespace

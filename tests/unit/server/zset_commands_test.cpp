@@ -19,8 +19,8 @@ namespace {
 class ZSetCommandsTest : public ::testing::Test {
  protected:
   void TearDown() override {
-    EXPECT_EQ(t.exec().waiters().blocked_count(), 0u) << "a waiter was leaked";
-    EXPECT_EQ(t.exec().waiters().blocking_key_count(), 0u) << "a waiting list was leaked";
+    EXPECT_EQ(t.exec().blocking().waiters().blocked_count(), 0u) << "a waiter was leaked";
+    EXPECT_EQ(t.exec().blocking().waiters().blocking_key_count(), 0u) << "a waiting list was leaked";
   }
   TestServer t;
   listd::server::Client& c = t.client();

@@ -1,0 +1,131 @@
+#include "listd/server/client_registry.h"
+
+#include <algorithm>
+
+namespace listd::server {
+namespace {
+
+template <class T>
+void erase_value(std::vector<T*>& v, const T* p) {
+  v.erase(std::remove(v.begin(), v.end(), p), v.end());
+}
+
+// Redis sdscatrepr, as MONITOR prints each argument.
+void append_repr(std::string& line, std::string_view arg) {
+  line += '"';
+  for (unsigned char ch : arg) {
+    switch (ch) {
+      case '\\': line += "\\\\"; break;
+      case '"': line += "\\\""; break;
+      case '\n': line += "\\n"; break;
+      case '\r': line += "\\r"; break;
+      case '\t': line += "\\t"; break;
+      case '\a': line += "\\a"; break;
+      case '\b': line += "\\b"; break;
+      default:
+        if (ch >= 0x20 && ch < 0x7f) {
+          line += static_cast<char>(ch);
+        } else {
+          static constexpr char kHex[] = "0123456789abcdef";
+          line += "\\x";
+          line += kHex[ch >> 4];
+          line += kHex[ch & 15];
+        }
+    }
+  }
+  line += '"';
+}
+
+}  // namespace
+
+std::string format_monitor_line(const Client& c, std::int64_t unix_us,
+                                std::span<const std::string_view> argv) {
+  std::string line = "+" + std::to_string(unix_us / 1000000) + ".";
+  std::string frac = std::to_string(unix_us % 1000000);
+  line.append(6 - frac.size(), '0');
+  line += frac + " [" + std::to_string(c.db) + " " + c.addr + "]";
+  for (std::string_view a : argv) {
+    line += ' ';
+    append_repr(line, a);
+  }
+  line += "\r\n";
+  return line;
+}
+
+Client& ClientRegistry::create() {
+  auto owned = std::make_unique<Client>(next_id_++);
+  Client& c = *owned;
+  clients_.emplace(c.id, std::move(owned));
+  return c;
+}
+
+void ClientRegistry::destroy(Client& c) {
+  erase_value(flush_list_, &c);
+  erase_value(resume_list_, &c);
+  erase_value(kill_list_, &c);
+  erase_value(monitors_, &c);
+  clients_.erase(c.id);
+}
+
+Client* ClientRegistry::find(std::uint64_t id) noexcept {
+  auto it = clients_.find(id);
+  return it == clients_.end() ? nullptr : it->second.get();
+}
+
+void ClientRegistry::queue_flush(Client& c) {
+  if (c.queued_for_flush) return;
+  c.queued_for_flush = true;
+  flush_list_.push_back(&c);
+}
+
+std::vector<Client*> ClientRegistry::take_flush_list() {
+  std::vector<Client*> out;
+  out.swap(flush_list_);
+  for (Client* c : out) c->queued_for_flush = false;
+  return out;
+}
+
+std::vector<Client*> ClientRegistry::take_resume_list() {
+  std::vector<Client*> out;
+  out.swap(resume_list_);
+  return out;
+}
+
+void ClientRegistry::request_kill(Client& c) {
+  c.close_after_reply = true;
+  if (std::find(kill_list_.begin(), kill_list_.end(), &c) == kill_list_.end())
+    kill_list_.push_back(&c);
+}
+
+std::vector<Client*> ClientRegistry::take_kill_list() {
+  std::vector<Client*> out;
+  out.swap(kill_list_);
+  return out;
+}
+
+void ClientRegistry::add_monitor(Client& c) {
+  if (c.monitor) return;
+  c.monitor = true;
+  monitors_.push_back(&c);
+}
+
+void ClientRegistry::feed_monitors(const Client& c, std::int64_t unix_us,
+                                   std::span<const std::string_view> argv) {
+  const std::string line = format_monitor_line(c, unix_us, argv);
+  for (Client* m : monitors_) {
+    if (m == &c) continue;
+    m->out += line;
+    queue_flush(*m);
+  }
+}
+
+std::vector<Client*> ClientRegistry::idle_clients(std::uint64_t now_ms, std::uint64_t limit_ms) {
+  std::vector<Client*> idle;
+  for (auto& [id, c] : clients_) {
+    if (!c->transport || c->blocked()) continue;
+    if (now_ms - c->last_interaction_ms > limit_ms) idle.push_back(c.get());
+  }
+  return idle;
+}
+
+}  // namespace listd::server
