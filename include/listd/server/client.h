@@ -10,6 +10,7 @@
 
 #include "listd/blocking/waiter_registry.h"
 #include "listd/protocol/reply_writer.h"
+#include "listd/server/list_end.h"
 
 namespace listd::server {
 
@@ -25,9 +26,6 @@ class ClientTransport {
   /// Bytes of output not yet written to the socket (CLIENT LIST omem).
   virtual std::size_t pending_output_bytes() const = 0;
 };
-
-/// Which end of a list: LEFT/head or RIGHT/tail.
-enum class End : std::uint8_t { kHead, kTail };
 
 /// What a blocked client is waiting to do once one of its keys is ready.
 struct BlockSpec {
