@@ -4,7 +4,7 @@
 //
 // API: list_pop_one (pop into a string), list_pop_reply / list_pop_one_reply (pop straight into
 // a reply, no copies: a deliberate break from an Op/Cmd split, it saves a copy per element),
-// list_push (push; the one door through which a list is created), list_move (LMOVE's rule,
+// list_push (push; the one door through which a push creates a list), list_move (LMOVE's rule,
 // rotation included), and the effects Redis logs for pops and moves.
 // They work on a database and a key; type checks stay in the handlers. Invariant kept by every
 // function: a list that becomes empty is deleted from `db` at once.
@@ -38,8 +38,9 @@ void list_pop_one_reply(protocol::ReplyWriter reply, store::Database& db, store:
                         End end);
 
 /// Pushes `values` in order at `end` of the list at `key`: into `entry` if it is the key's live
-/// list, else into a new list. Every list is created here, through Executor::add_key (which
-/// wakes the key's waiters), its access time the command's time. Returns the new length.
+/// list, else into a new list. Every list a push creates is created here, through
+/// Executor::add_key (which wakes the key's waiters), its access time the command's time.
+/// Returns the new length.
 std::size_t list_push(Executor& exec, store::Database& db, std::string_view key,
                       store::Entry* entry, End end, std::span<const std::string_view> values);
 /// The same for one value.
