@@ -47,7 +47,8 @@ bool CommandContext::parse_timeout_ms(std::size_t i, long long& out_ms) {
 
 store::Entry* CommandContext::lookup(std::string_view key, bool count_stats, bool touch) {
   store::Entry* e = db_->lookup(key, now_ms_);
-  if (e && touch && !client_.no_touch) e->access_time_s = static_cast<std::uint32_t>(now_ms_ / 1000);
+  if (e && touch && !client_.no_touch)
+    e->access_time_s = static_cast<std::uint32_t>(now_ms_ / 1000);
   if (count_stats) ++(e ? exec_.stats().keyspace_hits : exec_.stats().keyspace_misses);
   return e;
 }
@@ -84,6 +85,19 @@ bool CommandContext::effects_wanted() const noexcept { return exec_.effects().ac
 void CommandContext::switch_db(int index) {
   client_.db = index;
   db_ = &exec_.keyspace().db(index);
+}
+
+void reply_help(CommandContext& ctx, std::span<const std::string_view> lines) {
+  std::string head(ctx.arg(0));
+  for (char& ch : head)
+    if (ch >= 'a' && ch <= 'z') ch = static_cast<char>(ch - 32);
+  head += " <subcommand> [<arg> [value] [opt] ...]. Subcommands are:";
+  protocol::ReplyWriter r = ctx.reply();
+  r.array_header(lines.size() + 3);
+  r.simple(head);
+  for (std::string_view line : lines) r.simple(line);
+  r.simple("HELP");
+  r.simple("    Print this help.");
 }
 
 }  // namespace listd::server

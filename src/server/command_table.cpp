@@ -66,6 +66,32 @@ CommandSpec& CommandTable::add_subcommand(CommandSpec& parent, CommandSpec sub) 
   return ref;
 }
 
+CommandSpec& CommandFamily::add(std::string_view name, int arity, std::uint32_t flags,
+                                KeySpec keys, Handler handler, std::string_view since,
+                                std::string_view summary) {
+  return table_.add({.name = name,
+                     .arity = arity,
+                     .flags = flags,
+                     .keys = keys,
+                     .handler = handler,
+                     .group = group_,
+                     .since = since,
+                     .summary = summary});
+}
+
+CommandSpec& CommandFamily::add_subcommand(CommandSpec& parent, std::string_view name, int arity,
+                                           std::uint32_t flags, KeySpec keys, Handler handler,
+                                           std::string_view since, std::string_view summary) {
+  return table_.add_subcommand(parent, {.name = name,
+                                        .arity = arity,
+                                        .flags = flags,
+                                        .keys = keys,
+                                        .handler = handler,
+                                        .group = group_,
+                                        .since = since,
+                                        .summary = summary});
+}
+
 const CommandSpec* CommandTable::find(std::string_view name) const noexcept {
   char buf[64];
   if (name.size() > sizeof buf) return nullptr;

@@ -1,6 +1,7 @@
 #include "listd/server/list_ops.h"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "listd/server/executor.h"
 
@@ -13,18 +14,6 @@ void delete_if_empty(store::Database& db, store::Entry* entry) {
 }
 
 }  // namespace
-
-std::vector<std::string> list_pop(store::Database& db, store::Entry* entry, End end,
-                                  std::size_t count) {
-  store::PackedList& list = entry->value.as_list();
-  std::vector<std::string> out;
-  const std::size_t n = std::min(count, list.size());
-  out.reserve(n);
-  for (std::size_t i = 0; i < n; ++i)
-    out.push_back(end == End::kHead ? list.pop_front() : list.pop_back());
-  delete_if_empty(db, entry);
-  return out;
-}
 
 std::string list_pop_one(store::Database& db, store::Entry* entry, End end) {
   store::PackedList& list = entry->value.as_list();
@@ -69,17 +58,42 @@ void list_pop_one_reply(protocol::ReplyWriter reply, store::Database& db, store:
 }
 
 std::size_t list_push(Executor& exec, store::Database& db, std::string_view key,
-                      store::Entry* entry, End end, std::string_view value) {
+                      store::Entry* entry, End end, std::span<const std::string_view> values) {
   if (!entry) {
     entry = exec.add_key(db, key, store::Value::make_list());
-    entry->access_time_s = static_cast<std::uint32_t>(exec.clock().unix_ms() / 1000);
+    entry->access_time_s = static_cast<std::uint32_t>(exec.command_unix_ms() / 1000);
   }
   store::PackedList& list = entry->value.as_list();
-  if (end == End::kHead)
-    list.push_front(value);
-  else
-    list.push_back(value);
+  for (std::string_view v : values) {
+    if (end == End::kHead)
+      list.push_front(v);
+    else
+      list.push_back(v);
+  }
   return list.size();
+}
+
+std::size_t list_push(Executor& exec, store::Database& db, std::string_view key,
+                      store::Entry* entry, End end, std::string_view value) {
+  return list_push(exec, db, key, entry, end, std::span<const std::string_view>(&value, 1));
+}
+
+std::string list_move(Executor& exec, store::Database& db, store::Entry* src_entry,
+                      std::string_view dst, store::Entry* dst_entry, End from, End to) {
+  if (src_entry == dst_entry) {
+    // Rotation: pushed back before anyone could see the list empty.
+    store::PackedList& list = src_entry->value.as_list();
+    std::string value = from == End::kHead ? list.pop_front() : list.pop_back();
+    if (to == End::kHead)
+      list.push_front(value);
+    else
+      list.push_back(value);
+    return value;
+  }
+  // Deleting an emptied source leaves `dst_entry` valid: dictionary entries never move.
+  std::string value = list_pop_one(db, src_entry, from);
+  list_push(exec, db, dst, dst_entry, to, value);
+  return value;
 }
 
 void emit_list_pop(Executor& exec, int db, std::string_view key, End end, bool with_count,

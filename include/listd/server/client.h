@@ -10,6 +10,7 @@
 
 #include "listd/blocking/waiter_registry.h"
 #include "listd/protocol/reply_writer.h"
+#include "listd/server/list_end.h"
 #include "listd/store/db_key.h"
 
 namespace listd::server {
@@ -34,9 +35,6 @@ class ClientTransport {
   /// Closes the connection (idle timeout); the client is destroyed with it.
   virtual void close() = 0;
 };
-
-/// Which end of a list: LEFT/head or RIGHT/tail.
-enum class End : std::uint8_t { kHead, kTail };
 
 /// What a blocked client is waiting to do once one of its keys is ready.
 struct BlockSpec {

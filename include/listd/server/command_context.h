@@ -108,4 +108,12 @@ class CommandContext {
   bool in_exec_;
 };
 
+/// Redis addReplyHelp: the HELP reply of a container command, one status line each: "<NAME>
+/// <subcommand> [<arg> [value] [opt] ...]. Subcommands are:" (NAME is argv[0] upper-cased),
+/// then `lines`, then "HELP" / "    Print this help.".
+void reply_help(CommandContext& ctx, std::span<const std::string_view> lines);
+inline void reply_help(CommandContext& ctx, std::initializer_list<std::string_view> lines) {
+  reply_help(ctx, std::span<const std::string_view>(lines.begin(), lines.size()));
+}
+
 }  // namespace listd::server

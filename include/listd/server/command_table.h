@@ -62,27 +62,60 @@ struct KeySpec {
   int last = 0;
   int step = 0;
   int numkeys_at = 0;
+
+  /// The key count at argv[at], the keys right after it.
+  static constexpr KeySpec numkeys(int at) noexcept { return {0, 0, 0, at}; }
 };
 
+/// The key specs most commands have.
+inline constexpr KeySpec kNoKeys{};
+inline constexpr KeySpec kFirstKey{1, 1, 1};    ///< argv[1]
+inline constexpr KeySpec kFirstTwoKeys{1, 2, 1};  ///< argv[1], argv[2] (source, destination)
+inline constexpr KeySpec kAllKeys{1, -1, 1};    ///< every argument after the name
+
+/// One command as registered. The registration fields come first; the rest is filled in by
+/// CommandTable (every member has a default, so a braced `{name, arity, ...}` may stop early).
 struct CommandSpec {
-  std::string_view name;  ///< lower case; for subcommands "container|sub" is derived
-  int arity = 0;          ///< N exact, -N at least N (the name counts)
+  std::string_view name{};  ///< lower case; for subcommands "container|sub" is derived
+  int arity = 0;            ///< N exact, -N at least N (the name counts)
   std::uint32_t flags = 0;
-  KeySpec keys;
+  KeySpec keys{};
   Handler handler = nullptr;
-  std::string_view group;  ///< "list", "connection", ... (COMMAND DOCS / INFO)
-  std::string_view since;  ///< Redis version that introduced it
-  std::string_view summary;
+  std::string_view group{};  ///< "list", "connection", ... (COMMAND DOCS / INFO)
+  std::string_view since{};  ///< Redis version that introduced it
+  std::string_view summary{};
 
   /// Container commands (CLIENT, CONFIG, ...) dispatch on argv[1] through this table.
-  std::vector<std::unique_ptr<CommandSpec>> subcommands;
+  std::vector<std::unique_ptr<CommandSpec>> subcommands{};
   const CommandSpec* parent = nullptr;
-  std::string full_name;  ///< "lpush", or "client|setname" for a subcommand
-  std::size_t slot = 0;   ///< dense index in its table (per-command counters in a vector)
+  std::string full_name{};  ///< "lpush", or "client|setname" for a subcommand
+  std::size_t slot = 0;     ///< dense index in its table (per-command counters in a vector)
 
   const CommandSpec* find_subcommand(std::string_view name) const noexcept;
   /// Positions of the key arguments in argv (empty if the arguments are malformed).
   std::vector<int> key_positions(std::span<const std::string_view> argv) const;
+};
+
+class CommandTable;
+
+/// One family's registration: every command added through it gets the family's group, so a
+/// family file lists only what differs per command (CommandTable::family).
+class CommandFamily {
+ public:
+  CommandFamily(CommandTable& table, std::string_view group) noexcept
+      : table_(table), group_(group) {}
+
+  /// Adds a command of this family; returns it so subcommands can be attached.
+  CommandSpec& add(std::string_view name, int arity, std::uint32_t flags, KeySpec keys,
+                   Handler handler, std::string_view since, std::string_view summary);
+  /// Adds subcommand `name` of `parent` (CONTAINER|name), in this family's group.
+  CommandSpec& add_subcommand(CommandSpec& parent, std::string_view name, int arity,
+                              std::uint32_t flags, KeySpec keys, Handler handler,
+                              std::string_view since, std::string_view summary);
+
+ private:
+  CommandTable& table_;
+  std::string_view group_;
 };
 
 class CommandTable {
@@ -90,6 +123,8 @@ class CommandTable {
   /// A table holding every command listd implements.
   static CommandTable with_all_commands();
 
+  /// The registration helper of one family: `table.family("hash").add("hget", ...)`.
+  CommandFamily family(std::string_view group) noexcept { return CommandFamily(*this, group); }
   /// Adds a command; returns it so subcommands can be attached.
   CommandSpec& add(CommandSpec spec);
   /// Adds `sub` as a subcommand of `parent` (sub.name is the subcommand name only).
@@ -103,6 +138,8 @@ class CommandTable {
   void for_each(F&& f) const {
     for (const auto& c : ordered_) f(*c);
   }
+  /// Every command and subcommand, indexed by CommandSpec::slot.
+  const std::vector<const CommandSpec*>& by_slot() const noexcept { return by_slot_; }
 
  private:
   struct NameHash {
@@ -111,13 +148,10 @@ class CommandTable {
       return std::hash<std::string_view>{}(s);
     }
   };
-  std::unordered_map<std::string, std::unique_ptr<CommandSpec>, NameHash, std::equal_to<>> commands_;
+  std::unordered_map<std::string, std::unique_ptr<CommandSpec>, NameHash, std::equal_to<>>
+      commands_;
   std::vector<const CommandSpec*> ordered_;
   std::vector<const CommandSpec*> by_slot_;  // commands and subcommands, by CommandSpec::slot
-
- public:
-  /// Every command and subcommand, indexed by CommandSpec::slot.
-  const std::vector<const CommandSpec*>& by_slot() const noexcept { return by_slot_; }
 };
 
 /// Lower-cases ASCII into `out` (which must hold name.size() bytes); returns the view.

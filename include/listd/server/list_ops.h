@@ -1,49 +1,59 @@
 // List operations shared by the list commands and the blocking commands' serving path, so that
-// a served BLPOP/BLMOVE/BLMPOP runs exactly the code LPOP/LMOVE/LMPOP run (one truth).
+// a served BLPOP/BLMOVE/BLMPOP runs exactly the code LPOP/LMOVE/LMPOP run (one truth, as Redis'
+// t_list.c has one lmoveGenericCommand and one listPopRangeAndReplyWithKey).
 //
-// API: list_pop / list_pop_one (pop into strings), list_pop_reply / list_pop_one_reply (pop
-// straight into a reply, no copies), list_push (push, creating the key through
-// Executor::add_key so that its waiters wake up).
+// API: list_pop_one (pop into a string), list_pop_reply / list_pop_one_reply (pop straight into
+// a reply, no copies: a deliberate break from an Op/Cmd split, it saves a copy per element),
+// list_push (push; the one door through which a push creates a list), list_move (LMOVE's rule,
+// rotation included), and the effects Redis logs for pops and moves.
 // They work on a database and a key; type checks stay in the handlers. Invariant kept by every
 // function: a list that becomes empty is deleted from `db` at once.
 #pragma once
 
+#include <span>
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include "listd/protocol/reply_writer.h"
-#include "listd/server/client.h"
+#include "listd/server/list_end.h"
 #include "listd/store/database.h"
 
 namespace listd::server {
 
 class Executor;
 
-/// Pops up to `count` (>= 1) elements from `end` of the list held by `entry` (the live entry of
-/// `key` in `db`), deleting the key when it becomes empty. `entry` is invalid afterwards if the
-/// key was deleted.
-std::vector<std::string> list_pop(store::Database& db, store::Entry* entry, End end,
-                                  std::size_t count);
-
-/// Pops exactly one element (the list must be non-empty).
+/// Pops exactly one element from `end` of the non-empty list held by `entry` (the live entry
+/// of its key in `db`), deleting the key when it becomes empty.
 std::string list_pop_one(store::Database& db, store::Entry* entry, End end);
 
-/// Like list_pop, but writes the popped elements to `reply` as one array (in pop order: head
-/// first for kHead, tail first for kTail) instead of copying them out. The list must be
-/// non-empty. Returns how many were popped. (LPOP key count, LMPOP, BLMPOP)
+/// Pops up to `count` (>= 1) elements from `end` and writes them to `reply` as one array (in pop
+/// order: head first for kHead, tail first for kTail) instead of copying them out. The list must
+/// be non-empty. Returns how many were popped; `entry` is invalid afterwards if the key was
+/// deleted. (LPOP key count, LMPOP, BLMPOP)
 std::size_t list_pop_reply(protocol::ReplyWriter reply, store::Database& db, store::Entry* entry,
                            End end, std::size_t count);
 
-/// Like list_pop_one, but writes the element to `reply` as a bulk string. (LPOP key)
+/// Like list_pop_reply for one element, written as a bulk string. (LPOP key, BLPOP)
 void list_pop_one_reply(protocol::ReplyWriter reply, store::Database& db, store::Entry* entry,
                         End end);
 
-/// Pushes `value` at `end` of the list at `key`: into `entry` if it is the key's existing list,
-/// else into a new list created through Executor::add_key (which wakes the key's waiters).
+/// Pushes `values` in order at `end` of the list at `key`: into `entry` if it is the key's live
+/// list, else into a new list. Every list a push creates is created here, through
+/// Executor::add_key (which wakes the key's waiters), its access time the command's time.
 /// Returns the new length.
 std::size_t list_push(Executor& exec, store::Database& db, std::string_view key,
+                      store::Entry* entry, End end, std::span<const std::string_view> values);
+/// The same for one value.
+std::size_t list_push(Executor& exec, store::Database& db, std::string_view key,
                       store::Entry* entry, End end, std::string_view value);
+
+/// Redis lmoveGenericCommand's move once both types are checked: pops from `from` of the live,
+/// non-empty list `src_entry` and pushes at `to` of the list at `dst` (`dst_entry`: its live
+/// list, or null when absent). Returns the element. When source and destination are the same
+/// list it is a rotation: the list is never emptied in between, so even a one-element list
+/// keeps its key, its TTL and its waiters (Redis pops and pushes the same object).
+std::string list_move(Executor& exec, store::Database& db, store::Entry* src_entry,
+                      std::string_view dst, store::Entry* dst_entry, End from, End to);
 
 /// The effect of a pop, as Redis 7.0 logs every list pop (LMPOP, BLPOP, BLMPOP, a served
 /// waiter): `LPOP|RPOP key`, or `LPOP|RPOP key <n popped>` for the multi-pop forms.

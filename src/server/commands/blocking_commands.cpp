@@ -3,57 +3,26 @@
 // key).
 //
 // Each handler first tries to answer at once, exactly like its non-blocking form (LPOP, LMOVE,
-// LMPOP), through the list_ops.h pop/push functions; only when every key is absent does it park
+// LMPOP), through the list_ops.h pop/move functions; only when every key is absent does it park
 // the client with CommandContext::block_on. A parked client gets no reply until it is served
 // here, times out (Executor::tick replies the null array) or is unblocked (CLIENT UNBLOCK).
 // Argument checks follow Redis 7.0.15 t_list.c in order: positions / numkeys / COUNT, then the
 // timeout, then the key types (only up to the first non-empty key).
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "listd/server/blocking_service.h"
+#include "listd/server/command_args.h"
 #include "listd/server/command_context.h"
 #include "listd/server/command_table.h"
 #include "listd/server/errors.h"
 #include "listd/server/executor.h"
 #include "listd/server/list_ops.h"
-#include "listd/server/text.h"
 
 namespace listd::server {
 namespace {
-
-// Redis getListPositionFromObjectOrReply: LEFT | RIGHT, any case.
-bool parse_end(CommandContext& ctx, std::size_t i, End& out) {
-  const std::string_view a = ctx.arg(i);
-  if (strcasecmp_eq(a, "left")) {
-    out = End::kHead;
-    return true;
-  }
-  if (strcasecmp_eq(a, "right")) {
-    out = End::kTail;
-    return true;
-  }
-  ctx.reply().error(kSyntaxErr);
-  return false;
-}
-
-/// Moves one element from the live, non-empty list `src_entry` to the list at `dst`
-/// (`dst_entry`: its live list, or null when absent; the caller checked the type). Returns the
-/// element. LMOVE semantics: a one-element list moved onto itself stays as
-/// it is (Redis pops and pushes the same object, so the key, its TTL and its waiters are
-/// untouched).
-std::string move_element(Executor& exec, store::Database& db, store::Entry* src_entry,
-                         std::string_view dst, store::Entry* dst_entry, End from, End to) {
-  store::PackedList& list = src_entry->value.as_list();
-  if (src_entry == dst_entry && list.size() == 1) return std::string(list.front());
-  std::string value = list_pop_one(db, src_entry, from);
-  // The pop may have deleted the source key. Entries never move, so `dst_entry` (another key,
-  // or the same still non-empty list) stays valid; peek again anyway, so the push can never
-  // write into a freed entry whatever list_pop_one does.
-  list_push(exec, db, dst, db.peek(dst), to, value);
-  return value;
-}
 
 /// Pops from `entry` and replies [key, element] (BLPOP/BRPOP), or [key, [elements...]] with up
 /// to `count` elements (BLMPOP): the LPOP / LMPOP reply code, straight from the list. Returns
@@ -114,8 +83,7 @@ void blmove_generic(CommandContext& ctx, End from, End to, long long timeout_ms,
     // The source has data: exactly LMOVE, destination type checked only now.
     auto [d, dst_wrong_type] = ctx.write(dst, store::ValueType::kList);
     if (dst_wrong_type) return;
-    const std::string value = move_element(ctx.exec(), ctx.db(), s, dst, d, from, to);
-    ctx.reply().bulk(value);
+    ctx.reply().bulk(list_move(ctx.exec(), ctx.db(), s, dst, d, from, to));
     ctx.mark_dirty();
     // Redis lmoveGenericCommand: BLMOVE -> LMOVE with the directions as sent, BRPOPLPUSH ->
     // RPOPLPUSH.
@@ -166,40 +134,11 @@ void cmd_blmove(CommandContext& ctx) {
 void cmd_blmpop(CommandContext& ctx) {
   // Redis 7.0 lmpopGenericCommand(c, 2, 1): numkeys, position, COUNT, and only then the
   // timeout (in blockingPopGenericCommand).
-  long long numkeys = 0;
-  if (!ctx.parse_integer(2, numkeys, kNumkeysErr)) return;
-  if (numkeys < 1) {
-    ctx.reply().error(kNumkeysErr);
-    return;
-  }
-  const std::size_t argc = ctx.argc();
-  if (static_cast<unsigned long long>(numkeys) >= argc - 3) {
-    ctx.reply().error(kSyntaxErr);
-    return;
-  }
-  const std::size_t where_idx = 3 + static_cast<std::size_t>(numkeys);
-  End end = End::kHead;
-  if (!parse_end(ctx, where_idx, end)) return;
-  long long count = -1;
-  for (std::size_t j = where_idx + 1; j < argc; ++j) {
-    const bool more_args = j + 1 < argc;
-    if (count == -1 && more_args && strcasecmp_eq(ctx.arg(j), "count")) {
-      ++j;
-      if (!ctx.parse_integer(j, count, kCountGreaterThanZeroErr)) return;
-      if (count < 1) {
-        ctx.reply().error(kCountGreaterThanZeroErr);
-        return;
-      }
-    } else {
-      ctx.reply().error(kSyntaxErr);
-      return;
-    }
-  }
-  if (count == -1) count = 1;
+  const std::optional<MpopArgs> args = parse_mpop_args(ctx, 2, kListEnds);
+  if (!args) return;
   long long timeout_ms = 0;
   if (!ctx.parse_timeout_ms(1, timeout_ms)) return;
-  blocking_pop_generic(ctx, ctx.argv().subspan(3, static_cast<std::size_t>(numkeys)), end,
-                       timeout_ms, true, count);
+  blocking_pop_generic(ctx, args->keys, args->where, timeout_ms, true, args->count);
 }
 
 }  // namespace
@@ -237,9 +176,7 @@ ServeResult serve_blocked_client(Executor& exec, Client& c, const store::DbKey& 
         exec.blocking().finish(c);
         return ServeResult::kServed;
       }
-      const std::string value =
-          move_element(exec, db, e, spec.destination, d, spec.from, spec.to);
-      reply.bulk(value);
+      reply.bulk(list_move(exec, db, e, spec.destination, d, spec.from, spec.to));
       exec.touch_key(key.db, spec.destination);
       emit_list_move(exec, key.db, key.key, spec.destination, spec.from, spec.to,
                      spec.as_rpoplpush);
@@ -255,21 +192,22 @@ ServeResult serve_blocked_client(Executor& exec, Client& c, const store::DbKey& 
   return ServeResult::kServed;
 }
 
-void register_blocking_commands(CommandTable& t) {
-  t.add({"blpop", -3, kWrite | kNoScript | kBlocking | kOwnEffect, {1, -2, 1}, &cmd_blpop, "list", "2.0.0",
-         "Remove and get the first element in a list, or block until one is available"});
-  t.add({"brpop", -3, kWrite | kNoScript | kBlocking | kOwnEffect, {1, -2, 1}, &cmd_brpop, "list", "2.0.0",
-         "Remove and get the last element in a list, or block until one is available"});
-  t.add({"brpoplpush", 4, kWrite | kDenyOom | kNoScript | kBlocking | kOwnEffect, {1, 2, 1}, &cmd_brpoplpush,
-         "list", "2.2.0",
-         "Pop an element from a list, push it to another list and return it; or block until one "
-         "is available"});
-  t.add({"blmove", 6, kWrite | kDenyOom | kNoScript | kBlocking | kOwnEffect, {1, 2, 1}, &cmd_blmove, "list",
-         "6.2.0",
-         "Pop an element from a list, push it to another list and return it; or block until one "
-         "is available"});
-  t.add({"blmpop", -5, kWrite | kBlocking | kOwnEffect, {0, 0, 0, 2}, &cmd_blmpop, "list", "7.0.0",
-         "Pop elements from a list, or block until one is available"});
+void register_blocking_commands(CommandTable& table) {
+  CommandFamily t = table.family("list");
+  t.add("blpop", -3, kWrite | kNoScript | kBlocking | kOwnEffect, {1, -2, 1}, &cmd_blpop, "2.0.0",
+        "Remove and get the first element in a list, or block until one is available");
+  t.add("brpop", -3, kWrite | kNoScript | kBlocking | kOwnEffect, {1, -2, 1}, &cmd_brpop, "2.0.0",
+        "Remove and get the last element in a list, or block until one is available");
+  t.add("brpoplpush", 4, kWrite | kDenyOom | kNoScript | kBlocking | kOwnEffect, kFirstTwoKeys,
+        &cmd_brpoplpush, "2.2.0",
+        "Pop an element from a list, push it to another list and return it; or block until one is "
+        "available");
+  t.add("blmove", 6, kWrite | kDenyOom | kNoScript | kBlocking | kOwnEffect, kFirstTwoKeys,
+        &cmd_blmove, "6.2.0",
+        "Pop an element from a list, push it to another list and return it; or block until one is "
+        "available");
+  t.add("blmpop", -5, kWrite | kBlocking | kOwnEffect, KeySpec::numkeys(2), &cmd_blmpop, "7.0.0",
+        "Pop elements from a list, or block until one is available");
 }
 
 }  // namespace listd::server

@@ -276,7 +276,6 @@ void cmd_client_unblock(CommandContext& ctx) {
 // CLIENT HELP
 void cmd_client_help(CommandContext& ctx) {
   static constexpr std::string_view kLines[] = {
-      "CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
       "GETNAME", "    Return the name of the current connection.",
       "ID", "    Return the ID of the current connection.",
       "INFO", "    Return information about the current client connection.",
@@ -289,11 +288,8 @@ void cmd_client_help(CommandContext& ctx) {
       "SETNAME <name>", "    Assign the name <name> to the current connection.",
       "SETINFO <option> <value>", "    Set client meta attr (LIB-NAME, LIB-VER).",
       "NO-EVICT (ON|OFF)", "    Protect current client connection from eviction.",
-      "NO-TOUCH (ON|OFF)", "    Commands of this client do not touch the LRU/LFU of keys.",
-      "HELP", "    Print this help."};
-  auto r = ctx.reply();
-  r.array_header(std::size(kLines));
-  for (std::string_view l : kLines) r.simple(l);
+      "NO-TOUCH (ON|OFF)", "    Commands of this client do not touch the LRU/LFU of keys."};
+  reply_help(ctx, kLines);
 }
 
 }  // namespace

@@ -57,15 +57,11 @@ void cmd_config_rewrite(CommandContext& ctx) {
 // CONFIG HELP
 void cmd_config_help(CommandContext& ctx) {
   static constexpr std::string_view kLines[] = {
-      "CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
       "GET <pattern>", "    Return parameters matching the glob-like <pattern> and their values.",
       "SET <directive> <value>", "    Set the configuration <directive> to <value>.",
       "RESETSTAT", "    Reset statistics reported by the INFO command.",
-      "REWRITE", "    Rewrite the configuration file.",
-      "HELP", "    Print this help."};
-  auto r = ctx.reply();
-  r.array_header(std::size(kLines));
-  for (std::string_view l : kLines) r.simple(l);
+      "REWRITE", "    Rewrite the configuration file."};
+  reply_help(ctx, kLines);
 }
 
 }  // namespace

@@ -143,17 +143,26 @@ void cmd_persist(CommandContext& ctx) {
 
 }  // namespace
 
-void register_expire_commands(CommandTable& t) {
-  const KeySpec one{1, 1, 1};
-  t.add({"expire", -3, kWrite | kFast | kOwnEffect, one, &cmd_expire, "generic", "1.0.0", "Set a key's time to live in seconds"});
-  t.add({"pexpire", -3, kWrite | kFast | kOwnEffect, one, &cmd_pexpire, "generic", "2.6.0", "Set a key's time to live in milliseconds"});
-  t.add({"expireat", -3, kWrite | kFast | kOwnEffect, one, &cmd_expireat, "generic", "1.2.0", "Set the expiration for a key as a UNIX timestamp"});
-  t.add({"pexpireat", -3, kWrite | kFast | kOwnEffect, one, &cmd_pexpireat, "generic", "2.6.0", "Set the expiration for a key as a UNIX timestamp specified in milliseconds"});
-  t.add({"ttl", 2, kReadonly | kFast, one, &cmd_ttl, "generic", "1.0.0", "Get the time to live for a key in seconds"});
-  t.add({"pttl", 2, kReadonly | kFast, one, &cmd_pttl, "generic", "2.6.0", "Get the time to live for a key in milliseconds"});
-  t.add({"expiretime", 2, kReadonly | kFast, one, &cmd_expiretime, "generic", "7.0.0", "Get the expiration Unix timestamp for a key"});
-  t.add({"pexpiretime", 2, kReadonly | kFast, one, &cmd_pexpiretime, "generic", "7.0.0", "Get the expiration Unix timestamp for a key in milliseconds"});
-  t.add({"persist", 2, kWrite | kFast, one, &cmd_persist, "generic", "2.2.0", "Remove the expiration from a key"});
+void register_expire_commands(CommandTable& table) {
+  CommandFamily t = table.family("generic");
+  t.add("expire", -3, kWrite | kFast | kOwnEffect, kFirstKey, &cmd_expire, "1.0.0",
+        "Set a key's time to live in seconds");
+  t.add("pexpire", -3, kWrite | kFast | kOwnEffect, kFirstKey, &cmd_pexpire, "2.6.0",
+        "Set a key's time to live in milliseconds");
+  t.add("expireat", -3, kWrite | kFast | kOwnEffect, kFirstKey, &cmd_expireat, "1.2.0",
+        "Set the expiration for a key as a UNIX timestamp");
+  t.add("pexpireat", -3, kWrite | kFast | kOwnEffect, kFirstKey, &cmd_pexpireat, "2.6.0",
+        "Set the expiration for a key as a UNIX timestamp specified in milliseconds");
+  t.add("ttl", 2, kReadonly | kFast, kFirstKey, &cmd_ttl, "1.0.0",
+        "Get the time to live for a key in seconds");
+  t.add("pttl", 2, kReadonly | kFast, kFirstKey, &cmd_pttl, "2.6.0",
+        "Get the time to live for a key in milliseconds");
+  t.add("expiretime", 2, kReadonly | kFast, kFirstKey, &cmd_expiretime, "7.0.0",
+        "Get the expiration Unix timestamp for a key");
+  t.add("pexpiretime", 2, kReadonly | kFast, kFirstKey, &cmd_pexpiretime, "7.0.0",
+        "Get the expiration Unix timestamp for a key in milliseconds");
+  t.add("persist", 2, kWrite | kFast, kFirstKey, &cmd_persist, "2.2.0",
+        "Remove the expiration from a key");
 }
 
 }  // namespace listd::server

@@ -44,7 +44,8 @@ void set_pairs(CommandContext& ctx, store::HashValue& h, long long& created) {
     }
   // One allocation for the whole command rather than one per field.
   std::size_t bytes = 0;
-  for (std::size_t i = 2; i + 1 < ctx.argc(); i += 2) bytes += 2 + ctx.arg(i).size() + ctx.arg(i + 1).size();
+  for (std::size_t i = 2; i + 1 < ctx.argc(); i += 2)
+    bytes += 2 + ctx.arg(i).size() + ctx.arg(i + 1).size();
   h.reserve((ctx.argc() - 2) / 2, bytes);
   for (std::size_t i = 2; i + 1 < ctx.argc(); i += 2)
     if (h.set(ctx.arg(i), ctx.arg(i + 1))) ++created;
@@ -236,7 +237,8 @@ void cmd_hincrbyfloat(CommandContext& ctx) {
 }
 
 /// One HRANDFIELD element: [field, value] pairs nest in RESP3, lie flat in RESP2.
-void reply_field(protocol::ReplyWriter& r, std::string_view f, std::string_view v, bool withvalues) {
+void reply_field(protocol::ReplyWriter& r, std::string_view f, std::string_view v,
+                 bool withvalues) {
   if (withvalues && r.resp3()) r.array_header(2);
   r.bulk(f);
   if (withvalues) r.bulk(v);
@@ -280,7 +282,9 @@ void cmd_hrandfield(CommandContext& ctx) {
   const store::HashValue& h = e->value.as_hash();
   const auto size = static_cast<unsigned long long>(h.size());
   const auto count = static_cast<unsigned long long>(l < 0 ? -l : l);
-  const auto header = [&](unsigned long long n) { r.array_header(withvalues && !r.resp3() ? n * 2 : n); };
+  const auto header = [&](unsigned long long n) {
+    r.array_header(withvalues && !r.resp3() ? n * 2 : n);
+  };
   if (l < 0 || count == 1) {
     // Repetitions allowed: independent draws.
     header(count);
@@ -327,49 +331,54 @@ void cmd_hscan(CommandContext& ctx) {
   ScanOptions o;
   if (!parse_scan_options(ctx, 3, false, o)) return;
   const store::HashValue& h = e->value.as_hash();
-  std::vector<std::pair<std::string_view, std::string_view>> items;
-  // Like Redis: stop after `count` items (fields and values both count) or count*10 steps.
-  long long budget = o.count * 10;
-  do {
-    cursor = h.scan(cursor, [&](std::string_view f, std::string_view v) { items.emplace_back(f, v); });
-  } while (cursor != 0 && --budget > 0 && static_cast<long long>(items.size() * 2) < o.count);
-  std::size_t kept = 0;
-  for (const auto& it : items)
-    if (!o.use_pattern || store::glob_match(o.pattern, it.first)) items[kept++] = it;
-  auto r = ctx.reply();
-  r.array_header(2);
-  r.bulk(std::to_string(cursor));
-  r.array_header(kept * 2);
-  for (std::size_t i = 0; i < kept; ++i) {
-    r.bulk(items[i].first);
-    r.bulk(items[i].second);
-  }
+  using Pair = std::pair<std::string_view, std::string_view>;
+  scan_generic<Pair>(
+      ctx, cursor, o.count, 2,
+      [&](std::uint64_t at, std::vector<Pair>& items) {
+        return h.scan(at,
+                      [&](std::string_view f, std::string_view v) { items.emplace_back(f, v); });
+      },
+      [&](const Pair& p) { return !o.use_pattern || store::glob_match(o.pattern, p.first); },
+      [](protocol::ReplyWriter& r, const Pair& p) {
+        r.bulk(p.first);
+        r.bulk(p.second);
+      });
 }
 
 }  // namespace
 
-void register_hash_commands(CommandTable& t) {
-  const KeySpec one{1, 1, 1};
-  auto add = [&](std::string_view name, int arity, std::uint32_t flags, Handler h,
-                 std::string_view since, std::string_view summary) {
-    t.add({name, arity, flags, one, h, "hash", since, summary});
-  };
-  add("hset", -4, kWrite | kDenyOom | kFast, &cmd_hset, "2.0.0", "Set the string value of a hash field");
-  add("hsetnx", 4, kWrite | kDenyOom | kFast, &cmd_hsetnx, "2.0.0", "Set the value of a hash field, only if the field does not exist");
-  add("hget", 3, kReadonly | kFast, &cmd_hget, "2.0.0", "Get the value of a hash field");
-  add("hmget", -3, kReadonly | kFast, &cmd_hmget, "2.0.0", "Get the values of all the given hash fields");
-  add("hmset", -4, kWrite | kDenyOom | kFast, &cmd_hmset, "2.0.0", "Set multiple hash fields to multiple values");
-  add("hgetall", 2, kReadonly, &cmd_hgetall, "2.0.0", "Get all the fields and values in a hash");
-  add("hdel", -3, kWrite | kFast, &cmd_hdel, "2.0.0", "Delete one or more hash fields");
-  add("hlen", 2, kReadonly | kFast, &cmd_hlen, "2.0.0", "Get the number of fields in a hash");
-  add("hexists", 3, kReadonly | kFast, &cmd_hexists, "2.0.0", "Determine if a hash field exists");
-  add("hincrby", 4, kWrite | kDenyOom | kFast, &cmd_hincrby, "2.0.0", "Increment the integer value of a hash field by the given number");
-  add("hincrbyfloat", 4, kWrite | kDenyOom | kFast | kOwnEffect, &cmd_hincrbyfloat, "2.6.0", "Increment the float value of a hash field by the given amount");
-  add("hkeys", 2, kReadonly, &cmd_hkeys, "2.0.0", "Get all the fields in a hash");
-  add("hvals", 2, kReadonly, &cmd_hvals, "2.0.0", "Get all the values in a hash");
-  add("hstrlen", 3, kReadonly | kFast, &cmd_hstrlen, "3.2.0", "Get the length of the value of a hash field");
-  add("hrandfield", -2, kReadonly, &cmd_hrandfield, "6.2.0", "Get one or multiple random fields from a hash");
-  add("hscan", -3, kReadonly, &cmd_hscan, "2.8.0", "Incrementally iterate hash fields and associated values");
+void register_hash_commands(CommandTable& table) {
+  CommandFamily t = table.family("hash");
+  t.add("hset", -4, kWrite | kDenyOom | kFast, kFirstKey, &cmd_hset, "2.0.0",
+        "Set the string value of a hash field");
+  t.add("hsetnx", 4, kWrite | kDenyOom | kFast, kFirstKey, &cmd_hsetnx, "2.0.0",
+        "Set the value of a hash field, only if the field does not exist");
+  t.add("hget", 3, kReadonly | kFast, kFirstKey, &cmd_hget, "2.0.0",
+        "Get the value of a hash field");
+  t.add("hmget", -3, kReadonly | kFast, kFirstKey, &cmd_hmget, "2.0.0",
+        "Get the values of all the given hash fields");
+  t.add("hmset", -4, kWrite | kDenyOom | kFast, kFirstKey, &cmd_hmset, "2.0.0",
+        "Set multiple hash fields to multiple values");
+  t.add("hgetall", 2, kReadonly, kFirstKey, &cmd_hgetall, "2.0.0",
+        "Get all the fields and values in a hash");
+  t.add("hdel", -3, kWrite | kFast, kFirstKey, &cmd_hdel, "2.0.0",
+        "Delete one or more hash fields");
+  t.add("hlen", 2, kReadonly | kFast, kFirstKey, &cmd_hlen, "2.0.0",
+        "Get the number of fields in a hash");
+  t.add("hexists", 3, kReadonly | kFast, kFirstKey, &cmd_hexists, "2.0.0",
+        "Determine if a hash field exists");
+  t.add("hincrby", 4, kWrite | kDenyOom | kFast, kFirstKey, &cmd_hincrby, "2.0.0",
+        "Increment the integer value of a hash field by the given number");
+  t.add("hincrbyfloat", 4, kWrite | kDenyOom | kFast | kOwnEffect, kFirstKey, &cmd_hincrbyfloat,
+        "2.6.0", "Increment the float value of a hash field by the given amount");
+  t.add("hkeys", 2, kReadonly, kFirstKey, &cmd_hkeys, "2.0.0", "Get all the fields in a hash");
+  t.add("hvals", 2, kReadonly, kFirstKey, &cmd_hvals, "2.0.0", "Get all the values in a hash");
+  t.add("hstrlen", 3, kReadonly | kFast, kFirstKey, &cmd_hstrlen, "3.2.0",
+        "Get the length of the value of a hash field");
+  t.add("hrandfield", -2, kReadonly, kFirstKey, &cmd_hrandfield, "6.2.0",
+        "Get one or multiple random fields from a hash");
+  t.add("hscan", -3, kReadonly, kFirstKey, &cmd_hscan, "2.8.0",
+        "Incrementally iterate hash fields and associated values");
 }
 
 }  // namespace listd::server

@@ -250,17 +250,13 @@ void cmd_command_list(CommandContext& ctx) {
 // COMMAND HELP
 void cmd_command_help(CommandContext& ctx) {
   static constexpr std::string_view kLines[] = {
-      "COMMAND <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
       "(no subcommand)", "    Return details about all commands.",
       "COUNT", "    Return the total number of commands in this server.",
       "LIST", "    Return a list of all commands in this server.",
       "INFO [<command-name> ...]", "    Return details about the named commands.",
       "DOCS [<command-name> ...]", "    Return documentation details about the named commands.",
-      "GETKEYS <full-command>", "    Return the keys from a full command.",
-      "HELP", "    Print this help."};
-  auto r = ctx.reply();
-  r.array_header(std::size(kLines));
-  for (std::string_view l : kLines) r.simple(l);
+      "GETKEYS <full-command>", "    Return the keys from a full command."};
+  reply_help(ctx, kLines);
 }
 
 }  // namespace

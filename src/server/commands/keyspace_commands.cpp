@@ -60,31 +60,23 @@ void cmd_keys(CommandContext& ctx) {
 
 // SCAN cursor [MATCH pattern] [COUNT count] [TYPE type]
 void cmd_scan(CommandContext& ctx) {
-  std::uint64_t cursor_in = 0;
-  if (!parse_scan_cursor(ctx, 1, cursor_in)) return;
+  std::uint64_t cursor = 0;
+  if (!parse_scan_cursor(ctx, 1, cursor)) return;
   ScanOptions o;
   if (!parse_scan_options(ctx, 2, true, o)) return;
-  const std::string_view pattern = o.pattern, type = o.type;
-  const bool has_pattern = o.use_pattern;
-  const long long count = o.count;
   const std::int64_t now = ctx.now_ms();
-  std::vector<std::string> keys;
-  std::uint64_t cursor = cursor_in;
-  // Like Redis: visit buckets until `count` keys were collected, at most count*10 buckets.
-  long long budget = count * 10;
-  do {
-    cursor = ctx.db().dict().scan(cursor, [&](const store::Entry& e) {
+  // Keys are filtered while walking (expired, MATCH, TYPE), so COUNT counts the keys kept.
+  const auto step = [&](std::uint64_t at, std::vector<std::string>& keys) {
+    return ctx.db().dict().scan(at, [&](const store::Entry& e) {
       if (store::Database::expired(e, now)) return;
-      if (has_pattern && !store::glob_match(pattern, e.key())) return;
-      if (!type.empty() && !strcasecmp_eq(type, e.value.type_name())) return;
+      if (o.use_pattern && !store::glob_match(o.pattern, e.key())) return;
+      if (!o.type.empty() && !strcasecmp_eq(o.type, e.value.type_name())) return;
       keys.emplace_back(e.key());
     });
-  } while (cursor != 0 && --budget > 0 && static_cast<long long>(keys.size()) < count);
-  auto r = ctx.reply();
-  r.array_header(2);
-  r.bulk(std::to_string(cursor));
-  r.array_header(keys.size());
-  for (const auto& k : keys) r.bulk(k);
+  };
+  scan_generic<std::string>(
+      ctx, cursor, o.count, 1, step, [](const std::string&) { return true; },
+      [](protocol::ReplyWriter& r, const std::string& key) { r.bulk(key); });
 }
 
 // RANDOMKEY
@@ -243,7 +235,8 @@ void cmd_object_refcount(CommandContext& ctx) {
     return;
   }
   // Redis shares the string objects of the integers 0..9999 (refcount INT_MAX).
-  const bool shared = e->value.is(store::ValueType::kString) && e->value.as_string().shared_integer();
+  const bool shared =
+      e->value.is(store::ValueType::kString) && e->value.as_string().shared_integer();
   ctx.reply().integer(shared ? INT_MAX : 1);
 }
 
@@ -268,23 +261,22 @@ void cmd_object_freq(CommandContext& ctx) {
       "adjust.");
 }
 
-void reply_help(CommandContext& ctx, std::initializer_list<std::string_view> lines) {
-  auto r = ctx.reply();
-  r.array_header(lines.size());
-  for (std::string_view l : lines) r.simple(l);
-}
-
+// OBJECT HELP
 void cmd_object_help(CommandContext& ctx) {
-  reply_help(ctx, {"OBJECT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-                   "ENCODING <key>", "    Return the kind of internal representation used in order to store the value",
-                   "    associated with a <key>.",
-                   "FREQ <key>", "    Return the access frequency index of the <key>. The returned integer is",
-                   "    proportional to the logarithm of the recent access frequency of the key.",
-                   "IDLETIME <key>", "    Return the idle time of the <key>, that is the approximated number of",
-                   "    seconds elapsed since the last access to the key.",
-                   "REFCOUNT <key>", "    Return the number of references of the value associated with the specified",
-                   "    <key>.",
-                   "HELP", "    Print this help."});
+  reply_help(ctx, {
+      "ENCODING <key>",
+      "    Return the kind of internal representation used in order to store the value",
+      "    associated with a <key>.",
+      "FREQ <key>",
+      "    Return the access frequency index of the <key>. The returned integer is",
+      "    proportional to the logarithm of the recent access frequency of the key.",
+      "IDLETIME <key>",
+      "    Return the idle time of the <key>, that is the approximated number of",
+      "    seconds elapsed since the last access to the key.",
+      "REFCOUNT <key>",
+      "    Return the number of references of the value associated with the specified",
+      "    <key>.",
+  });
 }
 
 // MEMORY USAGE key [SAMPLES count]
@@ -303,47 +295,64 @@ void cmd_memory_usage(CommandContext& ctx) {
     return;
   }
   // The entry allocation (key, value slot, expiry) + its bucket slot + the payload.
-  ctx.reply().integer(static_cast<long long>(e->overhead() + sizeof(void*) + e->value.memory_usage()));
+  ctx.reply().integer(
+      static_cast<long long>(e->overhead() + sizeof(void*) + e->value.memory_usage()));
 }
 
+// MEMORY HELP
 void cmd_memory_help(CommandContext& ctx) {
-  reply_help(ctx, {"MEMORY <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-                   "USAGE <key> [SAMPLES <count>]",
-                   "    Return memory in bytes used by <key> and its value.",
-                   "HELP", "    Print this help."});
+  reply_help(ctx, {
+      "USAGE <key> [SAMPLES <count>]",
+      "    Return memory in bytes used by <key> and its value.",
+  });
 }
 
 }  // namespace
 
-void register_keyspace_commands(CommandTable& t) {
-  t.add({"del", -2, kWrite, {1, -1, 1}, &cmd_del, "generic", "1.0.0", "Delete a key"});
-  t.add({"unlink", -2, kWrite | kFast, {1, -1, 1}, &cmd_del, "generic", "4.0.0",
-         "Delete a key asynchronously in another thread. Otherwise it is just as DEL, but non blocking."});
-  t.add({"exists", -2, kReadonly | kFast, {1, -1, 1}, &cmd_exists, "generic", "1.0.0", "Determine if a key exists"});
-  t.add({"touch", -2, kReadonly | kFast, {1, -1, 1}, &cmd_touch, "generic", "3.2.1",
-         "Alters the last access time of a key(s). Returns the number of existing keys specified."});
-  t.add({"type", 2, kReadonly | kFast, {1, 1, 1}, &cmd_type, "generic", "1.0.0", "Determine the type stored at key"});
-  t.add({"keys", 2, kReadonly, {}, &cmd_keys, "generic", "1.0.0", "Find all keys matching the given pattern"});
-  t.add({"scan", -2, kReadonly | kTouchesArbitraryKeys, {}, &cmd_scan, "generic", "2.8.0", "Incrementally iterate the keys space"});
-  t.add({"randomkey", 1, kReadonly | kTouchesArbitraryKeys, {}, &cmd_randomkey, "generic", "1.0.0", "Return a random key from the keyspace"});
-  t.add({"rename", 3, kWrite, {1, 2, 1}, &cmd_rename, "generic", "1.0.0", "Rename a key"});
-  t.add({"renamenx", 3, kWrite | kFast, {1, 2, 1}, &cmd_renamenx, "generic", "1.0.0",
-         "Rename a key, only if the new key does not exist"});
-  t.add({"copy", -3, kWrite | kDenyOom, {1, 2, 1}, &cmd_copy, "generic", "6.2.0", "Copy a key"});
-  t.add({"move", 3, kWrite | kFast, {1, 1, 1}, &cmd_move, "generic", "1.0.0", "Move a key to another database"});
+void register_keyspace_commands(CommandTable& table) {
+  CommandFamily t = table.family("generic");
+  CommandFamily server = table.family("server");
+  t.add("del", -2, kWrite, kAllKeys, &cmd_del, "1.0.0", "Delete a key");
+  t.add("unlink", -2, kWrite | kFast, kAllKeys, &cmd_del, "4.0.0",
+        "Delete a key asynchronously in another thread. Otherwise it is just as DEL, but non "
+        "blocking.");
+  t.add("exists", -2, kReadonly | kFast, kAllKeys, &cmd_exists, "1.0.0",
+        "Determine if a key exists");
+  t.add("touch", -2, kReadonly | kFast, kAllKeys, &cmd_touch, "3.2.1",
+        "Alters the last access time of a key(s). Returns the number of existing keys specified.");
+  t.add("type", 2, kReadonly | kFast, kFirstKey, &cmd_type, "1.0.0",
+        "Determine the type stored at key");
+  t.add("keys", 2, kReadonly, kNoKeys, &cmd_keys, "1.0.0",
+        "Find all keys matching the given pattern");
+  t.add("scan", -2, kReadonly | kTouchesArbitraryKeys, kNoKeys, &cmd_scan, "2.8.0",
+        "Incrementally iterate the keys space");
+  t.add("randomkey", 1, kReadonly | kTouchesArbitraryKeys, kNoKeys, &cmd_randomkey, "1.0.0",
+        "Return a random key from the keyspace");
+  t.add("rename", 3, kWrite, kFirstTwoKeys, &cmd_rename, "1.0.0", "Rename a key");
+  t.add("renamenx", 3, kWrite | kFast, kFirstTwoKeys, &cmd_renamenx, "1.0.0",
+        "Rename a key, only if the new key does not exist");
+  t.add("copy", -3, kWrite | kDenyOom, kFirstTwoKeys, &cmd_copy, "6.2.0", "Copy a key");
+  t.add("move", 3, kWrite | kFast, kFirstKey, &cmd_move, "1.0.0", "Move a key to another database");
 
-  CommandSpec& object = t.add({"object", -2, 0, {}, nullptr, "generic", "2.2.3",
-                               "A container for object introspection commands"});
-  t.add_subcommand(object, {"encoding", 3, kReadonly, {2, 2, 1}, &cmd_object_encoding, "generic", "2.2.3", "Inspect the internal encoding of a Redis object"});
-  t.add_subcommand(object, {"refcount", 3, kReadonly, {2, 2, 1}, &cmd_object_refcount, "generic", "2.2.3", "Get the number of references to the value of the key"});
-  t.add_subcommand(object, {"idletime", 3, kReadonly, {2, 2, 1}, &cmd_object_idletime, "generic", "2.2.3", "Get the time since a Redis object was last accessed"});
-  t.add_subcommand(object, {"freq", 3, kReadonly, {2, 2, 1}, &cmd_object_freq, "generic", "4.0.0", "Get the logarithmic access frequency counter of a Redis object"});
-  t.add_subcommand(object, {"help", 2, kLoading | kStale, {}, &cmd_object_help, "generic", "6.2.0", "Show helpful text about the different subcommands"});
+  CommandSpec& object = t.add("object", -2, 0, kNoKeys, nullptr, "2.2.3",
+                              "A container for object introspection commands");
+  t.add_subcommand(object, "encoding", 3, kReadonly, {2, 2, 1}, &cmd_object_encoding, "2.2.3",
+                   "Inspect the internal encoding of a Redis object");
+  t.add_subcommand(object, "refcount", 3, kReadonly, {2, 2, 1}, &cmd_object_refcount, "2.2.3",
+                   "Get the number of references to the value of the key");
+  t.add_subcommand(object, "idletime", 3, kReadonly, {2, 2, 1}, &cmd_object_idletime, "2.2.3",
+                   "Get the time since a Redis object was last accessed");
+  t.add_subcommand(object, "freq", 3, kReadonly, {2, 2, 1}, &cmd_object_freq, "4.0.0",
+                   "Get the logarithmic access frequency counter of a Redis object");
+  t.add_subcommand(object, "help", 2, kLoading | kStale, kNoKeys, &cmd_object_help, "6.2.0",
+                   "Show helpful text about the different subcommands");
 
-  CommandSpec& memory = t.add({"memory", -2, 0, {}, nullptr, "server", "4.0.0",
-                               "A container for memory diagnostics commands"});
-  t.add_subcommand(memory, {"usage", -3, kReadonly, {2, 2, 1}, &cmd_memory_usage, "server", "4.0.0", "Estimate the memory usage of a key"});
-  t.add_subcommand(memory, {"help", 2, kLoading | kStale, {}, &cmd_memory_help, "server", "4.0.0", "Show helpful text about the different subcommands"});
+  CommandSpec& memory = server.add("memory", -2, 0, kNoKeys, nullptr, "4.0.0",
+                                   "A container for memory diagnostics commands");
+  server.add_subcommand(memory, "usage", -3, kReadonly, {2, 2, 1}, &cmd_memory_usage, "4.0.0",
+                        "Estimate the memory usage of a key");
+  server.add_subcommand(memory, "help", 2, kLoading | kStale, kNoKeys, &cmd_memory_help, "4.0.0",
+                        "Show helpful text about the different subcommands");
 }
 
 }  // namespace listd::server

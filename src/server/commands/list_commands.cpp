@@ -3,14 +3,17 @@
 //
 // Each handler follows Redis 7.0.15 t_list.c step by step, because the order of the checks is
 // visible on the wire: e.g. LRANGE parses its indexes before the key lookup, LINDEX after it;
-// LPOP parses its count first. Pops and the LMOVE destination push go through list_ops.h,
-// shared with the blocking commands. An emptied list is deleted (list_ops), a list is created
-// only through CommandContext::add_key / list_push (which wake blocked clients).
+// LPOP parses its count first. Pushes, pops and the LMOVE move go through list_ops.h, shared
+// with the blocking commands; LEFT|RIGHT and the LMPOP grammar through command_args.h. An
+// emptied list is deleted (list_ops), a list is created only by list_push (which wakes
+// blocked clients).
 #include <climits>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "listd/server/command_args.h"
 #include "listd/server/command_context.h"
 #include "listd/server/command_table.h"
 #include "listd/server/errors.h"
@@ -22,7 +25,7 @@
 namespace listd::server {
 namespace {
 
-// Redis 7.0 texts used only by this family (lposCommand, lmpopGenericCommand).
+// Redis 7.0 texts used only by this family (lposCommand).
 constexpr std::string_view kRankZeroErr =
     "ERR RANK can't be zero: use 1 to start from the first match, 2 from the second ... or use "
     "negative to start from the end of the list";
@@ -31,20 +34,6 @@ constexpr std::string_view kMaxlenNegativeErr = "ERR MAXLEN can't be negative";
 
 using store::PackedList;
 using store::ValueType;
-
-// Redis getListPositionFromObjectOrReply: LEFT | RIGHT, any case.
-bool parse_end(CommandContext& ctx, std::size_t i, End& out) {
-  const std::string_view a = ctx.arg(i);
-  if (strcasecmp_eq(a, "left")) {
-    out = End::kHead;
-  } else if (strcasecmp_eq(a, "right")) {
-    out = End::kTail;
-  } else {
-    ctx.reply().error(kSyntaxErr);
-    return false;
-  }
-  return true;
-}
 
 // Redis getRangeLongFromObjectOrReply(min, LONG_MAX, msg): one message for "not an integer"
 // and "too small".
@@ -84,21 +73,12 @@ void push_generic(CommandContext& ctx, End end, bool only_if_exists) {
   const std::string_view key = ctx.arg(1);
   auto [e, wrong_type] = ctx.write(key, ValueType::kList);
   if (wrong_type) return;
-  if (!e) {
-    if (only_if_exists) {
-      ctx.reply().integer(0);
-      return;
-    }
-    e = ctx.add_key(key, store::Value::make_list());
+  if (!e && only_if_exists) {
+    ctx.reply().integer(0);
+    return;
   }
-  PackedList& list = e->value.as_list();
-  for (std::size_t i = 2; i < ctx.argc(); ++i) {
-    if (end == End::kHead)
-      list.push_front(ctx.arg(i));
-    else
-      list.push_back(ctx.arg(i));
-  }
-  ctx.reply().integer(static_cast<long long>(list.size()));
+  const std::size_t len = list_push(ctx.exec(), ctx.db(), key, e, end, ctx.argv().subspan(2));
+  ctx.reply().integer(static_cast<long long>(len));
   ctx.mark_dirty(static_cast<long long>(ctx.argc() - 2));
 }
 
@@ -151,22 +131,7 @@ void lmove_generic(CommandContext& ctx, End from, End to) {
   }
   auto [d, d_wrong_type] = ctx.write(dst, ValueType::kList);
   if (d_wrong_type) return;
-  if (s == d) {
-    // Rotation: Redis pops and pushes the same object, so even a one-element list is never
-    // deleted in between (the key keeps its TTL and nothing is signalled as created).
-    PackedList& list = s->value.as_list();
-    std::string value = from == End::kHead ? list.pop_front() : list.pop_back();
-    if (to == End::kHead)
-      list.push_front(value);
-    else
-      list.push_back(value);
-    ctx.reply().bulk(value);
-  } else {
-    // `d` stays valid when the source is deleted: dictionary entries never move.
-    const std::string value = list_pop_one(ctx.db(), s, from);
-    list_push(ctx.exec(), ctx.db(), dst, d, to, value);
-    ctx.reply().bulk(value);
-  }
+  ctx.reply().bulk(list_move(ctx.exec(), ctx.db(), s, dst, d, from, to));
   ctx.mark_dirty(1);
 }
 
@@ -409,30 +374,9 @@ void cmd_lmove(CommandContext& ctx) {
 
 // LMPOP numkeys key [key ...] LEFT|RIGHT [COUNT count]
 void cmd_lmpop(CommandContext& ctx) {
-  long long numkeys = 0;
-  if (!parse_at_least(ctx, 1, 1, numkeys, kNumkeysErr)) return;
-  // The direction must follow the keys (Redis: where_idx >= argc is a syntax error).
-  if (numkeys > static_cast<long long>(ctx.argc()) - 3) {
-    ctx.reply().error(kSyntaxErr);
-    return;
-  }
-  const std::size_t where_at = static_cast<std::size_t>(numkeys) + 2;
-  End end = End::kHead;
-  if (!parse_end(ctx, where_at, end)) return;
-  long long count = -1;
-  for (std::size_t j = where_at + 1; j < ctx.argc(); ++j) {
-    // COUNT may appear once; anything else (a second COUNT too) is a syntax error.
-    if (count == -1 && strcasecmp_eq(ctx.arg(j), "count") && j + 1 < ctx.argc()) {
-      if (!parse_at_least(ctx, ++j, 1, count, kCountGreaterThanZeroErr)) return;
-    } else {
-      ctx.reply().error(kSyntaxErr);
-      return;
-    }
-  }
-  if (count == -1) count = 1;
-
-  for (std::size_t k = 2; k < where_at; ++k) {
-    const std::string_view key = ctx.arg(k);
+  const std::optional<MpopArgs> args = parse_mpop_args(ctx, 1, kListEnds);
+  if (!args) return;
+  for (std::string_view key : args->keys) {
     auto [e, wrong_type] = ctx.write(key, ValueType::kList);
     if (wrong_type) return;
     if (!e) continue;
@@ -440,10 +384,10 @@ void cmd_lmpop(CommandContext& ctx) {
     reply.array_header(2);
     reply.bulk(key);
     const std::size_t n =
-        list_pop_reply(reply, ctx.db(), e, end, static_cast<std::size_t>(count));
+        list_pop_reply(reply, ctx.db(), e, args->where, static_cast<std::size_t>(args->count));
     ctx.mark_dirty(static_cast<long long>(n));
     ctx.changed_key(key);  // WATCH: only the popped key changed (Redis 7.0)
-    emit_list_pop(ctx.exec(), ctx.db().index(), key, end, true, n);  // Redis: LPOP key n
+    emit_list_pop(ctx.exec(), ctx.db().index(), key, args->where, true, n);  // Redis: LPOP key n
     return;
   }
   ctx.reply().null_array();
@@ -451,41 +395,39 @@ void cmd_lmpop(CommandContext& ctx) {
 
 }  // namespace
 
-void register_list_commands(CommandTable& t) {
-  t.add({"lpush", -3, kWrite | kDenyOom | kFast, {1, 1, 1}, &cmd_lpush, "list", "1.0.0",
-         "Prepend one or multiple elements to a list"});
-  t.add({"rpush", -3, kWrite | kDenyOom | kFast, {1, 1, 1}, &cmd_rpush, "list", "1.0.0",
-         "Append one or multiple elements to a list"});
-  t.add({"lpushx", -3, kWrite | kDenyOom | kFast, {1, 1, 1}, &cmd_lpushx, "list", "2.2.0",
-         "Prepend an element to a list, only if the list exists"});
-  t.add({"rpushx", -3, kWrite | kDenyOom | kFast, {1, 1, 1}, &cmd_rpushx, "list", "2.2.0",
-         "Append an element to a list, only if the list exists"});
-  t.add({"lpop", -2, kWrite | kFast, {1, 1, 1}, &cmd_lpop, "list", "1.0.0",
-         "Remove and get the first elements in a list"});
-  t.add({"rpop", -2, kWrite | kFast, {1, 1, 1}, &cmd_rpop, "list", "1.0.0",
-         "Remove and get the last elements in a list"});
-  t.add({"llen", 2, kReadonly | kFast, {1, 1, 1}, &cmd_llen, "list", "1.0.0",
-         "Get the length of a list"});
-  t.add({"lrange", 4, kReadonly, {1, 1, 1}, &cmd_lrange, "list", "1.0.0",
-         "Get a range of elements from a list"});
-  t.add({"lindex", 3, kReadonly, {1, 1, 1}, &cmd_lindex, "list", "1.0.0",
-         "Get an element from a list by its index"});
-  t.add({"lset", 4, kWrite | kDenyOom, {1, 1, 1}, &cmd_lset, "list", "1.0.0",
-         "Set the value of an element in a list by its index"});
-  t.add({"linsert", 5, kWrite | kDenyOom, {1, 1, 1}, &cmd_linsert, "list", "2.2.0",
-         "Insert an element before or after another element in a list"});
-  t.add({"lrem", 4, kWrite, {1, 1, 1}, &cmd_lrem, "list", "1.0.0",
-         "Remove elements from a list"});
-  t.add({"ltrim", 4, kWrite, {1, 1, 1}, &cmd_ltrim, "list", "1.0.0",
-         "Trim a list to the specified range"});
-  t.add({"lpos", -3, kReadonly, {1, 1, 1}, &cmd_lpos, "list", "6.0.6",
-         "Return the index of matching elements on a list"});
-  t.add({"rpoplpush", 3, kWrite | kDenyOom, {1, 2, 1}, &cmd_rpoplpush, "list", "1.2.0",
-         "Remove the last element in a list, prepend it to another list and return it"});
-  t.add({"lmove", 5, kWrite | kDenyOom, {1, 2, 1}, &cmd_lmove, "list", "6.2.0",
-         "Pop an element from a list, push it to another list and return it"});
-  t.add({"lmpop", -4, kWrite | kOwnEffect, {0, 0, 0, /*numkeys_at*/ 1}, &cmd_lmpop, "list", "7.0.0",
-         "Pop elements from a list"});
+void register_list_commands(CommandTable& table) {
+  CommandFamily t = table.family("list");
+  t.add("lpush", -3, kWrite | kDenyOom | kFast, kFirstKey, &cmd_lpush, "1.0.0",
+        "Prepend one or multiple elements to a list");
+  t.add("rpush", -3, kWrite | kDenyOom | kFast, kFirstKey, &cmd_rpush, "1.0.0",
+        "Append one or multiple elements to a list");
+  t.add("lpushx", -3, kWrite | kDenyOom | kFast, kFirstKey, &cmd_lpushx, "2.2.0",
+        "Prepend an element to a list, only if the list exists");
+  t.add("rpushx", -3, kWrite | kDenyOom | kFast, kFirstKey, &cmd_rpushx, "2.2.0",
+        "Append an element to a list, only if the list exists");
+  t.add("lpop", -2, kWrite | kFast, kFirstKey, &cmd_lpop, "1.0.0",
+        "Remove and get the first elements in a list");
+  t.add("rpop", -2, kWrite | kFast, kFirstKey, &cmd_rpop, "1.0.0",
+        "Remove and get the last elements in a list");
+  t.add("llen", 2, kReadonly | kFast, kFirstKey, &cmd_llen, "1.0.0", "Get the length of a list");
+  t.add("lrange", 4, kReadonly, kFirstKey, &cmd_lrange, "1.0.0",
+        "Get a range of elements from a list");
+  t.add("lindex", 3, kReadonly, kFirstKey, &cmd_lindex, "1.0.0",
+        "Get an element from a list by its index");
+  t.add("lset", 4, kWrite | kDenyOom, kFirstKey, &cmd_lset, "1.0.0",
+        "Set the value of an element in a list by its index");
+  t.add("linsert", 5, kWrite | kDenyOom, kFirstKey, &cmd_linsert, "2.2.0",
+        "Insert an element before or after another element in a list");
+  t.add("lrem", 4, kWrite, kFirstKey, &cmd_lrem, "1.0.0", "Remove elements from a list");
+  t.add("ltrim", 4, kWrite, kFirstKey, &cmd_ltrim, "1.0.0", "Trim a list to the specified range");
+  t.add("lpos", -3, kReadonly, kFirstKey, &cmd_lpos, "6.0.6",
+        "Return the index of matching elements on a list");
+  t.add("rpoplpush", 3, kWrite | kDenyOom, kFirstTwoKeys, &cmd_rpoplpush, "1.2.0",
+        "Remove the last element in a list, prepend it to another list and return it");
+  t.add("lmove", 5, kWrite | kDenyOom, kFirstTwoKeys, &cmd_lmove, "6.2.0",
+        "Pop an element from a list, push it to another list and return it");
+  t.add("lmpop", -4, kWrite | kOwnEffect, KeySpec::numkeys(1), &cmd_lmpop, "7.0.0",
+        "Pop elements from a list");
 }
 
 }  // namespace listd::server

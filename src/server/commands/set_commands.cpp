@@ -208,7 +208,8 @@ void cmd_srandmember(CommandContext& ctx) {
   std::vector<std::string> picked;
   if (count * 3 > s.size()) {
     s.for_each([&](std::string_view m) { picked.emplace_back(m); });
-    for (std::size_t i = 0; i < count; ++i) std::swap(picked[i], picked[i + rng() % (picked.size() - i)]);
+    for (std::size_t i = 0; i < count; ++i)
+      std::swap(picked[i], picked[i + rng() % (picked.size() - i)]);
     picked.resize(count);
   } else {
     std::unordered_set<std::string> seen;
@@ -252,7 +253,8 @@ enum class SetOp : std::uint8_t { kInter, kUnion, kDiff };
 
 /// The sets named by argv[first..]: null for a missing key. False after replying WRONGTYPE
 /// (every key is checked, as Redis does, even after a missing one).
-bool collect_sets(CommandContext& ctx, std::size_t first, std::vector<const store::SetValue*>& out) {
+bool collect_sets(CommandContext& ctx, std::size_t first,
+                  std::vector<const store::SetValue*>& out) {
   for (std::size_t i = first; i < ctx.argc(); ++i) {
     store::Entry* e = ctx.read(ctx.arg(i));
     if (e && !e->value.is(store::ValueType::kSet)) {
@@ -272,8 +274,10 @@ store::SetValue compute(SetOp op, std::vector<const store::SetValue*> sets) {
     case SetOp::kInter: {
       if (std::find(sets.begin(), sets.end(), nullptr) != sets.end()) break;
       // Iterate the smallest set, probe the others (smallest first, so misses come early).
-      std::stable_sort(sets.begin(), sets.end(),
-                       [](const store::SetValue* a, const store::SetValue* b) { return a->size() < b->size(); });
+      const auto smaller = [](const store::SetValue* a, const store::SetValue* b) {
+        return a->size() < b->size();
+      };
+      std::stable_sort(sets.begin(), sets.end(), smaller);
       sets[0]->for_each([&](std::string_view m) {
         for (std::size_t j = 1; j < sets.size(); ++j)
           if (sets[j] != sets[0] && !sets[j]->contains(m)) return;
@@ -342,49 +346,49 @@ void cmd_sscan(CommandContext& ctx) {
   }
   ScanOptions o;
   if (!parse_scan_options(ctx, 3, false, o)) return;
-  const long long count = o.count;
-  const std::string_view pattern = o.pattern;
-  const bool use_pattern = o.use_pattern;
-  auto r = ctx.reply();
   const store::SetValue& s = e->value.as_set();
-  std::vector<std::string> items;
-  // Like Redis: stop after `count` members or count*10 steps, then filter by the pattern.
-  long long budget = count * 10;
-  do {
-    cursor = s.scan(cursor, [&](std::string_view m) { items.emplace_back(m); });
-  } while (cursor != 0 && --budget > 0 && static_cast<long long>(items.size()) < count);
-  if (use_pattern)
-    std::erase_if(items, [&](const std::string& m) { return !store::glob_match(pattern, m); });
-  r.array_header(2);
-  r.bulk(std::to_string(cursor));
-  r.array_header(items.size());
-  for (const auto& m : items) r.bulk(m);
+  scan_generic<std::string>(
+      ctx, cursor, o.count, 1,
+      [&](std::uint64_t at, std::vector<std::string>& items) {
+        return s.scan(at, [&](std::string_view m) { items.emplace_back(m); });
+      },
+      [&](const std::string& m) { return !o.use_pattern || store::glob_match(o.pattern, m); },
+      [](protocol::ReplyWriter& r, const std::string& m) { r.bulk(m); });
 }
 
 }  // namespace
 
-void register_set_commands(CommandTable& t) {
-  auto add = [&](std::string_view name, int arity, std::uint32_t flags, KeySpec keys, Handler h,
-                 std::string_view since, std::string_view summary) {
-    t.add({name, arity, flags, keys, h, "set", since, summary});
-  };
-  const KeySpec one{1, 1, 1}, all{1, -1, 1};
-  add("sadd", -3, kWrite | kDenyOom | kFast, one, &cmd_sadd, "1.0.0", "Add one or more members to a set");
-  add("srem", -3, kWrite | kFast, one, &cmd_srem, "1.0.0", "Remove one or more members from a set");
-  add("smembers", 2, kReadonly, one, &cmd_smembers, "1.0.0", "Get all the members in a set");
-  add("sismember", 3, kReadonly | kFast, one, &cmd_sismember, "1.0.0", "Determine if a given value is a member of a set");
-  add("smismember", -3, kReadonly | kFast, one, &cmd_smismember, "6.2.0", "Returns the membership associated with the given elements for a set");
-  add("scard", 2, kReadonly | kFast, one, &cmd_scard, "1.0.0", "Get the number of members in a set");
-  add("spop", -2, kWrite | kFast | kOwnEffect, one, &cmd_spop, "1.0.0", "Remove and return one or multiple random members from a set");
-  add("srandmember", -2, kReadonly, one, &cmd_srandmember, "1.0.0", "Get one or multiple random members from a set");
-  add("smove", 4, kWrite | kFast, {1, 2, 1}, &cmd_smove, "1.0.0", "Move a member from one set to another");
-  add("sinter", -2, kReadonly, all, &cmd_sinter, "1.0.0", "Intersect multiple sets");
-  add("sunion", -2, kReadonly, all, &cmd_sunion, "1.0.0", "Add multiple sets");
-  add("sdiff", -2, kReadonly, all, &cmd_sdiff, "1.0.0", "Subtract multiple sets");
-  add("sinterstore", -3, kWrite | kDenyOom, all, &cmd_sinterstore, "1.0.0", "Intersect multiple sets and store the resulting set in a key");
-  add("sunionstore", -3, kWrite | kDenyOom, all, &cmd_sunionstore, "1.0.0", "Add multiple sets and store the resulting set in a key");
-  add("sdiffstore", -3, kWrite | kDenyOom, all, &cmd_sdiffstore, "1.0.0", "Subtract multiple sets and store the resulting set in a key");
-  add("sscan", -3, kReadonly, one, &cmd_sscan, "2.8.0", "Incrementally iterate Set elements");
+void register_set_commands(CommandTable& table) {
+  CommandFamily t = table.family("set");
+  t.add("sadd", -3, kWrite | kDenyOom | kFast, kFirstKey, &cmd_sadd, "1.0.0",
+        "Add one or more members to a set");
+  t.add("srem", -3, kWrite | kFast, kFirstKey, &cmd_srem, "1.0.0",
+        "Remove one or more members from a set");
+  t.add("smembers", 2, kReadonly, kFirstKey, &cmd_smembers, "1.0.0",
+        "Get all the members in a set");
+  t.add("sismember", 3, kReadonly | kFast, kFirstKey, &cmd_sismember, "1.0.0",
+        "Determine if a given value is a member of a set");
+  t.add("smismember", -3, kReadonly | kFast, kFirstKey, &cmd_smismember, "6.2.0",
+        "Returns the membership associated with the given elements for a set");
+  t.add("scard", 2, kReadonly | kFast, kFirstKey, &cmd_scard, "1.0.0",
+        "Get the number of members in a set");
+  t.add("spop", -2, kWrite | kFast | kOwnEffect, kFirstKey, &cmd_spop, "1.0.0",
+        "Remove and return one or multiple random members from a set");
+  t.add("srandmember", -2, kReadonly, kFirstKey, &cmd_srandmember, "1.0.0",
+        "Get one or multiple random members from a set");
+  t.add("smove", 4, kWrite | kFast, kFirstTwoKeys, &cmd_smove, "1.0.0",
+        "Move a member from one set to another");
+  t.add("sinter", -2, kReadonly, kAllKeys, &cmd_sinter, "1.0.0", "Intersect multiple sets");
+  t.add("sunion", -2, kReadonly, kAllKeys, &cmd_sunion, "1.0.0", "Add multiple sets");
+  t.add("sdiff", -2, kReadonly, kAllKeys, &cmd_sdiff, "1.0.0", "Subtract multiple sets");
+  t.add("sinterstore", -3, kWrite | kDenyOom, kAllKeys, &cmd_sinterstore, "1.0.0",
+        "Intersect multiple sets and store the resulting set in a key");
+  t.add("sunionstore", -3, kWrite | kDenyOom, kAllKeys, &cmd_sunionstore, "1.0.0",
+        "Add multiple sets and store the resulting set in a key");
+  t.add("sdiffstore", -3, kWrite | kDenyOom, kAllKeys, &cmd_sdiffstore, "1.0.0",
+        "Subtract multiple sets and store the resulting set in a key");
+  t.add("sscan", -3, kReadonly, kFirstKey, &cmd_sscan, "2.8.0",
+        "Incrementally iterate Set elements");
 }
 
 }  // namespace listd::server

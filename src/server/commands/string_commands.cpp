@@ -305,7 +305,8 @@ void mset_generic(CommandContext& ctx, bool nx) {
         return;
       }
   }
-  for (std::size_t i = 1; i < ctx.argc(); i += 2) store_string(ctx, ctx.arg(i), ctx.arg(i + 1), false);
+  for (std::size_t i = 1; i < ctx.argc(); i += 2)
+    store_string(ctx, ctx.arg(i), ctx.arg(i + 1), false);
   ctx.mark_dirty(static_cast<long long>((ctx.argc() - 1) / 2));
   if (nx)
     ctx.reply().integer(1);
@@ -399,7 +400,7 @@ void cmd_append(CommandContext& ctx) {
     return;
   }
   const std::string_view old = e->value.as_string().view();
-  const std::size_t max = static_cast<std::size_t>(ctx.exec().config().settings().proto_max_bulk_len);
+  const auto max = static_cast<std::size_t>(ctx.exec().config().settings().proto_max_bulk_len);
   if (old.size() + ctx.arg(2).size() > max) {
     ctx.reply().error(kStringTooLongErr);
     return;
@@ -442,7 +443,8 @@ void cmd_getrange(CommandContext& ctx) {
     ctx.reply().bulk("");
     return;
   }
-  ctx.reply().bulk(s.substr(static_cast<std::size_t>(start), static_cast<std::size_t>(end - start + 1)));
+  ctx.reply().bulk(
+      s.substr(static_cast<std::size_t>(start), static_cast<std::size_t>(end - start + 1)));
 }
 
 // SETRANGE key offset value
@@ -461,7 +463,8 @@ void cmd_setrange(CommandContext& ctx) {
     ctx.reply().integer(static_cast<long long>(old.size()));
     return;
   }
-  const auto max = static_cast<unsigned long long>(ctx.exec().config().settings().proto_max_bulk_len);
+  const auto max =
+      static_cast<unsigned long long>(ctx.exec().config().settings().proto_max_bulk_len);
   if (static_cast<unsigned long long>(offset) + value.size() > max) {
     ctx.reply().error(kStringTooLongErr);
     return;
@@ -481,32 +484,47 @@ void cmd_setrange(CommandContext& ctx) {
 
 }  // namespace
 
-void register_string_commands(CommandTable& t) {
-  const KeySpec one{1, 1, 1};
-  auto add = [&](std::string_view name, int arity, std::uint32_t flags, KeySpec keys, Handler h,
-                 std::string_view since, std::string_view summary) {
-    t.add({name, arity, flags, keys, h, "string", since, summary});
-  };
-  add("get", 2, kReadonly | kFast, one, &cmd_get, "1.0.0", "Get the value of a key");
-  add("set", -3, kWrite | kDenyOom | kOwnEffect, one, &cmd_set, "1.0.0", "Set the string value of a key");
-  add("setnx", 3, kWrite | kDenyOom | kFast, one, &cmd_setnx, "1.0.0", "Set the value of a key, only if the key does not exist");
-  add("setex", 4, kWrite | kDenyOom | kOwnEffect, one, &cmd_setex, "2.0.0", "Set the value and expiration of a key");
-  add("psetex", 4, kWrite | kDenyOom | kOwnEffect, one, &cmd_psetex, "2.6.0", "Set the value and expiration in milliseconds of a key");
-  add("getset", 3, kWrite | kDenyOom | kFast | kOwnEffect, one, &cmd_getset, "1.0.0", "Set the string value of a key and return its old value");
-  add("getdel", 2, kWrite | kFast | kOwnEffect, one, &cmd_getdel, "6.2.0", "Get the value of a key and delete the key");
-  add("getex", -2, kWrite | kFast | kOwnEffect, one, &cmd_getex, "6.2.0", "Get the value of a key and optionally set its expiration");
-  add("mget", -2, kReadonly | kFast, {1, -1, 1}, &cmd_mget, "1.0.0", "Get the values of all the given keys");
-  add("mset", -3, kWrite | kDenyOom, {1, -1, 2}, &cmd_mset, "1.0.1", "Set multiple keys to multiple values");
-  add("msetnx", -3, kWrite | kDenyOom, {1, -1, 2}, &cmd_msetnx, "1.0.1", "Set multiple keys to multiple values, only if none of the keys exist");
-  add("incr", 2, kWrite | kDenyOom | kFast, one, &cmd_incr, "1.0.0", "Increment the integer value of a key by one");
-  add("decr", 2, kWrite | kDenyOom | kFast, one, &cmd_decr, "1.0.0", "Decrement the integer value of a key by one");
-  add("incrby", 3, kWrite | kDenyOom | kFast, one, &cmd_incrby, "1.0.0", "Increment the integer value of a key by the given amount");
-  add("decrby", 3, kWrite | kDenyOom | kFast, one, &cmd_decrby, "1.0.0", "Decrement the integer value of a key by the given number");
-  add("incrbyfloat", 3, kWrite | kDenyOom | kFast | kOwnEffect, one, &cmd_incrbyfloat, "2.6.0", "Increment the float value of a key by the given amount");
-  add("append", 3, kWrite | kDenyOom | kFast, one, &cmd_append, "2.0.0", "Append a value to a key");
-  add("strlen", 2, kReadonly | kFast, one, &cmd_strlen, "2.2.0", "Get the length of the value stored in a key");
-  add("getrange", 4, kReadonly, one, &cmd_getrange, "2.4.0", "Get a substring of the string stored at a key");
-  add("setrange", 4, kWrite | kDenyOom, one, &cmd_setrange, "2.2.0", "Overwrite part of a string at key starting at the specified offset");
+void register_string_commands(CommandTable& table) {
+  CommandFamily t = table.family("string");
+  t.add("get", 2, kReadonly | kFast, kFirstKey, &cmd_get, "1.0.0", "Get the value of a key");
+  t.add("set", -3, kWrite | kDenyOom | kOwnEffect, kFirstKey, &cmd_set, "1.0.0",
+        "Set the string value of a key");
+  t.add("setnx", 3, kWrite | kDenyOom | kFast, kFirstKey, &cmd_setnx, "1.0.0",
+        "Set the value of a key, only if the key does not exist");
+  t.add("setex", 4, kWrite | kDenyOom | kOwnEffect, kFirstKey, &cmd_setex, "2.0.0",
+        "Set the value and expiration of a key");
+  t.add("psetex", 4, kWrite | kDenyOom | kOwnEffect, kFirstKey, &cmd_psetex, "2.6.0",
+        "Set the value and expiration in milliseconds of a key");
+  t.add("getset", 3, kWrite | kDenyOom | kFast | kOwnEffect, kFirstKey, &cmd_getset, "1.0.0",
+        "Set the string value of a key and return its old value");
+  t.add("getdel", 2, kWrite | kFast | kOwnEffect, kFirstKey, &cmd_getdel, "6.2.0",
+        "Get the value of a key and delete the key");
+  t.add("getex", -2, kWrite | kFast | kOwnEffect, kFirstKey, &cmd_getex, "6.2.0",
+        "Get the value of a key and optionally set its expiration");
+  t.add("mget", -2, kReadonly | kFast, kAllKeys, &cmd_mget, "1.0.0",
+        "Get the values of all the given keys");
+  t.add("mset", -3, kWrite | kDenyOom, {1, -1, 2}, &cmd_mset, "1.0.1",
+        "Set multiple keys to multiple values");
+  t.add("msetnx", -3, kWrite | kDenyOom, {1, -1, 2}, &cmd_msetnx, "1.0.1",
+        "Set multiple keys to multiple values, only if none of the keys exist");
+  t.add("incr", 2, kWrite | kDenyOom | kFast, kFirstKey, &cmd_incr, "1.0.0",
+        "Increment the integer value of a key by one");
+  t.add("decr", 2, kWrite | kDenyOom | kFast, kFirstKey, &cmd_decr, "1.0.0",
+        "Decrement the integer value of a key by one");
+  t.add("incrby", 3, kWrite | kDenyOom | kFast, kFirstKey, &cmd_incrby, "1.0.0",
+        "Increment the integer value of a key by the given amount");
+  t.add("decrby", 3, kWrite | kDenyOom | kFast, kFirstKey, &cmd_decrby, "1.0.0",
+        "Decrement the integer value of a key by the given number");
+  t.add("incrbyfloat", 3, kWrite | kDenyOom | kFast | kOwnEffect, kFirstKey, &cmd_incrbyfloat,
+        "2.6.0", "Increment the float value of a key by the given amount");
+  t.add("append", 3, kWrite | kDenyOom | kFast, kFirstKey, &cmd_append, "2.0.0",
+        "Append a value to a key");
+  t.add("strlen", 2, kReadonly | kFast, kFirstKey, &cmd_strlen, "2.2.0",
+        "Get the length of the value stored in a key");
+  t.add("getrange", 4, kReadonly, kFirstKey, &cmd_getrange, "2.4.0",
+        "Get a substring of the string stored at a key");
+  t.add("setrange", 4, kWrite | kDenyOom, kFirstKey, &cmd_setrange, "2.2.0",
+        "Overwrite part of a string at key starting at the specified offset");
 }
 
 }  // namespace listd::server

@@ -16,18 +16,21 @@
 #include <climits>
 #include <cmath>
 #include <cstdlib>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "listd/protocol/reply_writer.h"
 #include "listd/server/blocking_service.h"
+#include "listd/server/command_args.h"
 #include "listd/server/command_context.h"
 #include "listd/server/command_table.h"
 #include "listd/server/errors.h"
 #include "listd/server/executor.h"
 #include "listd/server/scan_args.h"
 #include "listd/server/text.h"
+#include "listd/server/zset_range.h"
 #include "listd/store/glob.h"
 #include "listd/store/number.h"
 
@@ -35,217 +38,102 @@ namespace listd::server {
 namespace {
 
 constexpr std::string_view kNanErr = "ERR resulting score is not a number (NaN)";
-constexpr std::string_view kScoreRangeErr = "ERR min or max is not a float";
-constexpr std::string_view kLexRangeErr = "ERR min or max not valid string range item";
-
-// ---- ranges -------------------------------------------------------------------------------
-
-struct ScoreRange {
-  double min = 0, max = 0;
-  bool minex = false, maxex = false;
-  bool gte_min(double v) const noexcept { return minex ? v > min : v >= min; }
-  bool lte_max(double v) const noexcept { return maxex ? v < max : v <= max; }
-};
-
-/// Redis zslParseRange for one bound: strtod over the C string (so bytes after a NUL are
-/// ignored, like Redis), "(" for an open bound, NaN rejected.
-bool parse_score_bound(std::string_view text, double& v, bool& ex) {
-  const std::string buf(text);
-  const char* p = buf.c_str();
-  ex = *p == '(';
-  if (ex) ++p;
-  char* end = nullptr;
-  v = std::strtod(p, &end);
-  return *end == '\0' && !std::isnan(v);
-}
-
-bool parse_score_range(CommandContext& ctx, std::size_t min_i, std::size_t max_i, ScoreRange& r) {
-  if (!parse_score_bound(ctx.arg(min_i), r.min, r.minex) ||
-      !parse_score_bound(ctx.arg(max_i), r.max, r.maxex)) {
-    ctx.reply().error(kScoreRangeErr);
-    return false;
-  }
-  return true;
-}
-
-struct LexBound {
-  enum class Kind : std::uint8_t { kMin, kMax, kValue };
-  Kind kind = Kind::kValue;
-  std::string_view value;
-  bool ex = false;
-};
-
-/// Redis zslParseLexRangeItem: "-" / "+" (the infinities), "[x" inclusive, "(x" exclusive.
-bool parse_lex_bound(std::string_view s, LexBound& b) {
-  if (s.empty()) return false;
-  switch (s[0]) {
-    case '+':
-    case '-':
-      if (s.size() > 1 && s[1] != '\0') return false;
-      b = {s[0] == '+' ? LexBound::Kind::kMax : LexBound::Kind::kMin, {}, true};
-      return true;
-    case '(':
-    case '[':
-      b = {LexBound::Kind::kValue, s.substr(1), s[0] == '('};
-      return true;
-    default: return false;
-  }
-}
-
-/// Redis sdscmplex of a member against a bound.
-int lex_cmp(std::string_view member, const LexBound& b) noexcept {
-  if (b.kind == LexBound::Kind::kMin) return 1;
-  if (b.kind == LexBound::Kind::kMax) return -1;
-  return member.compare(b.value);
-}
-
-struct LexRange {
-  LexBound min, max;
-  bool gte_min(std::string_view m) const noexcept {
-    const int c = lex_cmp(m, min);
-    return min.ex ? c > 0 : c >= 0;
-  }
-  bool lte_max(std::string_view m) const noexcept {
-    const int c = lex_cmp(m, max);
-    return max.ex ? c < 0 : c <= 0;
-  }
-};
-
-bool parse_lex_range(CommandContext& ctx, std::size_t min_i, std::size_t max_i, LexRange& r) {
-  if (!parse_lex_bound(ctx.arg(min_i), r.min) || !parse_lex_bound(ctx.arg(max_i), r.max)) {
-    ctx.reply().error(kLexRangeErr);
-    return false;
-  }
-  return true;
-}
-
-/// A range as two predicates over (score, member), for score and lex ranges alike.
-struct Bounds {
-  const ScoreRange* score = nullptr;
-  const LexRange* lex = nullptr;
-  bool gte_min(double s, std::string_view m) const noexcept {
-    return score ? score->gte_min(s) : lex->gte_min(m);
-  }
-  bool lte_max(double s, std::string_view m) const noexcept {
-    return score ? score->lte_max(s) : lex->lte_max(m);
-  }
-  /// Rank of the first element >= min (the skip list finds it in O(log N)).
-  std::size_t first(const store::ZSetValue& z) const {
-    return z.partition_point([this](double s, std::string_view m) { return !gte_min(s, m); });
-  }
-  /// One past the rank of the last element <= max.
-  std::size_t end(const store::ZSetValue& z) const {
-    return z.partition_point([this](double s, std::string_view m) { return lte_max(s, m); });
-  }
-};
 
 // ---- replies ------------------------------------------------------------------------------
 
-struct Item {
-  std::string_view member;
-  double score;
-};
-
 /// ZRANGE-family reply: RESP2 flat (member, score) list; RESP3 [member, score] pairs.
-void reply_items(protocol::ReplyWriter r, const std::vector<Item>& items, bool withscores) {
+void reply_items(protocol::ReplyWriter r, const std::vector<ScoredMember>& items,
+                 bool withscores) {
   r.array_header(withscores && !r.resp3() ? items.size() * 2 : items.size());
-  for (const Item& it : items) {
+  for (const ScoredMember& it : items) {
     if (withscores && r.resp3()) r.array_header(2);
     r.bulk(it.member);
     if (withscores) r.double_value(it.score);
   }
 }
 
-/// Ranks start..end (sanitized, inclusive) ascending, or counted from the top when `rev`.
-void collect_by_rank(const store::ZSetValue& z, long long start, long long end, bool rev,
-                     std::vector<Item>& out) {
-  long long n = end - start + 1;
-  const auto size = static_cast<long long>(z.size());
-  store::ZCursor c = z.at_rank(static_cast<std::size_t>(rev ? size - 1 - start : start));
-  for (; c.valid() && n-- > 0; rev ? c.prev() : c.next()) out.push_back({c.member(), c.score()});
-}
-
-/// Redis genericZrangebyscoreCommand / genericZrangebylexCommand: from the first element in
-/// range (the last one when `rev`), skip `offset` unchecked, then take up to `limit` (< 0 =
-/// all) while in range.
-void collect_by_bounds(const store::ZSetValue& z, const Bounds& b, bool rev, long long offset,
-                       long long limit, std::vector<Item>& out) {
-  // A negative offset makes Redis walk off the end: nothing.
-  if (offset < 0 || (offset > 0 && static_cast<unsigned long long>(offset) >= z.size())) return;
-  store::ZCursor c;
-  const auto skip = static_cast<std::size_t>(offset);
-  if (!rev) {
-    const std::size_t first = b.first(z);
-    c = z.at_rank(first);
-    if (!c.valid() || !b.lte_max(c.score(), c.member())) return;
-    // Jump over the offset by rank (O(log N)) where Redis steps through it.
-    if (skip > 0) c = z.at_rank(first + skip);
-  } else {
-    const std::size_t end = b.end(z);
-    if (end == 0) return;
-    c = z.at_rank(end - 1);
-    if (!b.gte_min(c.score(), c.member())) return;
-    if (skip > 0) {
-      if (skip >= end) return;
-      c = z.at_rank(end - 1 - skip);
-    }
-  }
-  for (; c.valid() && limit-- != 0; rev ? c.prev() : c.next()) {
-    if (rev ? !b.gte_min(c.score(), c.member()) : !b.lte_max(c.score(), c.member())) break;
-    out.push_back({c.member(), c.score()});
-  }
-}
-
-/// Number of elements in range: Redis zcount/zlexcount (first in range .. last in range).
-std::size_t count_in(const store::ZSetValue& z, const Bounds& b) {
-  const std::size_t lo = b.first(z);
-  store::ZCursor c = z.at_rank(lo);
-  if (!c.valid() || !b.lte_max(c.score(), c.member())) return 0;
-  const std::size_t hi = b.end(z);
-  return hi > lo ? hi - lo : 0;
-}
-
 // ---- ZADD / ZINCRBY -----------------------------------------------------------------------
 
-enum ZaddFlag : unsigned { kZaddIncr = 1, kZaddNx = 2, kZaddXx = 4, kZaddGt = 8, kZaddLt = 16 };
+enum ZaddFlag : unsigned {
+  kZaddIncr = 1,
+  kZaddNx = 2,
+  kZaddXx = 4,
+  kZaddGt = 8,
+  kZaddLt = 16,
+  kZaddCh = 32,
+};
 
-/// Redis zaddGenericCommand, ZINCRBY included (`flags` = kZaddIncr).
-void zadd_generic(CommandContext& ctx, unsigned flags) {
+/// Redis zaddGenericCommand's options and their checks, in its order: ORs the option words
+/// from argv[2] on into `flags`; returns the index of the first score, or 0 after replying the
+/// error.
+std::size_t parse_zadd_options(CommandContext& ctx, unsigned& flags) {
   std::size_t scoreidx = 2;
-  bool ch = false;
   for (; scoreidx < ctx.argc(); ++scoreidx) {
     const std::string_view opt = ctx.arg(scoreidx);
     if (strcasecmp_eq(opt, "nx")) flags |= kZaddNx;
     else if (strcasecmp_eq(opt, "xx")) flags |= kZaddXx;
-    else if (strcasecmp_eq(opt, "ch")) ch = true;
+    else if (strcasecmp_eq(opt, "ch")) flags |= kZaddCh;
     else if (strcasecmp_eq(opt, "incr")) flags |= kZaddIncr;
     else if (strcasecmp_eq(opt, "gt")) flags |= kZaddGt;
     else if (strcasecmp_eq(opt, "lt")) flags |= kZaddLt;
     else break;
   }
-  const bool incr = flags & kZaddIncr, nx = flags & kZaddNx, xx = flags & kZaddXx,
-             gt = flags & kZaddGt, lt = flags & kZaddLt;
+  const bool nx = flags & kZaddNx, gt = flags & kZaddGt, lt = flags & kZaddLt;
   const std::size_t args = ctx.argc() - scoreidx;
-  if (args % 2 != 0 || args == 0) {
-    ctx.reply().error(kSyntaxErr);
-    return;
+  std::string_view err;
+  if (args % 2 != 0 || args == 0)
+    err = kSyntaxErr;
+  else if (nx && (flags & kZaddXx))
+    err = "ERR XX and NX options at the same time are not compatible";
+  else if ((gt && nx) || (lt && nx) || (gt && lt))
+    err = "ERR GT, LT, and/or NX options at the same time are not compatible";
+  else if ((flags & kZaddIncr) && args > 2)
+    err = "ERR INCR option supports a single increment-element pair";
+  if (err.empty()) return scoreidx;
+  ctx.reply().error(err);
+  return 0;
+}
+
+/// What one ZADD did so far.
+struct ZaddCounts {
+  long long added = 0, updated = 0, processed = 0;
+  double score = 0;  ///< the last score applied (ZADD INCR replies it)
+};
+
+/// Redis zsetAdd for one member under `flags`. Returns false when INCR made the score NaN
+/// (nothing changed for this member).
+bool zadd_member(store::ZSetValue& z, std::string_view member, double score, unsigned flags,
+                 ZaddCounts& n) {
+  n.score = score;
+  const auto cur = z.score(member);
+  if (!cur) {
+    if (flags & kZaddXx) return true;
+    z.insert(member, score);
+    ++n.added;
+    ++n.processed;
+    return true;
   }
-  const std::size_t elements = args / 2;
-  if (nx && xx) {
-    ctx.reply().error("ERR XX and NX options at the same time are not compatible");
-    return;
+  if (flags & kZaddNx) return true;
+  if (flags & kZaddIncr) {
+    n.score = score += *cur;
+    if (std::isnan(score)) return false;
   }
-  if ((gt && nx) || (lt && nx) || (gt && lt)) {
-    ctx.reply().error("ERR GT, LT, and/or NX options at the same time are not compatible");
-    return;
+  if (((flags & kZaddLt) && score >= *cur) || ((flags & kZaddGt) && score <= *cur)) return true;
+  ++n.processed;
+  if (score != *cur) {
+    z.update(member, *cur, score);
+    ++n.updated;
   }
-  if (incr && elements > 1) {
-    ctx.reply().error("ERR INCR option supports a single increment-element pair");
-    return;
-  }
+  return true;
+}
+
+/// Redis zaddGenericCommand, ZINCRBY included (`flags` = kZaddIncr).
+void zadd_generic(CommandContext& ctx, unsigned flags) {
+  const std::size_t scoreidx = parse_zadd_options(ctx, flags);
+  if (scoreidx == 0) return;
   // Every score is parsed before anything changes: the command applies fully or not at all.
-  std::vector<double> scores(elements);
-  for (std::size_t j = 0; j < elements; ++j)
+  std::vector<double> scores((ctx.argc() - scoreidx) / 2);
+  for (std::size_t j = 0; j < scores.size(); ++j)
     if (!store::parse_double(ctx.arg(scoreidx + 2 * j), scores[j])) {
       ctx.reply().error(kNotFloatErr);
       return;
@@ -253,48 +141,23 @@ void zadd_generic(CommandContext& ctx, unsigned flags) {
   const std::string_view key = ctx.arg(1);
   auto [e, wrong_type] = ctx.write(key, store::ValueType::kZSet);
   if (wrong_type) return;
-  long long added = 0, updated = 0, processed = 0;
-  double score = 0;
-  if (!e && !xx)
+  if (!e && !(flags & kZaddXx))
     e = ctx.add_key(key, store::Value(store::ZSetValue::create(ctx.arg(scoreidx + 1).size())));
-  if (e) {
-    store::ZSetValue& z = e->value.as_zset();
-    for (std::size_t j = 0; j < elements; ++j) {
-      const std::string_view member = ctx.arg(scoreidx + 2 * j + 1);
-      score = scores[j];
-      // Redis zsetAdd.
-      if (const auto cur = z.score(member)) {
-        if (nx) continue;
-        if (incr) {
-          score += *cur;
-          if (std::isnan(score)) {
-            ctx.reply().error(kNanErr);
-            ctx.mark_dirty(added + updated);
-            return;
-          }
-        }
-        if ((lt && score >= *cur) || (gt && score <= *cur)) continue;
-        ++processed;
-        if (score != *cur) {
-          z.update(member, *cur, score);
-          ++updated;
-        }
-      } else if (!xx) {
-        z.insert(member, score);
-        ++added;
-        ++processed;
-      }
+  ZaddCounts n;
+  for (std::size_t j = 0; e && j < scores.size(); ++j) {
+    if (!zadd_member(e->value.as_zset(), ctx.arg(scoreidx + 2 * j + 1), scores[j], flags, n)) {
+      ctx.reply().error(kNanErr);
+      ctx.mark_dirty(n.added + n.updated);
+      return;
     }
   }
-  ctx.mark_dirty(added + updated);
-  if (incr) {
-    if (processed)
-      ctx.reply().double_value(score);
-    else
-      ctx.reply().null();
-  } else {
-    ctx.reply().integer(ch ? added + updated : added);
-  }
+  ctx.mark_dirty(n.added + n.updated);
+  if (!(flags & kZaddIncr))
+    ctx.reply().integer(flags & kZaddCh ? n.added + n.updated : n.added);
+  else if (n.processed)
+    ctx.reply().double_value(n.score);
+  else
+    ctx.reply().null();
 }
 
 // ZADD key [NX|XX] [GT|LT] [CH] [INCR] score member [score member ...]
@@ -376,7 +239,8 @@ void cmd_zcount(CommandContext& ctx) {
   if (!parse_score_range(ctx, 2, 3, range)) return;
   auto [e, wrong_type] = ctx.read(ctx.arg(1), store::ValueType::kZSet);
   if (wrong_type) return;
-  ctx.reply().integer(e ? static_cast<long long>(count_in(e->value.as_zset(), Bounds{&range, nullptr})) : 0);
+  const RangeBounds b{&range, nullptr};
+  ctx.reply().integer(e ? static_cast<long long>(count_in(e->value.as_zset(), b)) : 0);
 }
 
 // ZLEXCOUNT key min max
@@ -385,7 +249,8 @@ void cmd_zlexcount(CommandContext& ctx) {
   if (!parse_lex_range(ctx, 2, 3, range)) return;
   auto [e, wrong_type] = ctx.read(ctx.arg(1), store::ValueType::kZSet);
   if (wrong_type) return;
-  ctx.reply().integer(e ? static_cast<long long>(count_in(e->value.as_zset(), Bounds{nullptr, &range})) : 0);
+  const RangeBounds b{nullptr, &range};
+  ctx.reply().integer(e ? static_cast<long long>(count_in(e->value.as_zset(), b)) : 0);
 }
 
 // ---- ZRANGE family ------------------------------------------------------------------------
@@ -423,7 +288,8 @@ void zrange_generic(CommandContext& ctx, RangeType type, Direction dir) {
   if (type == RangeType::kAuto) type = RangeType::kRank;
   // Redis only rejects a LIMIT whose count is not -1 here (LIMIT 0 -1 passes for ranks).
   if (has_limit && limit != -1 && type == RangeType::kRank) {
-    ctx.reply().error("ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX");
+    ctx.reply().error(
+        "ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX");
     return;
   }
   if (withscores && type == RangeType::kLex) {
@@ -448,20 +314,15 @@ void zrange_generic(CommandContext& ctx, RangeType type, Direction dir) {
   }
   auto [e, wrong_type] = ctx.read(ctx.arg(1), store::ValueType::kZSet);
   if (wrong_type) return;
-  std::vector<Item> items;
+  std::vector<ScoredMember> items;
   if (e) {
     const store::ZSetValue& z = e->value.as_zset();
+    std::size_t from = 0, to = 0;
     if (type == RangeType::kRank) {
-      const auto llen = static_cast<long long>(z.size());
-      if (start < 0) start += llen;
-      if (end < 0) end += llen;
-      if (start < 0) start = 0;
-      if (start <= end && start < llen) {
-        if (end >= llen) end = llen - 1;
-        collect_by_rank(z, start, end, rev, items);
-      }
+      if (resolve_rank_range(start, end, z.size(), from, to))
+        collect_by_rank(z, from, to, rev, items);
     } else {
-      const Bounds b{type == RangeType::kScore ? &score_range : nullptr,
+      const RangeBounds b{type == RangeType::kScore ? &score_range : nullptr,
                      type == RangeType::kLex ? &lex_range : nullptr};
       collect_by_bounds(z, b, rev, offset, limit, items);
     }
@@ -472,15 +333,25 @@ void zrange_generic(CommandContext& ctx, RangeType type, Direction dir) {
 // ZRANGE key start stop [BYSCORE|BYLEX] [REV] [LIMIT offset count] [WITHSCORES]
 void cmd_zrange(CommandContext& ctx) { zrange_generic(ctx, RangeType::kAuto, Direction::kAuto); }
 // ZREVRANGE key start stop [WITHSCORES]
-void cmd_zrevrange(CommandContext& ctx) { zrange_generic(ctx, RangeType::kRank, Direction::kReverse); }
+void cmd_zrevrange(CommandContext& ctx) {
+  zrange_generic(ctx, RangeType::kRank, Direction::kReverse);
+}
 // ZRANGEBYSCORE key min max [WITHSCORES] [LIMIT offset count]
-void cmd_zrangebyscore(CommandContext& ctx) { zrange_generic(ctx, RangeType::kScore, Direction::kForward); }
+void cmd_zrangebyscore(CommandContext& ctx) {
+  zrange_generic(ctx, RangeType::kScore, Direction::kForward);
+}
 // ZREVRANGEBYSCORE key max min [WITHSCORES] [LIMIT offset count]
-void cmd_zrevrangebyscore(CommandContext& ctx) { zrange_generic(ctx, RangeType::kScore, Direction::kReverse); }
+void cmd_zrevrangebyscore(CommandContext& ctx) {
+  zrange_generic(ctx, RangeType::kScore, Direction::kReverse);
+}
 // ZRANGEBYLEX key min max [LIMIT offset count]
-void cmd_zrangebylex(CommandContext& ctx) { zrange_generic(ctx, RangeType::kLex, Direction::kForward); }
+void cmd_zrangebylex(CommandContext& ctx) {
+  zrange_generic(ctx, RangeType::kLex, Direction::kForward);
+}
 // ZREVRANGEBYLEX key max min [LIMIT offset count]
-void cmd_zrevrangebylex(CommandContext& ctx) { zrange_generic(ctx, RangeType::kLex, Direction::kReverse); }
+void cmd_zrevrangebylex(CommandContext& ctx) {
+  zrange_generic(ctx, RangeType::kLex, Direction::kReverse);
+}
 
 /// Redis zremrangeGenericCommand: range first, then the key.
 void zremrange_generic(CommandContext& ctx, RangeType type) {
@@ -503,17 +374,10 @@ void zremrange_generic(CommandContext& ctx, RangeType type) {
   store::ZSetValue& z = e->value.as_zset();
   std::size_t lo = 0, hi = 0;
   if (type == RangeType::kRank) {
-    const auto llen = static_cast<long long>(z.size());
-    if (start < 0) start += llen;
-    if (end < 0) end += llen;
-    if (start < 0) start = 0;
-    if (start <= end && start < llen) {
-      if (end >= llen) end = llen - 1;
-      lo = static_cast<std::size_t>(start);
-      hi = static_cast<std::size_t>(end) + 1;
-    }
+    std::size_t to = 0;
+    if (resolve_rank_range(start, end, z.size(), lo, to)) hi = to + 1;
   } else {
-    const Bounds b{type == RangeType::kScore ? &score_range : nullptr,
+    const RangeBounds b{type == RangeType::kScore ? &score_range : nullptr,
                    type == RangeType::kLex ? &lex_range : nullptr};
     if (count_in(z, b) > 0) {
       lo = b.first(z);
@@ -636,61 +500,18 @@ void cmd_zpopmin(CommandContext& ctx) { zpop_generic(ctx, false); }
 // ZPOPMAX key [count]
 void cmd_zpopmax(CommandContext& ctx) { zpop_generic(ctx, true); }
 
-/// Redis zmpopGenericCommand's parsing of "numkeys key [key ...] MIN|MAX [COUNT count]" with
-/// numkeys at argv[numkeys_idx]. Replies and returns false on error.
-bool parse_mpop(CommandContext& ctx, std::size_t numkeys_idx, std::size_t& numkeys, bool& max,
-                long long& count) {
-  long long n = 0;
-  if (!ctx.parse_integer(numkeys_idx, n, kNumkeysErr)) return false;
-  if (n < 1) {
-    ctx.reply().error(kNumkeysErr);
-    return false;
-  }
-  if (static_cast<unsigned long long>(n) >= ctx.argc() - numkeys_idx - 1) {
-    ctx.reply().error(kSyntaxErr);
-    return false;
-  }
-  numkeys = static_cast<std::size_t>(n);
-  const std::size_t where_idx = numkeys_idx + numkeys + 1;
-  if (strcasecmp_eq(ctx.arg(where_idx), "min")) {
-    max = false;
-  } else if (strcasecmp_eq(ctx.arg(where_idx), "max")) {
-    max = true;
-  } else {
-    ctx.reply().error(kSyntaxErr);
-    return false;
-  }
-  count = -1;
-  for (std::size_t j = where_idx + 1; j < ctx.argc(); ++j) {
-    if (count == -1 && strcasecmp_eq(ctx.arg(j), "count") && j + 1 < ctx.argc()) {
-      ++j;
-      if (!ctx.parse_integer(j, count, kCountGreaterThanZeroErr)) return false;
-      if (count < 1) {
-        ctx.reply().error(kCountGreaterThanZeroErr);
-        return false;
-      }
-    } else {
-      ctx.reply().error(kSyntaxErr);
-      return false;
-    }
-  }
-  if (count == -1) count = 1;
-  return true;
-}
-
 // ZMPOP numkeys key [key ...] MIN|MAX [COUNT count]
 void cmd_zmpop(CommandContext& ctx) {
-  std::size_t numkeys = 0;
-  bool max = false;
-  long long count = 1;
-  if (!parse_mpop(ctx, 1, numkeys, max, count)) return;
-  for (std::size_t i = 2; i < 2 + numkeys; ++i) {
-    auto [e, wrong_type] = ctx.write(ctx.arg(i), store::ValueType::kZSet);
+  const std::optional<MpopArgs> args = parse_mpop_args(ctx, 1, kZSetEnds);
+  if (!args) return;
+  const bool max = args->where == End::kTail;
+  for (std::string_view key : args->keys) {
+    auto [e, wrong_type] = ctx.write(key, store::ValueType::kZSet);
     if (wrong_type) return;
     if (!e) continue;
     const std::size_t n =
-        pop_from(ctx, e, ctx.arg(i), max, static_cast<std::size_t>(count), PopShape::kKeyNested);
-    emit_zset_pop(ctx.exec(), ctx.db().index(), ctx.arg(i), max, true, n);
+        pop_from(ctx, e, key, max, static_cast<std::size_t>(args->count), PopShape::kKeyNested);
+    emit_zset_pop(ctx.exec(), ctx.db().index(), key, max, true, n);
     return;
   }
   ctx.reply().null_array();
@@ -713,10 +534,11 @@ void blocking_zpop_generic(CommandContext& ctx, std::span<const std::string_view
     ctx.reply().null_array();
     return;
   }
-  ctx.block_on(keys, timeout_ms,
-               BlockSpec{.kind = multi ? BlockSpec::Kind::kZMultiPop : BlockSpec::Kind::kZPop,
-                         .zmax = max,
-                         .count = count});
+  BlockSpec spec;
+  spec.kind = multi ? BlockSpec::Kind::kZMultiPop : BlockSpec::Kind::kZPop;
+  spec.zmax = max;
+  spec.count = count;
+  ctx.block_on(keys, timeout_ms, std::move(spec));
 }
 
 void bzpop_generic(CommandContext& ctx, bool max) {
@@ -733,13 +555,12 @@ void cmd_bzpopmax(CommandContext& ctx) { bzpop_generic(ctx, true); }
 // BZMPOP timeout numkeys key [key ...] MIN|MAX [COUNT count]
 void cmd_bzmpop(CommandContext& ctx) {
   // Redis 7.0: numkeys, MIN|MAX and COUNT are checked before the timeout.
-  std::size_t numkeys = 0;
-  bool max = false;
-  long long count = 1;
-  if (!parse_mpop(ctx, 2, numkeys, max, count)) return;
+  const std::optional<MpopArgs> args = parse_mpop_args(ctx, 2, kZSetEnds);
+  if (!args) return;
   long long timeout_ms = 0;
   if (!ctx.parse_timeout_ms(1, timeout_ms)) return;
-  blocking_zpop_generic(ctx, ctx.argv().subspan(3, numkeys), max, timeout_ms, true, count);
+  blocking_zpop_generic(ctx, args->keys, args->where == End::kTail, timeout_ms, true,
+                        args->count);
 }
 
 /// Redis 7.0 d2string, the text a listpack stores for a score: integral values within
@@ -764,29 +585,22 @@ void cmd_zscan(CommandContext& ctx) {
   }
   ScanOptions o;
   if (!parse_scan_options(ctx, 3, false, o)) return;
-  const long long count = o.count;
-  const std::string_view pattern = o.pattern;
-  const bool use_pattern = o.use_pattern;
-  auto r = ctx.reply();
   const store::ZSetValue& z = e->value.as_zset();
-  std::vector<Item> items;
-  // Like Redis: stop after `count` items (members and scores both count) or count*10 steps.
-  long long budget = count * 10;
-  do {
-    cursor = z.scan(cursor, [&](std::string_view m, double s) { items.push_back({m, s}); });
-  } while (cursor != 0 && --budget > 0 && static_cast<long long>(items.size() * 2) < count);
-  if (use_pattern)
-    std::erase_if(items, [&](const Item& it) { return !store::glob_match(pattern, it.member); });
   const bool packed = z.encoding() == store::ZSetValue::Encoding::kPacked;
-  r.array_header(2);
-  r.bulk(std::to_string(cursor));
-  r.array_header(items.size() * 2);
-  for (const Item& it : items) {
-    r.bulk(it.member);
-    // A bulk string even in RESP3. Redis 7.0 returns a listpack's stored score text (d2string)
-    // but formats a skip list's score with "%.17Lg".
-    r.bulk(packed ? listpack_score_text(it.score) : protocol::format_double(it.score));
-  }
+  scan_generic<ScoredMember>(
+      ctx, cursor, o.count, 2,
+      [&](std::uint64_t at, std::vector<ScoredMember>& items) {
+        return z.scan(at, [&](std::string_view m, double s) { items.push_back({m, s}); });
+      },
+      [&](const ScoredMember& it) {
+        return !o.use_pattern || store::glob_match(o.pattern, it.member);
+      },
+      [&](protocol::ReplyWriter& r, const ScoredMember& it) {
+        r.bulk(it.member);
+        // A bulk string even in RESP3. Redis 7.0 returns a listpack's stored score text
+        // (d2string) but formats a skip list's score with "%.17Lg".
+        r.bulk(packed ? listpack_score_text(it.score) : protocol::format_double(it.score));
+      });
 }
 
 }  // namespace
@@ -801,9 +615,9 @@ ServeResult serve_zset_waiter(Executor& exec, Client& c, const store::DbKey& key
   const BlockSpec& spec = c.block;
   const bool multi = spec.kind == BlockSpec::Kind::kZMultiPop;
   store::ZSetValue& z = e->value.as_zset();
-  const std::size_t n =
-      pop_and_reply(c.reply(), z, key.key, spec.zmax, multi ? static_cast<std::size_t>(spec.count) : 1,
-                    multi ? PopShape::kKeyNested : PopShape::kKeyFlat);
+  const std::size_t count = multi ? static_cast<std::size_t>(spec.count) : 1;
+  const std::size_t n = pop_and_reply(c.reply(), z, key.key, spec.zmax, count,
+                                      multi ? PopShape::kKeyNested : PopShape::kKeyFlat);
   if (z.empty()) db.remove(key.key);
   emit_zset_pop(exec, key.db, key.key, spec.zmax, multi, n);
   exec.stats().dirty += static_cast<long long>(n);
@@ -812,41 +626,67 @@ ServeResult serve_zset_waiter(Executor& exec, Client& c, const store::DbKey& key
   return ServeResult::kServed;
 }
 
-void register_zset_commands(CommandTable& t) {
-  const KeySpec one{1, 1, 1};
-  auto add = [&](std::string_view name, int arity, std::uint32_t flags, KeySpec keys, Handler h,
-                 std::string_view since, std::string_view summary) {
-    t.add({name, arity, flags, keys, h, "sorted-set", since, summary});
-  };
-  add("zadd", -4, kWrite | kDenyOom | kFast, one, &cmd_zadd, "1.2.0", "Add one or more members to a sorted set, or update its score if it already exists");
-  add("zincrby", 4, kWrite | kDenyOom | kFast, one, &cmd_zincrby, "1.2.0", "Increment the score of a member in a sorted set");
-  add("zrem", -3, kWrite | kFast, one, &cmd_zrem, "1.2.0", "Remove one or more members from a sorted set");
-  add("zcard", 2, kReadonly | kFast, one, &cmd_zcard, "1.2.0", "Get the number of members in a sorted set");
-  add("zscore", 3, kReadonly | kFast, one, &cmd_zscore, "1.2.0", "Get the score associated with the given member in a sorted set");
-  add("zmscore", -3, kReadonly | kFast, one, &cmd_zmscore, "6.2.0", "Get the score associated with the given members in a sorted set");
-  add("zrank", 3, kReadonly | kFast, one, &cmd_zrank, "2.0.0", "Determine the index of a member in a sorted set");
-  add("zrevrank", 3, kReadonly | kFast, one, &cmd_zrevrank, "2.0.0", "Determine the index of a member in a sorted set, with scores ordered from high to low");
-  add("zcount", 4, kReadonly | kFast, one, &cmd_zcount, "2.0.0", "Count the members in a sorted set with scores within the given values");
-  add("zlexcount", 4, kReadonly | kFast, one, &cmd_zlexcount, "2.8.9", "Count the number of members in a sorted set between a given lexicographical range");
-  add("zrange", -4, kReadonly, one, &cmd_zrange, "1.2.0", "Return a range of members in a sorted set");
-  add("zrevrange", -4, kReadonly, one, &cmd_zrevrange, "1.2.0", "Return a range of members in a sorted set, by index, with scores ordered from high to low");
-  add("zrangebyscore", -4, kReadonly, one, &cmd_zrangebyscore, "1.0.5", "Return a range of members in a sorted set, by score");
-  add("zrevrangebyscore", -4, kReadonly, one, &cmd_zrevrangebyscore, "2.2.0", "Return a range of members in a sorted set, by score, with scores ordered from high to low");
-  add("zrangebylex", -4, kReadonly, one, &cmd_zrangebylex, "2.8.9", "Return a range of members in a sorted set, by lexicographical range");
-  add("zrevrangebylex", -4, kReadonly, one, &cmd_zrevrangebylex, "2.8.9", "Return a range of members in a sorted set, by lexicographical range, ordered from higher to lower strings.");
-  add("zremrangebyscore", 4, kWrite, one, &cmd_zremrangebyscore, "1.2.0", "Remove all members in a sorted set within the given scores");
-  add("zremrangebyrank", 4, kWrite, one, &cmd_zremrangebyrank, "2.0.0", "Remove all members in a sorted set within the given indexes");
-  add("zremrangebylex", 4, kWrite, one, &cmd_zremrangebylex, "2.8.9", "Remove all members in a sorted set between the given lexicographical range");
-  add("zpopmin", -2, kWrite | kFast, one, &cmd_zpopmin, "5.0.0", "Remove and return members with the lowest scores in a sorted set");
-  add("zpopmax", -2, kWrite | kFast, one, &cmd_zpopmax, "5.0.0", "Remove and return members with the highest scores in a sorted set");
-  add("zmpop", -4, kWrite | kOwnEffect, {0, 0, 0, /*numkeys_at*/ 1}, &cmd_zmpop, "7.0.0", "Remove and return members with scores in a sorted set");
-  add("bzpopmin", -3, kWrite | kNoScript | kBlocking | kFast | kOwnEffect, {1, -2, 1}, &cmd_bzpopmin, "5.0.0",
-      "Remove and return the member with the lowest score from one or more sorted sets, or block until one is available");
-  add("bzpopmax", -3, kWrite | kNoScript | kBlocking | kFast | kOwnEffect, {1, -2, 1}, &cmd_bzpopmax, "5.0.0",
-      "Remove and return the member with the highest score from one or more sorted sets, or block until one is available");
-  add("bzmpop", -5, kWrite | kBlocking | kOwnEffect, {0, 0, 0, /*numkeys_at*/ 2}, &cmd_bzmpop, "7.0.0",
-      "Remove and return members with scores in a sorted set or block until one is available");
-  add("zscan", -3, kReadonly, one, &cmd_zscan, "2.8.0", "Incrementally iterate sorted sets elements and associated scores");
+void register_zset_commands(CommandTable& table) {
+  CommandFamily t = table.family("sorted-set");
+  t.add("zadd", -4, kWrite | kDenyOom | kFast, kFirstKey, &cmd_zadd, "1.2.0",
+        "Add one or more members to a sorted set, or update its score if it already exists");
+  t.add("zincrby", 4, kWrite | kDenyOom | kFast, kFirstKey, &cmd_zincrby, "1.2.0",
+        "Increment the score of a member in a sorted set");
+  t.add("zrem", -3, kWrite | kFast, kFirstKey, &cmd_zrem, "1.2.0",
+        "Remove one or more members from a sorted set");
+  t.add("zcard", 2, kReadonly | kFast, kFirstKey, &cmd_zcard, "1.2.0",
+        "Get the number of members in a sorted set");
+  t.add("zscore", 3, kReadonly | kFast, kFirstKey, &cmd_zscore, "1.2.0",
+        "Get the score associated with the given member in a sorted set");
+  t.add("zmscore", -3, kReadonly | kFast, kFirstKey, &cmd_zmscore, "6.2.0",
+        "Get the score associated with the given members in a sorted set");
+  t.add("zrank", 3, kReadonly | kFast, kFirstKey, &cmd_zrank, "2.0.0",
+        "Determine the index of a member in a sorted set");
+  t.add("zrevrank", 3, kReadonly | kFast, kFirstKey, &cmd_zrevrank, "2.0.0",
+        "Determine the index of a member in a sorted set, with scores ordered from high to low");
+  t.add("zcount", 4, kReadonly | kFast, kFirstKey, &cmd_zcount, "2.0.0",
+        "Count the members in a sorted set with scores within the given values");
+  t.add("zlexcount", 4, kReadonly | kFast, kFirstKey, &cmd_zlexcount, "2.8.9",
+        "Count the number of members in a sorted set between a given lexicographical range");
+  t.add("zrange", -4, kReadonly, kFirstKey, &cmd_zrange, "1.2.0",
+        "Return a range of members in a sorted set");
+  t.add("zrevrange", -4, kReadonly, kFirstKey, &cmd_zrevrange, "1.2.0",
+        "Return a range of members in a sorted set, by index, with scores ordered from high to "
+        "low");
+  t.add("zrangebyscore", -4, kReadonly, kFirstKey, &cmd_zrangebyscore, "1.0.5",
+        "Return a range of members in a sorted set, by score");
+  t.add("zrevrangebyscore", -4, kReadonly, kFirstKey, &cmd_zrevrangebyscore, "2.2.0",
+        "Return a range of members in a sorted set, by score, with scores ordered from high to "
+        "low");
+  t.add("zrangebylex", -4, kReadonly, kFirstKey, &cmd_zrangebylex, "2.8.9",
+        "Return a range of members in a sorted set, by lexicographical range");
+  t.add("zrevrangebylex", -4, kReadonly, kFirstKey, &cmd_zrevrangebylex, "2.8.9",
+        "Return a range of members in a sorted set, by lexicographical range, ordered from higher "
+        "to lower strings.");
+  t.add("zremrangebyscore", 4, kWrite, kFirstKey, &cmd_zremrangebyscore, "1.2.0",
+        "Remove all members in a sorted set within the given scores");
+  t.add("zremrangebyrank", 4, kWrite, kFirstKey, &cmd_zremrangebyrank, "2.0.0",
+        "Remove all members in a sorted set within the given indexes");
+  t.add("zremrangebylex", 4, kWrite, kFirstKey, &cmd_zremrangebylex, "2.8.9",
+        "Remove all members in a sorted set between the given lexicographical range");
+  t.add("zpopmin", -2, kWrite | kFast, kFirstKey, &cmd_zpopmin, "5.0.0",
+        "Remove and return members with the lowest scores in a sorted set");
+  t.add("zpopmax", -2, kWrite | kFast, kFirstKey, &cmd_zpopmax, "5.0.0",
+        "Remove and return members with the highest scores in a sorted set");
+  t.add("zmpop", -4, kWrite | kOwnEffect, KeySpec::numkeys(1), &cmd_zmpop, "7.0.0",
+        "Remove and return members with scores in a sorted set");
+  t.add("bzpopmin", -3, kWrite | kNoScript | kBlocking | kFast | kOwnEffect, {1, -2, 1},
+        &cmd_bzpopmin, "5.0.0",
+        "Remove and return the member with the lowest score from one or more sorted sets, or "
+        "block until one is available");
+  t.add("bzpopmax", -3, kWrite | kNoScript | kBlocking | kFast | kOwnEffect, {1, -2, 1},
+        &cmd_bzpopmax, "5.0.0",
+        "Remove and return the member with the highest score from one or more sorted sets, or "
+        "block until one is available");
+  t.add("bzmpop", -5, kWrite | kBlocking | kOwnEffect, KeySpec::numkeys(2), &cmd_bzmpop, "7.0.0",
+        "Remove and return members with scores in a sorted set or block until one is available");
+  t.add("zscan", -3, kReadonly, kFirstKey, &cmd_zscan, "2.8.0",
+        "Incrementally iterate sorted sets elements and associated scores");
 }
 
 }  // namespace listd::server
