@@ -23,11 +23,11 @@ enum class Normalize { kNone, kTtlSeconds, kTtlMs, kDeadlineSeconds, kDeadlineMs
 enum class Check { kCompare, kRandomPick, kSpop, kScan, kRandomKey, kTransaction, kPipeline };
 
 struct Generated {
-  Args args;
-  std::string name;  // the table entry (args[0] may be cased differently or mangled)
+  Args args{};
+  std::string name{};  // the table entry (args[0] may be cased differently or mangled)
   /// kTransaction / kPipeline: the commands in order, each for connection 0 (the sequence's
   /// main one) or 1 (the second connection).
-  std::vector<std::pair<int, Args>> block;
+  std::vector<std::pair<int, Args>> block{};
   /// A plain command sent on the second connection instead (cross-connection visibility).
   bool on_second = false;
   Normalize normalize = Normalize::kNone;
