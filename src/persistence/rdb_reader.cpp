@@ -430,13 +430,15 @@ Loaded read_object(Reader& r, unsigned type) {
 // "REDIS" and four digits: the format version.
 int read_header(Reader& r) {
   const std::string_view magic = r.bytes(9);
-  if (magic.substr(0, 5) != "REDIS") throw ParseError{"Wrong signature trying to load DB from file"};
+  if (magic.substr(0, 5) != "REDIS")
+    throw ParseError{"Wrong signature trying to load DB from file"};
   int ver = 0;
   for (char c : magic.substr(5)) {
     if (c < '0' || c > '9') throw ParseError{"Wrong signature trying to load DB from file"};
     ver = ver * 10 + (c - '0');
   }
-  if (ver < 1 || ver > 10) throw ParseError{"Can't handle RDB format version " + std::to_string(ver)};
+  if (ver < 1 || ver > 10)
+    throw ParseError{"Can't handle RDB format version " + std::to_string(ver)};
   return ver;
 }
 
@@ -457,7 +459,8 @@ bool read_opcode(Reader& r, unsigned type, store::Keyspace& ks, Cursor& at) {
       const std::uint64_t id = r.len();
       if (id >= static_cast<std::uint64_t>(ks.database_count()))
         throw ParseError{"FATAL: Data file was created with a Redis server configured to handle "
-                         "more than " + std::to_string(ks.database_count()) + " databases. Exiting"};
+                         "more than " + std::to_string(ks.database_count()) +
+                         " databases. Exiting"};
       at.db = &ks.db(static_cast<int>(id));
       return true;
     }
@@ -500,7 +503,8 @@ void check_trailer(Reader& r, std::string_view data, int version, RdbLoadResult&
   if (version < 5) return;
   const std::uint64_t expected = r.le(8);
   if (expected == 0) return;
-  if (crc64(0, data.substr(0, body)) != expected) throw ParseError{"Wrong RDB checksum. Aborting now."};
+  if (crc64(0, data.substr(0, body)) != expected)
+    throw ParseError{"Wrong RDB checksum. Aborting now."};
   res.checksum_checked = true;
 }
 

@@ -6,8 +6,12 @@ using namespace listd::persistence;
 
 namespace {
 
-AofFileInfo base(long long seq) { return {"p." + std::to_string(seq) + ".base.rdb", seq, AofFileType::kBase}; }
-AofFileInfo incr(long long seq) { return {"p." + std::to_string(seq) + ".incr.aof", seq, AofFileType::kIncr}; }
+AofFileInfo base(long long seq) {
+  return {"p." + std::to_string(seq) + ".base.rdb", seq, AofFileType::kBase};
+}
+AofFileInfo incr(long long seq) {
+  return {"p." + std::to_string(seq) + ".incr.aof", seq, AofFileType::kIncr};
+}
 AofFileInfo history(AofFileInfo f) {
   f.type = AofFileType::kHistory;
   return f;
