@@ -1,5 +1,6 @@
 #include "listd/persistence/file_io.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -8,6 +9,39 @@
 #include <cstring>
 
 namespace listd::persistence {
+namespace {
+
+UniqueFd open_with(const std::string& path, int flags, std::string& err) {
+  const int fd = ::open(path.c_str(), flags | O_CLOEXEC, 0644);
+  if (fd < 0) err = std::strerror(errno);
+  return UniqueFd(fd);
+}
+
+std::string parent_directory(const std::string& path) {
+  const auto slash = path.rfind('/');
+  return slash == std::string::npos ? "." : path.substr(0, slash);
+}
+
+}  // namespace
+
+UniqueFd& UniqueFd::operator=(UniqueFd&& o) noexcept {
+  if (this != &o) {
+    reset();
+    fd_ = o.release();
+  }
+  return *this;
+}
+
+int UniqueFd::release() noexcept {
+  const int fd = fd_;
+  fd_ = -1;
+  return fd;
+}
+
+void UniqueFd::reset() noexcept {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+}
 
 std::string join_path(std::string_view dir, std::string_view name) {
   std::string p(dir);
@@ -36,14 +70,18 @@ bool write_all(int fd, std::string_view data, std::string& err) {
   return true;
 }
 
-bool data_sync(int fd, std::string& err) {
+int data_sync_errno(int fd) noexcept {
 #ifdef __linux__
   const int rc = ::fdatasync(fd);
 #else
   const int rc = ::fsync(fd);
 #endif
-  if (rc != 0) {
-    err = std::strerror(errno);
+  return rc == 0 ? 0 : (errno ? errno : EIO);
+}
+
+bool data_sync(int fd, std::string& err) {
+  if (const int e = data_sync_errno(fd); e != 0) {
+    err = std::strerror(e);
     return false;
   }
   return true;
@@ -82,6 +120,14 @@ bool replace_file_atomically(const std::string& dir, const std::string& name,
   return sync_directory(dir, err);
 }
 
+bool install_file(const std::string& temp, const std::string& path, std::string& err) {
+  if (!rename_file(temp, path, err)) {
+    remove_file(temp);
+    return false;
+  }
+  return sync_directory(parent_directory(path), err);
+}
+
 bool read_file(const std::string& path, std::string& out, std::string& err) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
@@ -107,6 +153,15 @@ bool read_file(const std::string& path, std::string& out, std::string& err) {
   return true;
 }
 
+bool file_starts_with(const std::string& path, std::string_view prefix) {
+  std::string err;
+  const UniqueFd fd = open_with(path, O_RDONLY, err);
+  if (!fd) return false;
+  std::string head(prefix.size(), '\0');
+  const ssize_t n = ::read(fd.get(), head.data(), head.size());
+  return n == static_cast<ssize_t>(prefix.size()) && head == prefix;
+}
+
 long long file_size(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return -1;
@@ -127,6 +182,53 @@ bool ensure_directory(const std::string& path, std::string& err) {
   }
   err = std::strerror(errno);
   return false;
+}
+
+std::vector<std::string> list_directory(const std::string& dir) {
+  std::vector<std::string> names;
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return names;
+  while (const dirent* e = ::readdir(d)) {
+    const std::string_view name(e->d_name);
+    if (name != "." && name != "..") names.emplace_back(name);
+  }
+  ::closedir(d);
+  return names;
+}
+
+UniqueFd open_for_append(const std::string& path, std::string& err) {
+  return open_with(path, O_WRONLY | O_APPEND | O_CREAT, err);
+}
+
+UniqueFd open_empty_for_append(const std::string& path, std::string& err) {
+  return open_with(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, err);
+}
+
+UniqueFd create_file(const std::string& path, std::string& err) {
+  return open_with(path, O_WRONLY | O_CREAT | O_TRUNC, err);
+}
+
+bool touch_file(const std::string& path, std::string& err) {
+  return static_cast<bool>(open_for_append(path, err));
+}
+
+void remove_file(const std::string& path) noexcept { ::unlink(path.c_str()); }
+
+bool rename_file(const std::string& from, const std::string& to, std::string& err) {
+  if (::rename(from.c_str(), to.c_str()) == 0) return true;
+  err = std::strerror(errno);
+  return false;
+}
+
+bool truncate_file(const std::string& path, long long size, std::string& err) {
+  if (::truncate(path.c_str(), static_cast<off_t>(size)) == 0) return true;
+  err = std::strerror(errno);
+  return false;
+}
+
+bool sync_file(const std::string& path, std::string& err) {
+  const UniqueFd fd = open_with(path, O_WRONLY, err);
+  return fd && data_sync(fd.get(), err);
 }
 
 }  // namespace listd::persistence

@@ -274,7 +274,7 @@ std::vector<std::string> listpack_entries(std::string_view lp) {
   return out;
 }
 
-[[maybe_unused]] std::vector<std::string> intset_entries(std::string_view is) {
+std::vector<std::string> intset_entries(std::string_view is) {
   const std::size_t width = static_cast<std::size_t>(rd_le(is, 0, 4));
   const std::size_t n = static_cast<std::size_t>(rd_le(is, 4, 4));
   if ((width != 2 && width != 4 && width != 8) || 8 + width * n > is.size()) throw ParseError{"Corrupt intset"};
@@ -285,7 +285,7 @@ std::vector<std::string> listpack_entries(std::string_view lp) {
   return out;
 }
 
-[[maybe_unused]] double parse_score(const std::string& s) {
+double parse_score(const std::string& s) {
   char* end = nullptr;
   const double d = std::strtod(s.c_str(), &end);
   if (end == s.c_str()) throw ParseError{"Corrupt sorted set score"};
@@ -305,45 +305,29 @@ Loaded make_list(const std::vector<std::string>& items, store::Value v = store::
   return {std::move(v), empty};
 }
 
-#if LISTD_RDB_COMPANION_TYPES
 void zadd(store::ZSetValue& z, std::string_view m, double score) {
   if (std::isnan(score)) throw ParseError{"Zset with NAN score detected"};
   if (z.score(m)) throw ParseError{"Duplicate zset fields detected"};
   z.insert(m, score);
 }
-#endif
 
-Loaded read_object(Reader& r, unsigned type) {
+// RDB_TYPE_LIST, _SET, _ZSET, _ZSET_2, _HASH: a length, then that many elements (or pairs).
+Loaded read_plain_collection(Reader& r, unsigned type) {
+  const std::uint64_t n = r.len();
   switch (type) {
-    case kTypeString: return {store::Value::make_string(r.str()), false};
     case kTypeList: {
       store::Value v = store::Value::make_list();
-      const std::uint64_t n = r.len();
       for (std::uint64_t i = 0; i < n; ++i) v.as_list().push_back(r.str());
       return {std::move(v), n == 0};
     }
-#if LISTD_RDB_COMPANION_TYPES
     case kTypeSet: {
       store::Value v = store::Value::make_set();
-      const std::uint64_t n = r.len();
       for (std::uint64_t i = 0; i < n; ++i)
         if (!v.as_set().add(r.str())) throw ParseError{"Duplicate set members detected"};
       return {std::move(v), n == 0};
     }
-    case kTypeZSet:
-    case kTypeZSet2: {
-      store::Value v = store::Value::make_zset();
-      const std::uint64_t n = r.len();
-      for (std::uint64_t i = 0; i < n; ++i) {
-        const std::string m = r.str();
-        const double score = type == kTypeZSet2 ? r.binary_double() : r.text_double();
-        zadd(v.as_zset(), m, score);
-      }
-      return {std::move(v), n == 0};
-    }
     case kTypeHash: {
       store::Value v = store::Value::make_hash();
-      const std::uint64_t n = r.len();
       for (std::uint64_t i = 0; i < n; ++i) {
         const std::string f = r.str();
         const std::string val = r.str();
@@ -351,30 +335,44 @@ Loaded read_object(Reader& r, unsigned type) {
       }
       return {std::move(v), n == 0};
     }
-#endif
-    case kTypeListZiplist: return make_list(ziplist_entries(r.str()));
-    case kTypeListQuicklist:
-    case kTypeListQuicklist2: {
-      store::Value v = store::Value::make_list();
-      const std::uint64_t nodes = r.len();
-      for (std::uint64_t i = 0; i < nodes; ++i) {
-        std::uint64_t container = 2;  // packed
-        if (type == kTypeListQuicklist2) container = r.len();
-        const std::string blob = r.str();
-        if (container == 1) {
-          v.as_list().push_back(blob);  // a plain node: one element
-        } else {
-          for (const auto& s : type == kTypeListQuicklist ? ziplist_entries(blob) : listpack_entries(blob))
-            v.as_list().push_back(s);
-        }
+    default: {  // kTypeZSet, kTypeZSet2
+      store::Value v = store::Value::make_zset();
+      for (std::uint64_t i = 0; i < n; ++i) {
+        const std::string m = r.str();
+        const double score = type == kTypeZSet2 ? r.binary_double() : r.text_double();
+        zadd(v.as_zset(), m, score);
       }
-      const bool empty = v.as_list().empty();
-      return {std::move(v), empty};
+      return {std::move(v), n == 0};
     }
-#if LISTD_RDB_COMPANION_TYPES
+  }
+}
+
+// RDB_TYPE_LIST_QUICKLIST (ziplist nodes) and _QUICKLIST_2 (listpack or plain nodes).
+Loaded read_quicklist(Reader& r, unsigned type) {
+  store::Value v = store::Value::make_list();
+  const std::uint64_t nodes = r.len();
+  for (std::uint64_t i = 0; i < nodes; ++i) {
+    std::uint64_t container = 2;  // packed
+    if (type == kTypeListQuicklist2) container = r.len();
+    const std::string blob = r.str();
+    if (container == 1) {
+      v.as_list().push_back(blob);  // a plain node: one element
+    } else {
+      for (const auto& s :
+           type == kTypeListQuicklist ? ziplist_entries(blob) : listpack_entries(blob))
+        v.as_list().push_back(s);
+    }
+  }
+  const bool empty = v.as_list().empty();
+  return {std::move(v), empty};
+}
+
+// A set, hash or sorted set in one compact blob (intset, ziplist or listpack).
+Loaded read_packed_collection(Reader& r, unsigned type) {
+  const std::string blob = r.str();
+  switch (type) {
     case kTypeSetIntset:
     case kTypeSetListpack: {
-      const std::string blob = r.str();
       store::Value v = store::Value::make_set();
       const auto items = type == kTypeSetIntset ? intset_entries(blob) : listpack_entries(blob);
       for (const auto& s : items)
@@ -383,27 +381,131 @@ Loaded read_object(Reader& r, unsigned type) {
     }
     case kTypeHashZiplist:
     case kTypeHashListpack: {
-      const std::string blob = r.str();
       const auto items = type == kTypeHashZiplist ? ziplist_entries(blob) : listpack_entries(blob);
       if (items.size() % 2) throw ParseError{"Corrupt hash"};
       store::Value v = store::Value::make_hash();
       for (std::size_t i = 0; i < items.size(); i += 2)
-        if (!v.as_hash().set(items[i], items[i + 1])) throw ParseError{"Duplicate hash fields detected"};
+        if (!v.as_hash().set(items[i], items[i + 1]))
+          throw ParseError{"Duplicate hash fields detected"};
       return {std::move(v), items.empty()};
     }
-    case kTypeZSetZiplist:
-    case kTypeZSetListpack: {
-      const std::string blob = r.str();
+    default: {  // kTypeZSetZiplist, kTypeZSetListpack
       const auto items = type == kTypeZSetZiplist ? ziplist_entries(blob) : listpack_entries(blob);
       if (items.size() % 2) throw ParseError{"Corrupt sorted set"};
       store::Value v = store::Value::make_zset();
-      for (std::size_t i = 0; i < items.size(); i += 2) zadd(v.as_zset(), items[i], parse_score(items[i + 1]));
+      for (std::size_t i = 0; i < items.size(); i += 2)
+        zadd(v.as_zset(), items[i], parse_score(items[i + 1]));
       return {std::move(v), items.empty()};
     }
-#endif
+  }
+}
+
+Loaded read_object(Reader& r, unsigned type) {
+  switch (type) {
+    case kTypeString:
+      return {store::Value::make_string(r.str()), false};
+    case kTypeList:
+    case kTypeSet:
+    case kTypeZSet:
+    case kTypeZSet2:
+    case kTypeHash:
+      return read_plain_collection(r, type);
+    case kTypeListZiplist:
+      return make_list(ziplist_entries(r.str()));
+    case kTypeListQuicklist:
+    case kTypeListQuicklist2:
+      return read_quicklist(r, type);
+    case kTypeSetIntset:
+    case kTypeSetListpack:
+    case kTypeHashZiplist:
+    case kTypeHashListpack:
+    case kTypeZSetZiplist:
+    case kTypeZSetListpack:
+      return read_packed_collection(r, type);
     default:
       throw ParseError{"Unknown RDB encoding type " + std::to_string(type)};
   }
+}
+
+// "REDIS" and four digits: the format version.
+int read_header(Reader& r) {
+  const std::string_view magic = r.bytes(9);
+  if (magic.substr(0, 5) != "REDIS")
+    throw ParseError{"Wrong signature trying to load DB from file"};
+  int ver = 0;
+  for (char c : magic.substr(5)) {
+    if (c < '0' || c > '9') throw ParseError{"Wrong signature trying to load DB from file"};
+    ver = ver * 10 + (c - '0');
+  }
+  if (ver < 1 || ver > 10)
+    throw ParseError{"Can't handle RDB format version " + std::to_string(ver)};
+  return ver;
+}
+
+// Where the next key goes and the deadline an EXPIRETIME opcode gave it.
+struct Cursor {
+  store::Database* db;
+  std::int64_t expire = -1;
+};
+
+// Consumes an opcode that is not a key (SELECTDB, EXPIRETIME, AUX, ...). False for a key type.
+bool read_opcode(Reader& r, unsigned type, store::Keyspace& ks, Cursor& at) {
+  switch (type) {
+    case kOpExpireTime: at.expire = static_cast<std::int64_t>(r.le(4)) * 1000; return true;
+    case kOpExpireTimeMs: at.expire = static_cast<std::int64_t>(r.le(8)); return true;
+    case kOpFreq: r.byte(); return true;
+    case kOpIdle: r.len(); return true;
+    case kOpSelectDb: {
+      const std::uint64_t id = r.len();
+      if (id >= static_cast<std::uint64_t>(ks.database_count()))
+        throw ParseError{"FATAL: Data file was created with a Redis server configured to handle "
+                         "more than " + std::to_string(ks.database_count()) +
+                         " databases. Exiting"};
+      at.db = &ks.db(static_cast<int>(id));
+      return true;
+    }
+    case kOpResizeDb: r.len(); r.len(); return true;
+    case kOpAux: r.str(); r.str(); return true;
+    case kOpModuleAux:
+    case kOpFunction:
+    case kOpFunction2:
+      throw ParseError{"listd cannot load modules or functions from an RDB file"};
+    default:
+      return false;
+  }
+}
+
+// One key of type `type`: skipped when empty or (if asked) expired, else added to the database.
+void read_key(Reader& r, unsigned type, Cursor& at, const RdbLoadOptions& o, RdbLoadResult& res) {
+  std::string key = r.str();
+  Loaded obj = read_object(r, type);
+  const std::int64_t expire = at.expire;
+  at.expire = -1;
+  if (obj.empty) {
+    ++res.empty_skipped;
+    return;
+  }
+  if (o.skip_expired && expire >= 0 && expire < o.now_ms) {
+    ++res.expired_skipped;
+    return;
+  }
+  store::Database& db = *at.db;
+  if (db.peek(key))
+    throw ParseError{"RDB has duplicated key '" + key + "' in DB " + std::to_string(db.index())};
+  store::Entry* e = db.add(key, std::move(obj.value));
+  if (expire >= 0) db.set_expire(*e, expire);
+  ++res.keys;
+}
+
+// The CRC-64 trailer (version 5 on); a zero checksum means the writer did not compute one.
+void check_trailer(Reader& r, std::string_view data, int version, RdbLoadResult& res) {
+  const std::size_t body = r.pos();
+  if (version < 5) return;
+  const std::uint64_t expected = r.le(8);
+  if (expected == 0) return;
+  if (crc64(0, data.substr(0, body)) != expected)
+    throw ParseError{"Wrong RDB checksum. Aborting now."};
+  res.checksum_checked = true;
 }
 
 }  // namespace
@@ -412,82 +514,11 @@ RdbLoadResult load_rdb(std::string_view data, store::Keyspace& ks, const RdbLoad
   RdbLoadResult res;
   Reader r(data);
   try {
-    const std::string_view magic = r.bytes(9);
-    if (magic.substr(0, 5) != "REDIS") throw ParseError{"Wrong signature trying to load DB from file"};
-    int ver = 0;
-    for (char c : magic.substr(5)) {
-      if (c < '0' || c > '9') throw ParseError{"Wrong signature trying to load DB from file"};
-      ver = ver * 10 + (c - '0');
-    }
-    if (ver < 1 || ver > 10) throw ParseError{"Can't handle RDB format version " + std::to_string(ver)};
-    res.version = ver;
-    store::Database* db = &ks.db(0);
-    std::int64_t expire = -1;
-    for (;;) {
-      const unsigned type = r.byte();
-      if (type == kOpExpireTime) {
-        expire = static_cast<std::int64_t>(r.le(4)) * 1000;
-        continue;
-      }
-      if (type == kOpExpireTimeMs) {
-        expire = static_cast<std::int64_t>(r.le(8));
-        continue;
-      }
-      if (type == kOpFreq) {
-        r.byte();
-        continue;
-      }
-      if (type == kOpIdle) {
-        r.len();
-        continue;
-      }
-      if (type == kOpEof) break;
-      if (type == kOpSelectDb) {
-        const std::uint64_t id = r.len();
-        if (id >= static_cast<std::uint64_t>(ks.database_count()))
-          throw ParseError{"FATAL: Data file was created with a Redis server configured to handle more than " +
-                           std::to_string(ks.database_count()) + " databases. Exiting"};
-        db = &ks.db(static_cast<int>(id));
-        continue;
-      }
-      if (type == kOpResizeDb) {
-        r.len();
-        r.len();
-        continue;
-      }
-      if (type == kOpAux) {
-        r.str();
-        r.str();
-        continue;
-      }
-      if (type == kOpModuleAux || type == kOpFunction || type == kOpFunction2)
-        throw ParseError{"listd cannot load modules or functions from an RDB file"};
-      std::string key = r.str();
-      Loaded obj = read_object(r, type);
-      const std::int64_t at = expire;
-      expire = -1;
-      if (obj.empty) {
-        ++res.empty_skipped;
-        continue;
-      }
-      if (o.skip_expired && at >= 0 && at < o.now_ms) {
-        ++res.expired_skipped;
-        continue;
-      }
-      if (db->peek(key)) throw ParseError{"RDB has duplicated key '" + key + "' in DB " + std::to_string(db->index())};
-      store::Entry* e = db->add(key, std::move(obj.value));
-      if (at >= 0) db->set_expire(*e, at);
-      ++res.keys;
-    }
-    const std::size_t body = r.pos();
-    if (ver >= 5) {
-      const std::uint64_t expected = r.le(8);
-      if (expected != 0) {
-        const std::uint64_t actual = crc64(0, data.substr(0, body));
-        if (actual != expected) throw ParseError{"Wrong RDB checksum. Aborting now."};
-        res.checksum_checked = true;
-      }
-    }
+    res.version = read_header(r);
+    Cursor at{&ks.db(0)};
+    for (unsigned type = r.byte(); type != kOpEof; type = r.byte())
+      if (!read_opcode(r, type, ks, at)) read_key(r, type, at, o, res);
+    check_trailer(r, data, res.version, res);
     res.consumed = r.pos();
     res.ok = true;
   } catch (const ParseError& e) {

@@ -1,4 +1,6 @@
 // RDB writer: see rdb.h. Opcode and type values from Redis 7.0 rdb.h.
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstring>
 #include <functional>
@@ -124,7 +126,6 @@ void write_payload(Out& out, const store::Value& v) {
       l.scan_forward([&](std::size_t, std::string_view e) { out.str(e); });
       return;
     }
-#if LISTD_RDB_COMPANION_TYPES
     case store::ValueType::kSet: {
       const store::SetValue& s = v.as_set();
       out.len(s.size());
@@ -151,10 +152,6 @@ void write_payload(Out& out, const store::Value& v) {
       });
       return;
     }
-#else
-    default:
-      return;
-#endif
   }
 }
 
@@ -162,13 +159,9 @@ bool is_empty(const store::Value& v) {
   switch (v.type()) {
     case store::ValueType::kString: return false;
     case store::ValueType::kList: return v.as_list().empty();
-#if LISTD_RDB_COMPANION_TYPES
     case store::ValueType::kSet: return v.as_set().empty();
     case store::ValueType::kHash: return v.as_hash().empty();
     case store::ValueType::kZSet: return v.as_zset().empty();
-#else
-    default: return true;
-#endif
   }
   return false;
 }
@@ -213,6 +206,33 @@ bool write_rdb(int fd, const store::Keyspace& keyspace, const RdbSaveOptions& op
                std::string& err) {
   Out out([&](std::string_view chunk) { return write_all(fd, chunk, err); });
   return write_all_parts(out, keyspace, options);
+}
+
+bool write_rdb_file(const std::string& path, const store::Keyspace& keyspace,
+                    const RdbSaveOptions& options, std::string& err) {
+  bool ok = false;
+  {
+    const UniqueFd fd = create_file(path, err);
+    ok = fd && write_rdb(fd.get(), keyspace, options, err) && data_sync(fd.get(), err);
+  }
+  if (!ok) remove_file(path);
+  return ok;
+}
+
+std::string rdb_temp_path(const std::string& path, long pid) {
+  return path + ".tmp-" + std::to_string(pid);
+}
+
+bool save_rdb_file(const std::string& temp, const std::string& path,
+                   const store::Keyspace& keyspace, const RdbSaveOptions& options,
+                   std::string& err) {
+  return write_rdb_file(temp, keyspace, options, err) && install_file(temp, path, err);
+}
+
+bool save_rdb_file(const std::string& path, const store::Keyspace& keyspace,
+                   const RdbSaveOptions& options, std::string& err) {
+  return save_rdb_file(rdb_temp_path(path, static_cast<long>(::getpid())), path, keyspace, options,
+                       err);
 }
 
 std::string rdb_to_string(const store::Keyspace& keyspace, const RdbSaveOptions& options) {

@@ -3,8 +3,9 @@
 // doubles), AUX fields, SELECTDB + RESIZEDB per non-empty database, EXPIRETIME_MS for keys with
 // a deadline, EOF and the CRC-64/Jones trailer (little-endian), as rdb.c writes and checks it.
 //
-// API: write_rdb (to a file descriptor, streaming, used by SAVE, BGSAVE's child and the AOF
-// rewrite's child), rdb_to_string (tests), load_rdb (from bytes into a Keyspace; also reads
+// API: write_rdb (to a file descriptor, streaming), write_rdb_file (a new file, fdatasynced: the
+// AOF rewrite child's base), save_rdb_file (temp file then rename: SAVE, BGSAVE's child, a new
+// AOF's first base), rdb_to_string (tests), load_rdb (from bytes into a Keyspace; also reads
 // what Redis 7.0 writes for lists, sets, hashes and sorted sets: LZF and integer strings,
 // intset, ziplist, listpack, quicklist and quicklist2 encodings).
 // Invariant of the writer: keys already expired at `now_ms` are not written; empty containers
@@ -16,14 +17,6 @@
 #include <string_view>
 
 #include "listd/store/database.h"
-
-// Hashes, sets and sorted sets come with the companion-types work (store/hash_value.h, ...);
-// where those headers are absent the RDB code handles strings and lists only.
-#if __has_include("listd/store/hash_value.h")
-#define LISTD_RDB_COMPANION_TYPES 1
-#else
-#define LISTD_RDB_COMPANION_TYPES 0
-#endif
 
 namespace listd::persistence {
 
@@ -38,6 +31,20 @@ struct RdbSaveOptions {
 /// Writes the keyspace to `fd` (buffered, one write per 64 KB). False with `err` on failure.
 bool write_rdb(int fd, const store::Keyspace& keyspace, const RdbSaveOptions& options,
                std::string& err);
+/// Writes the keyspace to `path` (created or emptied) and fdatasyncs it. On failure the file is
+/// removed and `err` says why.
+bool write_rdb_file(const std::string& path, const store::Keyspace& keyspace,
+                    const RdbSaveOptions& options, std::string& err);
+/// Where a snapshot of `path` is written before its rename: `<path>.tmp-<pid>`.
+std::string rdb_temp_path(const std::string& path, long pid);
+/// write_rdb_file to `temp`, then renames it over `path` and syncs the directory: readers see
+/// the old or the new snapshot, never a mix.
+bool save_rdb_file(const std::string& temp, const std::string& path,
+                   const store::Keyspace& keyspace, const RdbSaveOptions& options,
+                   std::string& err);
+/// save_rdb_file through this process's temporary file (SAVE, a new AOF's first base).
+bool save_rdb_file(const std::string& path, const store::Keyspace& keyspace,
+                   const RdbSaveOptions& options, std::string& err);
 /// The RDB bytes of the keyspace (tests, small data sets).
 std::string rdb_to_string(const store::Keyspace& keyspace, const RdbSaveOptions& options);
 

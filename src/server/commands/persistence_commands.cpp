@@ -1,5 +1,6 @@
 // Persistence commands: SAVE, BGSAVE, BGREWRITEAOF (LASTSAVE is in server_commands.cpp). The
-// work is Persistence's (src/server/persistence.cpp); these only parse and reply.
+// work is Persistence's (src/server/persistence.cpp), which says what happened; these parse the
+// arguments and word the reply as Redis does.
 #include "listd/server/command_context.h"
 #include "listd/server/command_table.h"
 #include "listd/server/errors.h"
@@ -10,22 +11,13 @@
 namespace listd::server {
 namespace {
 
-// Writes a reply Persistence built as "+text\r\n" / "-ERR text\r\n" in the client's protocol.
-void reply_status(CommandContext& ctx, std::string_view r) {
-  if (r.size() >= 3) r.remove_suffix(2);
-  if (!r.empty() && r[0] == '-')
-    ctx.reply().error(r.substr(1));
-  else
-    ctx.reply().simple(r.substr(1));
-}
-
 // SAVE
 void cmd_save(CommandContext& ctx) {
-  const std::string err = ctx.exec().persistence().save();
-  if (err.empty())
+  const Status s = ctx.exec().persistence().save();
+  if (s)
     ctx.reply().ok();
   else
-    ctx.reply().error(err);
+    ctx.reply().error(s.error());
 }
 
 // BGSAVE [SCHEDULE]
@@ -34,12 +26,22 @@ void cmd_bgsave(CommandContext& ctx) {
     ctx.reply().error(kSyntaxErr);
     return;
   }
-  reply_status(ctx, ctx.exec().persistence().bgsave());
+  const Status s = ctx.exec().persistence().bgsave();
+  if (s)
+    ctx.reply().simple("Background saving started");
+  else
+    ctx.reply().error(s.error());
 }
 
 // BGREWRITEAOF
 void cmd_bgrewriteaof(CommandContext& ctx) {
-  reply_status(ctx, ctx.exec().persistence().bgrewriteaof());
+  const Result<RewriteStart> r = ctx.exec().persistence().bgrewriteaof();
+  if (!r)
+    ctx.reply().error(r.error());
+  else if (*r == RewriteStart::kScheduled)
+    ctx.reply().simple("Background append only file rewriting scheduled");
+  else
+    ctx.reply().simple("Background append only file rewriting started");
 }
 
 }  // namespace

@@ -31,7 +31,6 @@ store::Keyspace sample() {
   d0.set_expire(*ttl, 1'900'000'000'000);
   store::Entry* gone = d0.add("gone", store::Value::make_string("v"));
   d0.set_expire(*gone, 1'000);
-#if LISTD_RDB_COMPANION_TYPES
   store::Entry* h = ks.db(2).add("h", store::Value::make_hash());
   h->value.as_hash().set("f1", "v1");
   h->value.as_hash().set("f2", "v2");
@@ -41,7 +40,6 @@ store::Keyspace sample() {
   store::Entry* z = ks.db(15).add("z", store::Value::make_zset());
   z->value.as_zset().insert("a", 1.5);
   z->value.as_zset().insert("b", -2);
-#endif
   return ks;
 }
 
@@ -95,7 +93,7 @@ TEST(Rdb, RoundTripsEveryTypeWithExpiries) {
   EXPECT_TRUE(r.checksum_checked);
   EXPECT_EQ(r.version, 9);
   EXPECT_EQ(r.consumed, rdb.size());
-  EXPECT_EQ(r.keys, LISTD_RDB_COMPANION_TYPES ? 8u : 5u);  // "gone" had expired: not written
+  EXPECT_EQ(r.keys, 8u);  // "gone" had expired: not written
   EXPECT_EQ(back.db(0).peek("s")->value.as_string().view(), "hello");
   EXPECT_EQ(back.db(0).peek("n")->value.as_string().view(), "12345");
   EXPECT_EQ(back.db(0).peek("bin")->value.as_string().view(), std::string_view("a\0\r\nb", 5));
@@ -103,11 +101,9 @@ TEST(Rdb, RoundTripsEveryTypeWithExpiries) {
   EXPECT_EQ(back.db(0).peek("ttl")->expire_at_ms, 1'900'000'000'000);
   EXPECT_EQ(back.db(0).expires_count(), 1u);
   EXPECT_EQ(back.db(0).peek("gone"), nullptr);
-#if LISTD_RDB_COMPANION_TYPES
   EXPECT_EQ(*back.db(2).peek("h")->value.as_hash().get("f2"), "v2");
   EXPECT_TRUE(back.db(2).peek("set")->value.as_set().contains("42"));
   EXPECT_EQ(*back.db(15).peek("z")->value.as_zset().score("b"), -2.0);
-#endif
 }
 
 TEST(Rdb, AFlippedByteIsACrcError) {
@@ -175,14 +171,12 @@ TEST(Rdb, ReadsRedisCompactEncodings) {
   f += "\x02";  // packed container
   f += static_cast<char>(lp.size());
   f += lp;
-#if LISTD_RDB_COMPANION_TYPES
   // intset: encoding 2, length 2, values 1 and 300 (int16 LE)
   f += static_cast<char>(11);
   f += "\x03set";
   std::string is("\x02\x00\x00\x00\x02\x00\x00\x00\x01\x00\x2c\x01", 12);
   f += static_cast<char>(is.size());
   f += is;
-#endif
   // int-encoded string 0xC1 = int16 LE 1000
   f += static_cast<char>(0);
   f += "\x01n";
@@ -197,10 +191,8 @@ TEST(Rdb, ReadsRedisCompactEncodings) {
   const RdbLoadResult r = load_rdb(f, ks, {});
   ASSERT_TRUE(r.ok) << r.error;
   EXPECT_EQ(list_items(ks.db(0).peek("q")->value), (std::vector<std::string>{"a", "5", "hello"}));
-#if LISTD_RDB_COMPANION_TYPES
   EXPECT_TRUE(ks.db(0).peek("set")->value.as_set().contains("300"));
   EXPECT_TRUE(ks.db(0).peek("set")->value.as_set().contains("1"));
-#endif
   EXPECT_EQ(ks.db(0).peek("n")->value.as_string().view(), "1000");
   EXPECT_EQ(ks.db(0).peek("z")->value.as_string().view(), "abcabc");
 }

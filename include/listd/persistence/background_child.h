@@ -1,0 +1,65 @@
+// The one background child listd runs at a time: a BGSAVE or an AOF rewrite, as Redis'
+// redisFork(purpose) + checkChildrenDone(). One place forks, reaps and kills, and keeps what
+// both kinds need afterwards: the kind, the pid, the temporary file and the start time.
+//
+// The child runs one body (write one file) and _exits: no destructors, no sockets, no logging,
+// no access to the parent's state after the fork. It takes SIGUSR1's default action (the parent
+// stops it with SIGUSR1) and, on Linux, dies with the parent, so that a killed listd leaves no
+// orphan writer behind.
+// Invariant: running() iff a child was started and has not been reaped or killed since.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace listd::persistence {
+
+class BackgroundChild {
+ public:
+  enum class Kind { kNone, kRdb, kRewrite };
+
+  /// How a reaped child ended, with its bookkeeping (the child is forgotten by then).
+  struct Exit {
+    Kind kind = Kind::kNone;
+    bool ok = false;  ///< exited with status 0
+    std::string temp_path;
+    std::uint64_t start_ms = 0;
+  };
+
+  /// The temporary file of the child with this pid (both sides compute it).
+  using TempPathFn = std::function<std::string(pid_t)>;
+  /// What the child does; true is success. It gets its own temporary file's path.
+  using Body = std::function<bool(const std::string& temp_path)>;
+
+  /// Forks. The child runs `body` and _exits (0 when it returned true); start() returns only in
+  /// the parent, which records the child. False with the fork error in `err`.
+  bool start(Kind kind, const TempPathFn& temp_path, const Body& body, std::uint64_t now_ms,
+             std::string& err);
+  /// Reaps the child if it ended, without blocking (a child that vanished counts as failed).
+  std::optional<Exit> poll();
+  /// Blocks until the child ends; nullopt when none runs.
+  std::optional<Exit> wait();
+  /// Stops the child (SIGUSR1), reaps it and removes its temporary file.
+  void kill();
+
+  bool running() const noexcept { return pid_ > 0; }
+  Kind kind() const noexcept { return kind_; }
+  pid_t pid() const noexcept { return pid_; }
+  std::uint64_t start_ms() const noexcept { return start_ms_; }
+  const std::string& temp_path() const noexcept { return temp_path_; }
+
+ private:
+  /// Forgets the child reaped by waitpid (`reaped`, its `status`) and says how it ended.
+  Exit reaped(pid_t reaped, int status);
+
+  Kind kind_ = Kind::kNone;
+  pid_t pid_ = -1;
+  std::string temp_path_;
+  std::uint64_t start_ms_ = 0;
+};
+
+}  // namespace listd::persistence

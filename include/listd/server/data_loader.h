@@ -1,0 +1,74 @@
+// Loading at start-up: dump.rdb, or the AOF's files in manifest order (an RDB preamble, then
+// commands replayed through the command table by a loading client). While a file replays:
+//  - loading() is true, so the replayed commands' effects are not logged again;
+//  - "now" is the epoch: no key expires in the middle of a replay (Redis does not expire keys
+//    while loading either); the log's own DELs remove what had expired;
+//  - a torn tail of the last file is cut when aof-load-truncated allows it (durably, before
+//    anything is appended after it); any other damage stops the start.
+// The loader only reads (and cuts a torn tail); what to append to next is AofRewrite's business.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "listd/persistence/aof_loader.h"
+#include "listd/persistence/aof_manifest.h"
+#include "listd/server/persistence_log.h"
+#include "listd/server/status.h"
+
+namespace listd::server {
+
+class Executor;
+struct Client;
+
+/// What load_aof() found.
+struct LoadedAof {
+  /// The manifest on disk (empty when there is none).
+  persistence::AofManifest manifest;
+  /// True when its files were replayed; false when a fresh AOF must be started (no manifest,
+  /// one that lists no file, or an old-style single-file AOF that was loaded instead).
+  bool replayed = false;
+  /// Bytes of the replayed files.
+  long long size = 0;
+};
+
+class DataLoader {
+ public:
+  DataLoader(Executor& exec, const PersistenceLog& log);
+
+  /// True while AOF commands replay.
+  bool loading() const noexcept { return loading_; }
+  /// Loads dump.rdb at `path` into the keyspace (keys already expired are skipped).
+  Status load_rdb(const std::string& path);
+  /// Loads the AOF in `dir` (manifest `<prefix>.manifest`), or the old-style single file
+  /// `legacy_dir/<prefix>` when there is no manifest. The error is the start-up failure message.
+  Result<LoadedAof> load_aof(const std::string& dir, const std::string& prefix,
+                             const std::string& legacy_dir);
+
+  // INFO (the last dump.rdb loaded).
+  std::uint64_t rdb_keys_loaded() const noexcept { return rdb_keys_loaded_; }
+  std::uint64_t rdb_expired_skipped() const noexcept { return rdb_expired_skipped_; }
+
+ private:
+  class ReplaySession;
+
+  Status load_legacy(const std::string& legacy_dir, const std::string& name);
+  Status read_manifest(const std::string& dir, const std::string& prefix,
+                       persistence::AofManifest& m);
+  Status load_manifest_files(const std::string& dir, LoadedAof& aof);
+  Status load_file(const std::string& dir, const std::string& name, bool last);
+  Status replay(const std::string& path, const std::string& name, Client& client,
+                persistence::AofLoadResult& r);
+  Status check_result(const persistence::AofLoadResult& r, const std::string& path,
+                      const std::string& name, bool last);
+  Status cut_torn_tail(const std::string& path, const std::string& name,
+                       std::uint64_t valid_up_to);
+
+  Executor& exec_;
+  const PersistenceLog& log_;
+  bool loading_ = false;
+  std::uint64_t rdb_keys_loaded_ = 0;
+  std::uint64_t rdb_expired_skipped_ = 0;
+};
+
+}  // namespace listd::server

@@ -1,0 +1,84 @@
+#include "listd/persistence/background_child.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "listd/persistence/file_io.h"
+
+namespace listd::persistence {
+namespace {
+
+void prepare_child() {
+  ::signal(SIGUSR1, SIG_DFL);
+#ifdef __linux__
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
+}
+
+}  // namespace
+
+bool BackgroundChild::start(Kind kind, const TempPathFn& temp_path, const Body& body,
+                            std::uint64_t now_ms, std::string& err) {
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    err = std::strerror(errno);
+    return false;
+  }
+  if (pid == 0) {
+    prepare_child();
+    ::_exit(body(temp_path(::getpid())) ? 0 : 1);
+  }
+  kind_ = kind;
+  pid_ = pid;
+  temp_path_ = temp_path(pid);
+  start_ms_ = now_ms;
+  return true;
+}
+
+std::optional<BackgroundChild::Exit> BackgroundChild::poll() {
+  if (!running()) return std::nullopt;
+  int status = 0;
+  const pid_t r = ::waitpid(pid_, &status, WNOHANG);
+  if (r == pid_ || (r < 0 && errno == ECHILD)) return reaped(r, status);
+  return std::nullopt;
+}
+
+std::optional<BackgroundChild::Exit> BackgroundChild::wait() {
+  while (running()) {
+    int status = 0;
+    const pid_t r = ::waitpid(pid_, &status, 0);
+    if (r < 0 && errno == EINTR) continue;
+    return reaped(r, status);
+  }
+  return std::nullopt;
+}
+
+void BackgroundChild::kill() {
+  if (!running()) return;
+  ::kill(pid_, SIGUSR1);
+  ::waitpid(pid_, nullptr, 0);
+  remove_file(temp_path_);
+  kind_ = Kind::kNone;
+  pid_ = -1;
+}
+
+BackgroundChild::Exit BackgroundChild::reaped(pid_t reaped, int status) {
+  Exit e;
+  e.kind = kind_;
+  e.ok = reaped == pid_ && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  e.temp_path = std::move(temp_path_);
+  e.start_ms = start_ms_;
+  kind_ = Kind::kNone;
+  pid_ = -1;
+  temp_path_.clear();
+  return e;
+}
+
+}  // namespace listd::persistence
