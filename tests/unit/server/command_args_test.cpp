@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "support/resp.h"
@@ -105,12 +106,15 @@ TEST_P(MpopGrammar, WordsAreCaseInsensitiveAndAbsentKeysAnswerNil) {
   }
 }
 
-TEST_P(MpopGrammar, TheBlockingFormsCheckTheTimeoutLast) {
-  if (!GetParam().blocking) GTEST_SKIP() << "no timeout";
-  EXPECT_EQ(run("x", {"1", "k", "HEAD"}), kTimeoutNotFloat);
-  EXPECT_EQ(run("x", {"1", "k", "HEAD", "COUNT", "0"}), kCount);
-  EXPECT_EQ(run("-1", {"1", "k", "HEAD"}), kTimeoutNegative);
-  EXPECT_EQ(run("x", {"0", "k", "HEAD"}), kNumkeys);
+TEST(MpopTimeout, TheBlockingFormsCheckTheTimeoutLast) {
+  for (const auto& [command, head] : {std::pair{"BLMPOP", "LEFT"}, std::pair{"BZMPOP", "MIN"}}) {
+    TestServer t;
+    auto& c = t.client();
+    EXPECT_EQ(t.run(c, {command, "x", "1", "k", head}), kTimeoutNotFloat) << command;
+    EXPECT_EQ(t.run(c, {command, "x", "1", "k", head, "COUNT", "0"}), kCount) << command;
+    EXPECT_EQ(t.run(c, {command, "-1", "1", "k", head}), kTimeoutNegative) << command;
+    EXPECT_EQ(t.run(c, {command, "x", "0", "k", head}), kNumkeys) << command;
+  }
 }
 
 TEST_P(MpopGrammar, PopsFromTheFirstNonEmptyKeyAtTheChosenEnd) {
