@@ -7,8 +7,8 @@
 //   Persistence      the AOF and RDB files (subscribed to effects())
 //
 // API (called by net): create_client / destroy_client / begin_batch / execute / end_batch /
-// tick / next_wakeup_ms / cron, and clients().take_*_list(). Commands write replies into
-// Client::out and the executor never touches a socket.
+// tick / next_wakeup_ms / cron, and clients().take_*_list(); replay (called by the AOF loader).
+// Commands write replies into Client::out and the executor never touches a socket.
 #pragma once
 
 #include <cstdint>
