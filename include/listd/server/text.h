@@ -3,18 +3,14 @@
 
 #include <string_view>
 
+#include "listd/base/redis_text.h"
+
 namespace listd::server {
 
-/// ASCII case-insensitive equality, for option keywords ("LEFT", "withscores", ...).
+/// ASCII case-insensitive equality, for option keywords ("LEFT", "withscores", ...). One
+/// rule for the tree: this forwards to base::iequals.
 inline bool strcasecmp_eq(std::string_view a, std::string_view b) noexcept {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    char x = a[i], y = b[i];
-    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x + 32);
-    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y + 32);
-    if (x != y) return false;
-  }
-  return true;
+  return base::iequals(a, b);
 }
 
 /// The part of `s` before its first NUL byte: what Redis prints when it formats an argument
