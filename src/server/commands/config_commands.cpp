@@ -1,6 +1,7 @@
-// CONFIG GET / SET / RESETSTAT / REWRITE / HELP, over the option table in server/config.
+// CONFIG GET / SET / RESETSTAT / REWRITE / HELP, over the option table (the config part).
 #include "listd/server/command_context.h"
 #include "listd/server/command_table.h"
+#include "listd/config/config_file.h"
 #include "listd/server/config.h"
 #include "listd/server/errors.h"
 #include "listd/server/executor.h"
