@@ -24,9 +24,7 @@ declare -A allowed=(
   [server]="server blocking store protocol persistence config base"
   [persistence]="persistence store protocol base"
   [blocking]="blocking store base"
-  # TEMPORARY: server only while the Config header still sits in include/listd/server/; the
-  # commit that moves it to include/listd/config/ removes this edge.
-  [config]="config base server"
+  [config]="config base"
   [protocol]="protocol base"
   [store]="store base"
   [base]="base"
@@ -142,6 +140,7 @@ self_test() {
   expect 1 base_up src/base/b.cpp '#include "listd/store/value.h"'
   expect 1 base_relative_up include/listd/base/h.h '#include "../protocol/request_parser.h"'
   expect 1 store_to_config src/store/s.cpp '#include "listd/config/config.h"'
+  expect 1 config_to_server src/config/c.cpp '#include "listd/server/executor.h"'
   expect 1 unknown_part src/util/u.cpp '#include <string>'
   if ((failures > 0)); then return 1; fi
   echo "check_dependencies self-test: all cases behave"

@@ -63,7 +63,7 @@ std::string command_line_options(std::span<const std::string_view> args) {
   return options;
 }
 
-ConfigLoadOutcome load_config(int argc, const char* const* argv, server::Config& cfg,
+ConfigLoadOutcome load_config(int argc, const char* const* argv, config::Config& cfg,
                               std::istream& stdin_stream) {
   ConfigLoadOutcome outcome;
   std::vector<std::string_view> option_args;
@@ -96,7 +96,7 @@ ConfigLoadOutcome load_config(int argc, const char* const* argv, server::Config&
 
   std::string text;
   if (!outcome.config_file.empty()) {
-    if (std::optional<std::string> err = server::read_config_source(outcome.config_file, text)) {
+    if (std::optional<std::string> err = config::read_config_source(outcome.config_file, text)) {
       outcome.error = std::move(err);
       return outcome;
     }
@@ -108,12 +108,12 @@ ConfigLoadOutcome load_config(int argc, const char* const* argv, server::Config&
   text += '\n';
   text += command_line_options(option_args);
 
-  outcome.error = server::load_config_text(text, cfg);
+  outcome.error = config::load_config_text(text, cfg);
   cfg.set_config_file(outcome.config_file);
   return outcome;
 }
 
-ConfigLoadOutcome load_config(int argc, const char* const* argv, server::Config& cfg) {
+ConfigLoadOutcome load_config(int argc, const char* const* argv, config::Config& cfg) {
   return load_config(argc, argv, cfg, std::cin);
 }
 

@@ -12,7 +12,7 @@
 #include "listd/app/logging.h"
 #include "listd/net/server.h"
 #include "listd/server/clock.h"
-#include "listd/server/config.h"
+#include "listd/config/config.h"
 #include "listd/server/executor.h"
 #include "listd/server/persistence.h"
 #include "listd/server/version.h"
@@ -40,10 +40,10 @@ int handle_startup_action(const app::ConfigLoadOutcome& outcome, const char* pro
   return -1;
 }
 
-void log_persistence(server::LogLevel level, std::string_view msg) {
-  if (level == server::LogLevel::kWarning)
+void log_persistence(config::LogLevel level, std::string_view msg) {
+  if (level == config::LogLevel::kWarning)
     spdlog::warn("{}", msg);
-  else if (level == server::LogLevel::kNotice)
+  else if (level == config::LogLevel::kNotice)
     spdlog::info("{}", msg);
   else
     spdlog::debug("{}", msg);
@@ -70,13 +70,13 @@ void ignore_stop_signals(asio::signal_set& signals) {
 int main(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_IGN);
 
-  server::Config config;
+  config::Config config;
   if (const int status = handle_startup_action(app::load_config(argc, argv, config), argv[0]);
       status >= 0) {
     return status;
   }
 
-  const server::ServerSettings& settings = config.settings();
+  const config::ServerSettings& settings = config.settings();
   std::string error;
   if (!app::setup_logging(settings, error)) {
     std::fprintf(stderr, "Can't open the log file: %s\n", error.c_str());

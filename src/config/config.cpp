@@ -1,4 +1,4 @@
-#include "listd/server/config.h"
+#include "listd/config/config.h"
 
 #include <fmt/format.h>
 
@@ -10,7 +10,7 @@
 #include "listd/base/redis_text.h"
 #include "option_table.h"
 
-namespace listd::server {
+namespace listd::config {
 namespace {
 
 using detail::get_option;
@@ -204,4 +204,4 @@ std::vector<RewriteEntry> Config::rewrite_entries() const {
   return entries;
 }
 
-}  // namespace listd::server
+}  // namespace listd::config

@@ -14,7 +14,7 @@
 
 #include "listd/base/redis_text.h"
 
-namespace listd::server {
+namespace listd::config {
 namespace {
 
 using base::iequals;
@@ -282,4 +282,4 @@ bool rewrite_config_file(const std::string& path, const Config& config, std::str
   return true;
 }
 
-}  // namespace listd::server
+}  // namespace listd::config

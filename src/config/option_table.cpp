@@ -15,7 +15,7 @@
 #include "listd/base/number.h"
 #include "listd/base/redis_text.h"
 
-namespace listd::server {
+namespace listd::config {
 namespace detail {
 namespace {
 
@@ -628,4 +628,4 @@ std::optional<unsigned long long> parse_memory_size(std::string_view text) noexc
   return value * mul;
 }
 
-}  // namespace listd::server
+}  // namespace listd::config

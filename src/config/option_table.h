@@ -9,9 +9,9 @@
 #include <variant>
 #include <vector>
 
-#include "listd/server/config.h"
+#include "listd/config/config.h"
 
-namespace listd::server::detail {
+namespace listd::config::detail {
 
 using Args = std::span<const std::string>;
 
@@ -84,4 +84,4 @@ std::string get_option(const OptionSpec& spec, const ServerSettings& s);
 /// The lines CONFIG REWRITE writes for the option.
 RewriteEntry rewrite_option(const OptionSpec& spec, const ServerSettings& s);
 
-}  // namespace listd::server::detail
+}  // namespace listd::config::detail

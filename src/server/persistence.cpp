@@ -71,16 +71,16 @@ Persistence::Persistence(Executor& exec) : exec_(exec) {
 
 Persistence::~Persistence() { stop_syncer(); if (incr_fd_ >= 0) ::close(incr_fd_); }
 
-void Persistence::log(LogLevel level, std::string_view msg) const {
+void Persistence::log(config::LogLevel level, std::string_view msg) const {
   if (log_) {
     log_(level, msg);
-  } else if (level >= LogLevel::kNotice) {
+  } else if (level >= config::LogLevel::kNotice) {
     std::fprintf(stderr, "%.*s\n", static_cast<int>(msg.size()), msg.data());
   }
 }
 
 void Persistence::fatal(std::string_view msg) {
-  log(LogLevel::kWarning, msg);
+  log(config::LogLevel::kWarning, msg);
   if (fatal_) fatal_();
   std::exit(1);
 }
@@ -88,7 +88,7 @@ void Persistence::fatal(std::string_view msg) {
 std::int64_t Persistence::now_ms() const { return exec_.clock().unix_ms(); }
 
 std::string Persistence::aof_dir() const {
-  const ServerSettings& s = exec_.config().settings();
+  const config::ServerSettings& s = exec_.config().settings();
   return ps::join_path(s.dir, s.appenddirname);
 }
 
@@ -108,13 +108,13 @@ void Persistence::flush_now() {
     fatal(fmt::format("Error writing to the AOF file: {}. Exiting...", err));
   aof_current_size_ += static_cast<long long>(encoder_.size());
   encoder_.clear();
-  const ServerSettings& s = exec_.config().settings();
+  const config::ServerSettings& s = exec_.config().settings();
   // no-appendfsync-on-rewrite: while a child saves, fsyncs wait (the fsync thread does them
   // within a second once the child is gone), as Redis; `always` then promises less.
   const bool paused = s.no_appendfsync_on_rewrite && child_pid_ > 0;
   fsync_paused_.store(paused, std::memory_order_relaxed);
   switch (s.appendfsync) {
-    case AppendFsync::kAlways:
+    case config::AppendFsync::kAlways:
       if (paused) {
         unsynced_.store(true, std::memory_order_release);
         break;
@@ -124,10 +124,10 @@ void Persistence::flush_now() {
                           "'always': {}. Exiting...", err));
       ++fsyncs_;
       break;
-    case AppendFsync::kEverysec:
+    case config::AppendFsync::kEverysec:
       unsynced_.store(true, std::memory_order_release);
       break;
-    case AppendFsync::kNo:
+    case config::AppendFsync::kNo:
       break;
   }
 }
@@ -184,7 +184,7 @@ void Persistence::annotate_time() {
 // ---- start-up -------------------------------------------------------------------------------
 
 bool Persistence::load_at_startup(std::string& error) {
-  const ServerSettings& s = exec_.config().settings();
+  const config::ServerSettings& s = exec_.config().settings();
   prefix_ = s.appendfilename;
   aof_dir_path_ = aof_dir();
   const auto t0 = std::chrono::steady_clock::now();
@@ -203,7 +203,7 @@ bool Persistence::load_at_startup(std::string& error) {
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::size_t keys = 0;
   for (int i = 0; i < exec_.keyspace().database_count(); ++i) keys += exec_.keyspace().db(i).size();
-  log(LogLevel::kNotice, fmt::format("DB loaded from disk: {:.3f} seconds ({} keys)", secs, keys));
+  log(config::LogLevel::kNotice, fmt::format("DB loaded from disk: {:.3f} seconds ({} keys)", secs, keys));
   exec_.stats().dirty = 0;
   exec_.stats().lastsave_unix_s = now_ms() / 1000;
   return true;
@@ -225,7 +225,7 @@ bool Persistence::load_rdb_file(const std::string& path, std::string& error) {
   }
   rdb_loaded_keys_ = r.keys;
   rdb_loaded_expired_ = r.expired_skipped;
-  log(LogLevel::kNotice, fmt::format("Loading RDB {}: {} keys loaded, {} expired keys skipped", path,
+  log(config::LogLevel::kNotice, fmt::format("Loading RDB {}: {} keys loaded, {} expired keys skipped", path,
                                      r.keys, r.expired_skipped));
   return true;
 }
@@ -233,12 +233,12 @@ bool Persistence::load_rdb_file(const std::string& path, std::string& error) {
 bool Persistence::load_aof(std::string& error) {
   const std::string mpath = ps::join_path(aof_dir_path_, ps::manifest_file_name(prefix_));
   if (!ps::file_exists(mpath)) {
-    const ServerSettings& s = exec_.config().settings();
+    const config::ServerSettings& s = exec_.config().settings();
     const std::string legacy = ps::join_path(s.dir, s.appendfilename);
     if (ps::file_exists(legacy)) {
       // A single-file AOF (Redis < 7.0 or a hand-made one): load it, then start a multi-part
       // AOF from the loaded data. The old file is left in place.
-      log(LogLevel::kNotice, fmt::format("Loading the old-style AOF file {}", legacy));
+      log(config::LogLevel::kNotice, fmt::format("Loading the old-style AOF file {}", legacy));
       const std::string keep_dir = aof_dir_path_;
       aof_dir_path_ = s.dir;
       const bool ok = load_one_aof_file(s.appendfilename, true, error);
@@ -314,7 +314,7 @@ bool Persistence::load_one_aof_file(const std::string& name, bool last, std::str
     }
     if (!client.out.empty()) {
       if (client.out[0] == '-' && critical++ < 10)
-        log(LogLevel::kWarning, fmt::format("== CRITICAL == This server is sending an error to its AOF-loading-client: '{}' after processing the command '{}'",
+        log(config::LogLevel::kWarning, fmt::format("== CRITICAL == This server is sending an error to its AOF-loading-client: '{}' after processing the command '{}'",
                                             client.out.substr(1, client.out.find('\r') - 1), argv[0]));
       client.out.clear();
     }
@@ -354,7 +354,7 @@ bool Persistence::load_one_aof_file(const std::string& name, bool last, std::str
     client.in_multi = false;
     client.multi_error = false;
     client.queued.clear();
-    log(LogLevel::kWarning, fmt::format("Revert incomplete MULTI/EXEC transaction in AOF file {}", name));
+    log(config::LogLevel::kWarning, fmt::format("Revert incomplete MULTI/EXEC transaction in AOF file {}", name));
   }
   switch (r.status) {
     case ps::AofLoadStatus::kOk:
@@ -378,8 +378,8 @@ bool Persistence::load_one_aof_file(const std::string& name, bool last, std::str
                             name, r.valid_up_to);
         return false;
       }
-      log(LogLevel::kWarning, fmt::format("!!! Warning: short read while loading the AOF file {}!!!", name));
-      log(LogLevel::kWarning, fmt::format("!!! Truncating the AOF {} at offset {} !!!", name, r.valid_up_to));
+      log(config::LogLevel::kWarning, fmt::format("!!! Warning: short read while loading the AOF file {}!!!", name));
+      log(config::LogLevel::kWarning, fmt::format("!!! Truncating the AOF {} at offset {} !!!", name, r.valid_up_to));
       if (::truncate(path.c_str(), static_cast<off_t>(r.valid_up_to)) != 0) {
         error = fmt::format("Error truncating the AOF file {}: {}", name, std::strerror(errno));
         return false;
@@ -396,7 +396,7 @@ bool Persistence::load_one_aof_file(const std::string& name, bool last, std::str
       break;
     }
   }
-  log(LogLevel::kNotice, fmt::format("DB loaded from {} file {}: {} commands", name.find(".base.") != std::string::npos ? "base" : "append only", name, r.commands));
+  log(config::LogLevel::kNotice, fmt::format("DB loaded from {} file {}: {} commands", name.find(".base.") != std::string::npos ? "base" : "append only", name, r.commands));
   return true;
 }
 
@@ -443,12 +443,12 @@ bool Persistence::persist_manifest(std::string& error) {
 void Persistence::delete_history_files() {
   if (manifest_.history.empty()) return;
   for (const auto& h : manifest_.history) {
-    log(LogLevel::kNotice, fmt::format("Removing the history file {} in the background", h.name));
+    log(config::LogLevel::kNotice, fmt::format("Removing the history file {} in the background", h.name));
     ::unlink(ps::join_path(aof_dir_path_, h.name).c_str());
   }
   manifest_.history.clear();
   std::string err;
-  if (!persist_manifest(err)) log(LogLevel::kWarning, err);
+  if (!persist_manifest(err)) log(config::LogLevel::kWarning, err);
 }
 
 bool Persistence::write_rdb_file(const std::string& path, bool aof_base, std::string& error) const {
@@ -515,7 +515,7 @@ bool Persistence::start_fresh_aof(std::string& error) {
   if (!persist_manifest(error)) return false;
   // The AOF directory itself may be new: make its entry in `dir` durable too.
   ps::sync_directory(exec_.config().settings().dir, err);
-  log(LogLevel::kNotice, fmt::format("Creating AOF base file {} and incr file {}", base_name, incr_name));
+  log(config::LogLevel::kNotice, fmt::format("Creating AOF base file {} and incr file {}", base_name, incr_name));
   delete_history_files();
   aof_current_size_ = aof_base_size_ = std::max(0LL, ps::file_size(ps::join_path(aof_dir_path_, base_name)));
   return open_incr_for_append(error);
@@ -525,7 +525,7 @@ void Persistence::stop_aof() {
   flush_now();
   std::string err;
   if (incr_fd_ >= 0 && !ps::data_sync(incr_fd_, err))
-    log(LogLevel::kWarning, fmt::format("Fail to fsync the AOF file: {}", err));
+    log(config::LogLevel::kWarning, fmt::format("Fail to fsync the AOF file: {}", err));
   stop_syncer();
   {
     std::lock_guard lk(sync_mu_);
@@ -558,7 +558,7 @@ void Persistence::on_appendonly_changed() {
     rewrite_scheduled_ = false;  // as Redis' stopAppendOnly
     stop_aof();
     if (initial) ::unlink(temp_incr_path().c_str());
-    log(LogLevel::kNotice, "Background append only file rewriting stopped: AOF disabled");
+    log(config::LogLevel::kNotice, "Background append only file rewriting stopped: AOF disabled");
     return;
   }
   // As Redis: a background rewrite writes the first base from the current data; commands from
@@ -566,7 +566,7 @@ void Persistence::on_appendonly_changed() {
   adopt_manifest_on_disk();
   std::string err;
   if (!ps::ensure_directory(aof_dir_path_, err)) {
-    log(LogLevel::kWarning, fmt::format("Redis needs to enable the AOF but can't open or create "
+    log(config::LogLevel::kWarning, fmt::format("Redis needs to enable the AOF but can't open or create "
                                         "append-only dir {}: {}", aof_dir_path_, err));
     return;
   }
@@ -575,13 +575,13 @@ void Persistence::on_appendonly_changed() {
   if (child_pid_ > 0) {
     rewrite_scheduled_ = true;  // after the running child, from cron
   } else if (!start_rewrite(err)) {
-    log(LogLevel::kWarning, err);
-    log(LogLevel::kWarning, "Redis needs to enable the AOF but can't trigger a background AOF "
+    log(config::LogLevel::kWarning, err);
+    log(config::LogLevel::kWarning, "Redis needs to enable the AOF but can't trigger a background AOF "
                             "rewrite operation. Check the above logs for more info about the error.");
     stop_aof();
     return;
   }
-  log(LogLevel::kNotice, "AOF enabled: writing the first base in the background");
+  log(config::LogLevel::kNotice, "AOF enabled: writing the first base in the background");
 }
 
 // ---- children ---------------------------------------------------------------------------------
@@ -679,7 +679,7 @@ bool Persistence::fork_rewrite_child(std::string& error) {
   child_temp_ = ps::join_path(aof_dir_path_, fmt::format("temp-rewriteaof-bg-{}.aof", pid));
   child_start_ms_ = exec_.clock().monotonic_ms();
   rewrite_scheduled_ = false;
-  log(LogLevel::kNotice, fmt::format("Background append only file rewriting started by pid {}", pid));
+  log(config::LogLevel::kNotice, fmt::format("Background append only file rewriting started by pid {}", pid));
   return true;
 }
 
@@ -692,7 +692,7 @@ void Persistence::finish_rewrite(bool ok) {
     ::unlink(child_temp_.c_str());
     last_rewrite_ok_ = false;
     last_rewrite_fail_ms_ = now_ms();
-    log(LogLevel::kWarning, "Background AOF rewrite terminated with error");
+    log(config::LogLevel::kWarning, "Background AOF rewrite terminated with error");
     // The first AOF after CONFIG SET appendonly yes is retried from cron, as Redis does.
     if (mode == RewriteMode::kInitial && aof_state_ == AofState::kWaitRewrite) rewrite_scheduled_ = true;
     return;
@@ -700,7 +700,7 @@ void Persistence::finish_rewrite(bool ok) {
   const std::string base_name = ps::base_file_name(prefix_, rewrite_base_seq_, true);
   const std::string base_path = ps::join_path(aof_dir_path_, base_name);
   if (::rename(child_temp_.c_str(), base_path.c_str()) != 0) {
-    log(LogLevel::kWarning, fmt::format("Error trying to rename the temporary AOF base file {} into {}: {}",
+    log(config::LogLevel::kWarning, fmt::format("Error trying to rename the temporary AOF base file {} into {}: {}",
                                         child_temp_, base_name, std::strerror(errno)));
     ::unlink(child_temp_.c_str());
     last_rewrite_ok_ = false;
@@ -733,7 +733,7 @@ void Persistence::finish_rewrite(bool ok) {
     incr_path = ps::join_path(aof_dir_path_, name);
     flush_now();
     if (::rename(temp_incr_path().c_str(), incr_path.c_str()) != 0) {
-      log(LogLevel::kWarning, fmt::format("Error trying to rename the temporary AOF incr file into {}: {}",
+      log(config::LogLevel::kWarning, fmt::format("Error trying to rename the temporary AOF incr file into {}: {}",
                                           name, std::strerror(errno)));
       manifest_ = before;
       ::unlink(base_path.c_str());
@@ -747,7 +747,7 @@ void Persistence::finish_rewrite(bool ok) {
   }
   // The switch point: the new manifest (fdatasynced, renamed, directory fsynced).
   if (!persist_manifest(err)) {
-    log(LogLevel::kWarning, err);
+    log(config::LogLevel::kWarning, err);
     manifest_ = before;
     ::unlink(base_path.c_str());
     // The open incr file goes back to its temporary name: no file outside the manifest may
@@ -760,20 +760,20 @@ void Persistence::finish_rewrite(bool ok) {
   }
   if (mode == RewriteMode::kInitial) {
     aof_state_ = AofState::kOn;
-    log(LogLevel::kNotice, "AOF rewrite done: the AOF is on");
+    log(config::LogLevel::kNotice, "AOF rewrite done: the AOF is on");
   }
-  log(LogLevel::kNotice, fmt::format("Successfully renamed the temporary AOF base file {} into {}", child_temp_, base_name));
+  log(config::LogLevel::kNotice, fmt::format("Successfully renamed the temporary AOF base file {} into {}", child_temp_, base_name));
   delete_history_files();
   long long total = std::max(0LL, ps::file_size(base_path));
   for (const auto& i : manifest_.incrs) total += std::max(0LL, ps::file_size(ps::join_path(aof_dir_path_, i.name)));
   aof_current_size_ = aof_base_size_ = total;
   last_rewrite_ok_ = true;
   ++aof_rewrites_;
-  log(LogLevel::kNotice, "Background AOF rewrite finished successfully");
+  log(config::LogLevel::kNotice, "Background AOF rewrite finished successfully");
 }
 
 bool Persistence::start_bgsave(std::string& error) {
-  const ServerSettings& s = exec_.config().settings();
+  const config::ServerSettings& s = exec_.config().settings();
   const std::string path = ps::join_path(s.dir, s.dbfilename);
   last_bgsave_try_ms_ = now_ms();
   const pid_t pid = ::fork();
@@ -792,7 +792,7 @@ bool Persistence::start_bgsave(std::string& error) {
   child_temp_ = path + ".tmp-" + std::to_string(pid);
   child_start_ms_ = exec_.clock().monotonic_ms();
   dirty_at_fork_ = exec_.stats().dirty;
-  log(LogLevel::kNotice, fmt::format("Background saving started by pid {}", pid));
+  log(config::LogLevel::kNotice, fmt::format("Background saving started by pid {}", pid));
   return true;
 }
 
@@ -801,13 +801,13 @@ void Persistence::finish_bgsave(bool ok) {
   last_bgsave_ok_ = ok;
   if (!ok) {
     ::unlink(child_temp_.c_str());
-    log(LogLevel::kWarning, "Background saving error");
+    log(config::LogLevel::kWarning, "Background saving error");
     return;
   }
   exec_.stats().dirty -= dirty_at_fork_;
   exec_.stats().lastsave_unix_s = now_ms() / 1000;
   ++rdb_saves_;
-  log(LogLevel::kNotice, "Background saving terminated with success");
+  log(config::LogLevel::kNotice, "Background saving terminated with success");
 }
 
 void Persistence::wait_for_children() {
@@ -848,16 +848,16 @@ void Persistence::cron() {
   if (child_pid_ > 0) return;
   std::string err;
   if (rewrite_scheduled_) {  // (appendonly no: a scheduled BGREWRITEAOF writes a base-only AOF)
-    if (!start_rewrite(err)) log(LogLevel::kWarning, err);
+    if (!start_rewrite(err)) log(config::LogLevel::kWarning, err);
     return;
   }
-  const ServerSettings& s = exec_.config().settings();
+  const config::ServerSettings& s = exec_.config().settings();
   const std::int64_t now = now_ms();
-  for (const SavePoint& p : s.save) {
+  for (const config::SavePoint& p : s.save) {
     if (exec_.stats().dirty >= p.changes && now / 1000 - exec_.stats().lastsave_unix_s > p.seconds &&
         (last_bgsave_ok_ || now - last_bgsave_try_ms_ > 5000)) {
-      log(LogLevel::kNotice, fmt::format("{} changes in {} seconds. Saving...", p.changes, p.seconds));
-      if (!start_bgsave(err)) log(LogLevel::kWarning, err);
+      log(config::LogLevel::kNotice, fmt::format("{} changes in {} seconds. Saving...", p.changes, p.seconds));
+      if (!start_bgsave(err)) log(config::LogLevel::kWarning, err);
       return;
     }
   }
@@ -866,8 +866,8 @@ void Persistence::cron() {
     const long long base = aof_base_size_ > 0 ? aof_base_size_ : 1;
     const long long growth = (aof_current_size_ * 100 / base) - 100;
     if (growth >= s.auto_aof_rewrite_percentage) {
-      log(LogLevel::kNotice, fmt::format("Starting automatic rewriting of AOF on {}% growth", growth));
-      if (!start_rewrite(err)) log(LogLevel::kWarning, err);
+      log(config::LogLevel::kNotice, fmt::format("Starting automatic rewriting of AOF on {}% growth", growth));
+      if (!start_rewrite(err)) log(config::LogLevel::kWarning, err);
     }
   }
 }
@@ -878,7 +878,7 @@ void Persistence::shutdown() {
   if (aof_state_ == AofState::kWaitRewrite && child_kind_ == ChildKind::kRewrite) wait_for_children();
   if (child_pid_ > 0) kill_child();
   if (aof_state_ != AofState::kOff) {
-    log(LogLevel::kNotice, "Calling fsync() on the AOF file.");
+    log(config::LogLevel::kNotice, "Calling fsync() on the AOF file.");
     stop_aof();
   }
 }
@@ -886,16 +886,16 @@ void Persistence::shutdown() {
 bool Persistence::save_before_exit(bool save, bool nosave) {
   if (nosave || (!save && exec_.config().settings().save.empty())) return true;
   wait_for_children();  // a BGSAVE or rewrite in flight finishes first; then the final snapshot
-  log(LogLevel::kNotice, "Saving the final RDB snapshot before exiting.");
+  log(config::LogLevel::kNotice, "Saving the final RDB snapshot before exiting.");
   if (!this->save().empty()) {
-    log(LogLevel::kWarning, "Error trying to save the DB, can't exit.");
+    log(config::LogLevel::kWarning, "Error trying to save the DB, can't exit.");
     return false;
   }
   return true;
 }
 
 bool Persistence::misconf_configured() const noexcept {
-  const ServerSettings& s = exec_.config().settings();
+  const config::ServerSettings& s = exec_.config().settings();
   return s.stop_writes_on_bgsave_error && !s.save.empty();
 }
 
@@ -903,18 +903,18 @@ bool Persistence::misconf_configured() const noexcept {
 
 std::string Persistence::save() {
   if (child_kind_ == ChildKind::kRdb) return "ERR Background save already in progress";
-  const ServerSettings& s = exec_.config().settings();
+  const config::ServerSettings& s = exec_.config().settings();
   std::string err;
   if (!write_rdb_file(ps::join_path(s.dir, s.dbfilename), false, err)) {
     // Redis leaves rdb_last_bgsave_status alone when SAVE fails (only a BGSAVE sets "err").
-    log(LogLevel::kWarning, fmt::format("Failed saving the DB: {}", err));
+    log(config::LogLevel::kWarning, fmt::format("Failed saving the DB: {}", err));
     return "ERR";
   }
   exec_.stats().dirty = 0;
   exec_.stats().lastsave_unix_s = now_ms() / 1000;
   last_bgsave_ok_ = true;
   ++rdb_saves_;
-  log(LogLevel::kNotice, "DB saved on disk");
+  log(config::LogLevel::kNotice, "DB saved on disk");
   return {};
 }
 

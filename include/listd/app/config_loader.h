@@ -1,5 +1,5 @@
 // The command line: turns `listd [config-file] [--name value ...] [-]` into a start-up action
-// and a server::Config, with Redis 7.0's rules; the redis.conf syntax itself is the config
+// and a config::Config, with Redis 7.0's rules; the redis.conf syntax itself is the config
 // part's (listd/config/config_file.h).
 // API: load_config(argc, argv, cfg) -> ConfigLoadOutcome (run / print version / print help, or a
 // fatal error text); command_line_options (how flags become config lines); usage_text /
@@ -14,7 +14,7 @@
 #include <string>
 #include <string_view>
 
-#include "listd/server/config.h"
+#include "listd/config/config.h"
 
 namespace listd::app {
 
@@ -33,10 +33,10 @@ struct ConfigLoadOutcome {
 /// reads more config from `stdin_stream`; `--name v1 v2` becomes the line `name "v1" "v2"`
 /// after the file's lines. Applies everything to `cfg` and records the file in
 /// cfg.set_config_file(). Never exits and never prints.
-ConfigLoadOutcome load_config(int argc, const char* const* argv, server::Config& cfg,
+ConfigLoadOutcome load_config(int argc, const char* const* argv, config::Config& cfg,
                               std::istream& stdin_stream);
 /// Same, reading `-` from std::cin.
-ConfigLoadOutcome load_config(int argc, const char* const* argv, server::Config& cfg);
+ConfigLoadOutcome load_config(int argc, const char* const* argv, config::Config& cfg);
 
 /// The config-file text that redis-server builds from command-line options, e.g.
 /// {"--port", "7000", "--save", "900 1"} -> "port \"7000\" \nsave \"900 1\" ".

@@ -11,9 +11,9 @@
 #include <string>
 #include <string_view>
 
-#include "listd/server/config.h"
+#include "listd/config/config.h"
 
-namespace listd::server {
+namespace listd::config {
 
 /// Appends the text of `path` to `text`. A name with `*?[` is a glob: every match, in glob
 /// order, and no match is fine (Redis loadServerConfig). Returns the fatal message or nullopt.
@@ -37,4 +37,4 @@ std::string rewrite_config_content(std::string_view old_content, const Config& c
 /// false and sets `err` to strerror text (reply "ERR Rewriting config file: " + err).
 bool rewrite_config_file(const std::string& path, const Config& config, std::string& err);
 
-}  // namespace listd::server
+}  // namespace listd::config

@@ -28,7 +28,7 @@
 #include "listd/server/client.h"
 #include "listd/server/clock.h"
 #include "listd/server/command_table.h"
-#include "listd/server/config.h"
+#include "listd/config/config.h"
 #include "listd/server/effect_stream.h"
 #include "listd/store/database.h"
 
@@ -64,7 +64,7 @@ struct CommandStats {
 
 class Executor {
  public:
-  Executor(Config& config, Clock& clock);
+  Executor(config::Config& config, Clock& clock);
   ~Executor();
   Executor(const Executor&) = delete;
   Executor& operator=(const Executor&) = delete;
@@ -97,7 +97,7 @@ class Executor {
   std::vector<Client*> take_kill_list();
 
   // ---- used by command handlers ------------------------------------------------------
-  Config& config() noexcept { return config_; }
+  config::Config& config() noexcept { return config_; }
   const Clock& clock() const noexcept { return clock_override_ ? *clock_override_ : clock_; }
   /// Replaces the clock while loading a log (null restores the real one): see Persistence.
   void set_clock_override(const Clock* clock) noexcept { clock_override_ = clock; }
@@ -175,7 +175,7 @@ class Executor {
   std::string rejection(const Client& client, std::span<const std::string_view> argv,
                         const CommandSpec*& spec) const;
 
-  Config& config_;
+  config::Config& config_;
   Clock& clock_;
   store::Keyspace keyspace_;
   CommandTable table_;

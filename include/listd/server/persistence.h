@@ -34,7 +34,7 @@
 
 #include "listd/persistence/aof_encoder.h"
 #include "listd/persistence/aof_manifest.h"
-#include "listd/server/config.h"
+#include "listd/config/config.h"
 #include "listd/server/effect_stream.h"
 
 namespace listd::server {
@@ -46,7 +46,7 @@ class CommandTable;
 /// The AOF is the effect stream's first consumer (effect_stream.h).
 class Persistence final : public EffectConsumer {
  public:
-  using LogFn = std::function<void(LogLevel, std::string_view)>;
+  using LogFn = std::function<void(config::LogLevel, std::string_view)>;
 
   explicit Persistence(Executor& exec);
   ~Persistence() override;
@@ -119,7 +119,7 @@ class Persistence final : public EffectConsumer {
   // CONFIG SET appendonly yes, or a base-only AOF (BGREWRITEAOF while appendonly is no, as Redis).
   enum class RewriteMode { kCompact, kInitial, kBaseOnly };
 
-  void log(LogLevel level, std::string_view msg) const;
+  void log(config::LogLevel level, std::string_view msg) const;
   [[noreturn]] void fatal(std::string_view msg);
   void flush_now();
   bool load_aof(std::string& error);
@@ -199,7 +199,7 @@ class Persistence final : public EffectConsumer {
   std::uint64_t aof_rewrites_ = 0;
   std::uint64_t rdb_loaded_keys_ = 0;
   std::uint64_t rdb_loaded_expired_ = 0;
-  std::shared_ptr<bool> alive_;  // the config observer checks it (Config outlives us)
+  std::shared_ptr<bool> alive_;  // the config observer checks it (config::Config outlives us)
 };
 
 }  // namespace listd::server

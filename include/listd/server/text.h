@@ -7,12 +7,6 @@
 
 namespace listd::server {
 
-/// ASCII case-insensitive equality, for option keywords ("LEFT", "withscores", ...). One
-/// rule for the tree: this forwards to base::iequals.
-inline bool strcasecmp_eq(std::string_view a, std::string_view b) noexcept {
-  return base::iequals(a, b);
-}
-
 /// The part of `s` before its first NUL byte: what Redis prints when it formats an argument
 /// with "%s" into an error message (the C string stops there).
 inline std::string_view until_nul(std::string_view s) noexcept { return s.substr(0, s.find('\0')); }

@@ -26,11 +26,11 @@ namespace {
 // Redis getListPositionFromObjectOrReply: LEFT | RIGHT, any case.
 bool parse_end(CommandContext& ctx, std::size_t i, End& out) {
   const std::string_view a = ctx.arg(i);
-  if (strcasecmp_eq(a, "left")) {
+  if (base::iequals(a, "left")) {
     out = End::kHead;
     return true;
   }
-  if (strcasecmp_eq(a, "right")) {
+  if (base::iequals(a, "right")) {
     out = End::kTail;
     return true;
   }
@@ -183,7 +183,7 @@ void cmd_blmpop(CommandContext& ctx) {
   long long count = -1;
   for (std::size_t j = where_idx + 1; j < argc; ++j) {
     const bool more_args = j + 1 < argc;
-    if (count == -1 && more_args && strcasecmp_eq(ctx.arg(j), "count")) {
+    if (count == -1 && more_args && base::iequals(ctx.arg(j), "count")) {
       ++j;
       if (!ctx.parse_integer(j, count, kCountGreaterThanZeroErr)) return;
       if (count < 1) {

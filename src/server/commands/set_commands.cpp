@@ -21,7 +21,7 @@
 #include "listd/server/executor.h"
 #include "listd/server/scan_args.h"
 #include "listd/server/text.h"
-#include "listd/store/glob.h"
+#include "listd/base/glob.h"
 
 namespace listd::server {
 namespace {
@@ -354,7 +354,7 @@ void cmd_sscan(CommandContext& ctx) {
     cursor = s.scan(cursor, [&](std::string_view m) { items.emplace_back(m); });
   } while (cursor != 0 && --budget > 0 && static_cast<long long>(items.size()) < count);
   if (use_pattern)
-    std::erase_if(items, [&](const std::string& m) { return !store::glob_match(pattern, m); });
+    std::erase_if(items, [&](const std::string& m) { return !base::glob_match(pattern, m); });
   r.array_header(2);
   r.bulk(std::to_string(cursor));
   r.array_header(items.size());

@@ -28,8 +28,8 @@
 #include "listd/server/executor.h"
 #include "listd/server/scan_args.h"
 #include "listd/server/text.h"
-#include "listd/store/glob.h"
-#include "listd/store/number.h"
+#include "listd/base/glob.h"
+#include "listd/base/number.h"
 
 namespace listd::server {
 namespace {
@@ -215,12 +215,12 @@ void zadd_generic(CommandContext& ctx, unsigned flags) {
   bool ch = false;
   for (; scoreidx < ctx.argc(); ++scoreidx) {
     const std::string_view opt = ctx.arg(scoreidx);
-    if (strcasecmp_eq(opt, "nx")) flags |= kZaddNx;
-    else if (strcasecmp_eq(opt, "xx")) flags |= kZaddXx;
-    else if (strcasecmp_eq(opt, "ch")) ch = true;
-    else if (strcasecmp_eq(opt, "incr")) flags |= kZaddIncr;
-    else if (strcasecmp_eq(opt, "gt")) flags |= kZaddGt;
-    else if (strcasecmp_eq(opt, "lt")) flags |= kZaddLt;
+    if (base::iequals(opt, "nx")) flags |= kZaddNx;
+    else if (base::iequals(opt, "xx")) flags |= kZaddXx;
+    else if (base::iequals(opt, "ch")) ch = true;
+    else if (base::iequals(opt, "incr")) flags |= kZaddIncr;
+    else if (base::iequals(opt, "gt")) flags |= kZaddGt;
+    else if (base::iequals(opt, "lt")) flags |= kZaddLt;
     else break;
   }
   const bool incr = flags & kZaddIncr, nx = flags & kZaddNx, xx = flags & kZaddXx,
@@ -246,7 +246,7 @@ void zadd_generic(CommandContext& ctx, unsigned flags) {
   // Every score is parsed before anything changes: the command applies fully or not at all.
   std::vector<double> scores(elements);
   for (std::size_t j = 0; j < elements; ++j)
-    if (!store::parse_double(ctx.arg(scoreidx + 2 * j), scores[j])) {
+    if (!base::parse_double(ctx.arg(scoreidx + 2 * j), scores[j])) {
       ctx.reply().error(kNotFloatErr);
       return;
     }
@@ -402,17 +402,17 @@ void zrange_generic(CommandContext& ctx, RangeType type, Direction dir) {
   for (std::size_t j = 4; j < ctx.argc(); ++j) {
     const std::string_view a = ctx.arg(j);
     const std::size_t left = ctx.argc() - j - 1;
-    if (strcasecmp_eq(a, "withscores")) {
+    if (base::iequals(a, "withscores")) {
       withscores = true;
-    } else if (strcasecmp_eq(a, "limit") && left >= 2) {
+    } else if (base::iequals(a, "limit") && left >= 2) {
       if (!ctx.parse_integer(j + 1, offset) || !ctx.parse_integer(j + 2, limit)) return;
       has_limit = true;
       j += 2;
-    } else if (dir == Direction::kAuto && strcasecmp_eq(a, "rev")) {
+    } else if (dir == Direction::kAuto && base::iequals(a, "rev")) {
       dir = Direction::kReverse;
-    } else if (type == RangeType::kAuto && strcasecmp_eq(a, "bylex")) {
+    } else if (type == RangeType::kAuto && base::iequals(a, "bylex")) {
       type = RangeType::kLex;
-    } else if (type == RangeType::kAuto && strcasecmp_eq(a, "byscore")) {
+    } else if (type == RangeType::kAuto && base::iequals(a, "byscore")) {
       type = RangeType::kScore;
     } else {
       ctx.reply().error(kSyntaxErr);
@@ -652,9 +652,9 @@ bool parse_mpop(CommandContext& ctx, std::size_t numkeys_idx, std::size_t& numke
   }
   numkeys = static_cast<std::size_t>(n);
   const std::size_t where_idx = numkeys_idx + numkeys + 1;
-  if (strcasecmp_eq(ctx.arg(where_idx), "min")) {
+  if (base::iequals(ctx.arg(where_idx), "min")) {
     max = false;
-  } else if (strcasecmp_eq(ctx.arg(where_idx), "max")) {
+  } else if (base::iequals(ctx.arg(where_idx), "max")) {
     max = true;
   } else {
     ctx.reply().error(kSyntaxErr);
@@ -662,7 +662,7 @@ bool parse_mpop(CommandContext& ctx, std::size_t numkeys_idx, std::size_t& numke
   }
   count = -1;
   for (std::size_t j = where_idx + 1; j < ctx.argc(); ++j) {
-    if (count == -1 && strcasecmp_eq(ctx.arg(j), "count") && j + 1 < ctx.argc()) {
+    if (count == -1 && base::iequals(ctx.arg(j), "count") && j + 1 < ctx.argc()) {
       ++j;
       if (!ctx.parse_integer(j, count, kCountGreaterThanZeroErr)) return false;
       if (count < 1) {
@@ -776,7 +776,7 @@ void cmd_zscan(CommandContext& ctx) {
     cursor = z.scan(cursor, [&](std::string_view m, double s) { items.push_back({m, s}); });
   } while (cursor != 0 && --budget > 0 && static_cast<long long>(items.size() * 2) < count);
   if (use_pattern)
-    std::erase_if(items, [&](const Item& it) { return !store::glob_match(pattern, it.member); });
+    std::erase_if(items, [&](const Item& it) { return !base::glob_match(pattern, it.member); });
   const bool packed = z.encoding() == store::ZSetValue::Encoding::kPacked;
   r.array_header(2);
   r.bulk(std::to_string(cursor));

@@ -14,8 +14,8 @@
 namespace listd::app {
 namespace {
 
-using server::Config;
-using server::rewrite_config_file;
+using config::Config;
+using config::rewrite_config_file;
 
 class TempDir {
  public:

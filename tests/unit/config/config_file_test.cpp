@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace listd::server {
+namespace listd::config {
 namespace {
 
 class TempDir {
@@ -58,7 +58,7 @@ TEST(ConfigFileTest, ReadsDirectivesCommentsAndBlankLines) {
   EXPECT_EQ(cfg.settings().timeout, 30);
   EXPECT_EQ(cfg.settings().maxmemory, 65536U);
   EXPECT_EQ(cfg.settings().requirepass, "pass word");
-  EXPECT_EQ(cfg.settings().maxmemory_policy, server::MaxmemoryPolicy::kAllkeysLru);
+  EXPECT_EQ(cfg.settings().maxmemory_policy, config::MaxmemoryPolicy::kAllkeysLru);
 }
 
 TEST(ConfigFileTest, UnknownDirectiveStopsWithLineNumber) {
@@ -142,4 +142,4 @@ TEST(ConfigFileTest, UnopenableLogFileIsFatal) {
 }
 
 }  // namespace
-}  // namespace listd::server
+}  // namespace listd::config

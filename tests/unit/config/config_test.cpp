@@ -1,4 +1,4 @@
-#include "listd/server/config.h"
+#include "listd/config/config.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -15,7 +15,7 @@
 #include "listd/base/redis_text.h"
 #include "listd/config/config_file.h"
 
-namespace listd::server {
+namespace listd::config {
 namespace {
 
 using List = Config::NameValueList;
@@ -630,4 +630,4 @@ TEST(ConfigTest, RewriteFileReportsErrno) {
 }
 
 }  // namespace
-}  // namespace listd::server
+}  // namespace listd::config

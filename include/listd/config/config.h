@@ -18,7 +18,7 @@
 #include <utility>
 #include <vector>
 
-namespace listd::server {
+namespace listd::config {
 
 /// loglevel values, least to most severe.
 enum class LogLevel { kDebug, kVerbose, kNotice, kWarning };
@@ -207,4 +207,4 @@ class Config {
 /// kb (1024), m, mb, g, gb, case-insensitive. No sign, no spaces. Overflow is rejected.
 std::optional<unsigned long long> parse_memory_size(std::string_view text) noexcept;
 
-}  // namespace listd::server
+}  // namespace listd::config
