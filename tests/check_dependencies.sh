@@ -8,9 +8,10 @@
 #                                                 # (also run first by every check)
 #
 # A file under src/<part>/ or include/listd/<part>/ belongs to <part>. Allowed edges:
-#   app -> anything; net -> server, protocol; server -> blocking, store, protocol, persistence;
-#   persistence -> store, protocol;
-#   blocking -> store; protocol -> nothing; store -> nothing.
+#   app -> anything; net -> server, protocol, config; server -> blocking, store, protocol,
+#   persistence, config; persistence -> store, protocol; blocking -> store;
+#   config -> nothing but base; protocol -> nothing; store -> nothing.
+# Every part may use base (Redis' text and number primitives); base uses nothing of ours.
 # Third-party rules: asio only in net (and src/app/main.cpp); spdlog only in net and app.
 # Includes are recognised as "listd/<part>/...", <listd/<part>/...> and relative "..." paths
 # that resolve into another part's folder. Exit status 1 and one `file:line: message` per
@@ -18,13 +19,15 @@
 set -u
 
 declare -A allowed=(
-  [app]="app net server blocking store protocol persistence"
-  [net]="net server protocol"
-  [server]="server blocking store protocol persistence"
-  [persistence]="persistence store protocol"
-  [blocking]="blocking store"
-  [protocol]="protocol"
-  [store]="store"
+  [app]="app net server blocking store protocol persistence config base"
+  [net]="net server protocol config base"
+  [server]="server blocking store protocol persistence config base"
+  [persistence]="persistence store protocol base"
+  [blocking]="blocking store base"
+  [config]="config base"
+  [protocol]="protocol base"
+  [store]="store base"
+  [base]="base"
 )
 
 # The part a path (relative to the source dir) belongs to, or "" if it is outside src/ and include/listd/.
@@ -123,6 +126,9 @@ self_test() {
   expect 0 clean_main_asio src/app/main.cpp '#include <asio.hpp>'
   expect 0 clean_net_spdlog src/net/c.cpp '#include <spdlog/spdlog.h>'
   expect 0 clean_commented src/store/c.cpp '// #include "listd/server/executor.h"'
+  expect 0 clean_store_base src/store/n.cpp '#include "listd/base/number.h"'
+  expect 0 clean_config_base src/config/o.cpp '#include "listd/base/redis_text.h"'
+  expect 0 clean_server_config src/server/x.cpp '#include "listd/config/config.h"'
   expect 1 store_up src/store/b.cpp '#include "listd/server/executor.h"'
   expect 1 header_up include/listd/protocol/p.h '#include <listd/store/value.h>'
   expect 1 server_to_net src/server/s.cpp '  #  include "listd/net/connection.h"'
@@ -131,6 +137,10 @@ self_test() {
   expect 1 asio_in_server src/server/e.cpp '#include <asio.hpp>'
   expect 1 asio_in_app_lib src/app/config_loader.cpp '#include <asio/io_context.hpp>'
   expect 1 spdlog_in_server src/server/l.cpp '#include <spdlog/spdlog.h>'
+  expect 1 base_up src/base/b.cpp '#include "listd/store/value.h"'
+  expect 1 base_relative_up include/listd/base/h.h '#include "../protocol/request_parser.h"'
+  expect 1 store_to_config src/store/s.cpp '#include "listd/config/config.h"'
+  expect 1 config_to_server src/config/c.cpp '#include "listd/server/executor.h"'
   expect 1 unknown_part src/util/u.cpp '#include <string>'
   if ((failures > 0)); then return 1; fi
   echo "check_dependencies self-test: all cases behave"

@@ -1,7 +1,6 @@
 #include "listd/app/config_loader.h"
 
 #include <fmt/format.h>
-#include <glob.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -11,136 +10,12 @@
 #include <iterator>
 #include <vector>
 
+#include "listd/base/redis_text.h"
+#include "listd/config/config_file.h"
 #include "listd/server/version.h"
 
 namespace listd::app {
 namespace {
-
-// Redis has no limit and recurses until the stack runs out on an include cycle.
-constexpr int kMaxIncludeDepth = 16;
-
-std::string to_lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
-  }
-  return out;
-}
-
-bool iequals(std::string_view a, std::string_view b) { return to_lower(a) == to_lower(b); }
-
-std::string trim(std::string_view s) {
-  constexpr std::string_view kBlank = " \t\r\n";
-  const std::size_t b = s.find_first_not_of(kBlank);
-  if (b == std::string_view::npos) return {};
-  const std::size_t e = s.find_last_not_of(kBlank);
-  return std::string(s.substr(b, e - b + 1));
-}
-
-std::string fatal(std::string_view reason) {
-  return fmt::format("\n*** FATAL CONFIG FILE ERROR (listd) ***\n{}\n", reason);
-}
-
-std::string fatal_at(int linenum, std::string_view line, std::string_view reason) {
-  return fmt::format(
-      "\n*** FATAL CONFIG FILE ERROR (listd) ***\n"
-      "Reading the configuration file, at line {}\n"
-      ">>> '{}'\n"
-      "{}\n",
-      linenum, line, reason);
-}
-
-std::string cannot_open(std::string_view path, int err) {
-  return fmt::format("Fatal error, can't open config file '{}': {}", path, std::strerror(err));
-}
-
-bool read_whole_file(const std::string& path, std::string& out, int& err) {
-  std::FILE* fp = std::fopen(path.c_str(), "r");
-  if (fp == nullptr) {
-    err = errno;
-    return false;
-  }
-  char buf[4096];
-  std::size_t n;
-  while ((n = std::fread(buf, 1, sizeof(buf), fp)) > 0) out.append(buf, n);
-  const bool failed = std::ferror(fp) != 0;
-  err = errno;
-  std::fclose(fp);
-  return !failed;
-}
-
-// Redis loadServerConfig: a name with * ? or [ is a glob (no match is fine), anything else must
-// open.
-std::optional<std::string> read_config_source(const std::string& path, std::string& text) {
-  if (path.find_first_of("*?[") == std::string::npos) {
-    int err = 0;
-    if (!read_whole_file(path, text, err)) return cannot_open(path, err);
-    return std::nullopt;
-  }
-  glob_t matches{};
-  if (::glob(path.c_str(), 0, nullptr, &matches) == 0) {
-    for (std::size_t i = 0; i < matches.gl_pathc; ++i) {
-      int err = 0;
-      if (!read_whole_file(matches.gl_pathv[i], text, err)) {
-        std::string message = cannot_open(matches.gl_pathv[i], err);
-        ::globfree(&matches);
-        return message;
-      }
-    }
-  }
-  ::globfree(&matches);
-  return std::nullopt;
-}
-
-std::optional<std::string> load_text(std::string_view text, server::Config& cfg, int depth);
-
-std::optional<std::string> load_file(const std::string& path, server::Config& cfg, int depth) {
-  std::string text;
-  if (std::optional<std::string> err = read_config_source(path, text)) return err;
-  return load_text(text, cfg, depth);
-}
-
-std::optional<std::string> load_text(std::string_view text, server::Config& cfg, int depth) {
-  // Lines as Redis' sdssplitlen(config, "\n"), numbered from 1.
-  int linenum = 0;
-  std::size_t start = 0;
-  while (start <= text.size() && !text.empty()) {
-    std::size_t nl = text.find('\n', start);
-    if (nl == std::string_view::npos) nl = text.size();
-    const std::string line = trim(text.substr(start, nl - start));
-    start = nl + 1;
-    ++linenum;
-    if (line.empty() || line[0] == '#') continue;
-
-    std::optional<std::vector<std::string>> argv = server::split_config_args(line);
-    if (!argv) return fatal_at(linenum, line, "Unbalanced quotes in configuration line");
-    if (argv->empty()) continue;
-
-    std::optional<std::string> err;
-    if (server::Config::find_option((*argv)[0]) == nullptr && iequals((*argv)[0], "include") &&
-        argv->size() == 2) {
-      if (depth >= kMaxIncludeDepth) {
-        err = "Too many nested include directives";
-      } else if (std::optional<std::string> nested = load_file((*argv)[1], cfg, depth + 1)) {
-        // The included file reports its own line (or that it cannot be opened).
-        return nested;
-      }
-    } else {
-      err = cfg.apply_directive(*argv);
-    }
-    if (err) return fatal_at(linenum, line, *err);
-  }
-
-  // Like Redis, make sure the log file can be opened before the server starts.
-  const std::string& logfile = cfg.settings().logfile;
-  if (!logfile.empty()) {
-    std::FILE* fp = std::fopen(logfile.c_str(), "a");
-    if (fp == nullptr)
-      return fatal(fmt::format("Can't open the log file: {}", std::strerror(errno)));
-    std::fclose(fp);
-  }
-  return std::nullopt;
-}
 
 std::string absolute_path(const std::string& path) {
   std::error_code ec;
@@ -161,11 +36,11 @@ std::string command_line_options(std::span<const std::string_view> args) {
       if (!options.empty()) options += '\n';
       options += arg.substr(2);
       options += ' ';
-      const std::optional<std::vector<std::string>> words = server::split_config_args(arg);
+      const std::optional<std::vector<std::string>> words = base::split_args(arg);
       if (words && words->size() == 1) {
         // Only a name, like "--port": its value follows.
         handled_last_config_arg = false;
-        const bool is_save = iequals(arg, "--save");
+        const bool is_save = base::iequals(arg, "--save");
         const bool last = j + 1 == args.size();
         if (is_save && !last && args[j + 1].size() >= 2 && args[j + 1][0] == '-' &&
             args[j + 1][1] == '-') {
@@ -180,7 +55,7 @@ std::string command_line_options(std::span<const std::string_view> args) {
         handled_last_config_arg = true;
       }
     } else {
-      options += server::quote_config_arg(arg);
+      base::append_repr(options, arg);
       options += ' ';
       handled_last_config_arg = true;
     }
@@ -188,15 +63,7 @@ std::string command_line_options(std::span<const std::string_view> args) {
   return options;
 }
 
-std::optional<std::string> load_config_text(std::string_view text, server::Config& cfg) {
-  return load_text(text, cfg, 0);
-}
-
-std::optional<std::string> load_config_file(const std::string& path, server::Config& cfg) {
-  return load_file(path, cfg, 0);
-}
-
-ConfigLoadOutcome load_config(int argc, const char* const* argv, server::Config& cfg,
+ConfigLoadOutcome load_config(int argc, const char* const* argv, config::Config& cfg,
                               std::istream& stdin_stream) {
   ConfigLoadOutcome outcome;
   std::vector<std::string_view> option_args;
@@ -229,7 +96,7 @@ ConfigLoadOutcome load_config(int argc, const char* const* argv, server::Config&
 
   std::string text;
   if (!outcome.config_file.empty()) {
-    if (std::optional<std::string> err = read_config_source(outcome.config_file, text)) {
+    if (std::optional<std::string> err = config::read_config_source(outcome.config_file, text)) {
       outcome.error = std::move(err);
       return outcome;
     }
@@ -241,12 +108,12 @@ ConfigLoadOutcome load_config(int argc, const char* const* argv, server::Config&
   text += '\n';
   text += command_line_options(option_args);
 
-  outcome.error = load_text(text, cfg, 0);
+  outcome.error = config::load_config_text(text, cfg);
   cfg.set_config_file(outcome.config_file);
   return outcome;
 }
 
-ConfigLoadOutcome load_config(int argc, const char* const* argv, server::Config& cfg) {
+ConfigLoadOutcome load_config(int argc, const char* const* argv, config::Config& cfg) {
   return load_config(argc, argv, cfg, std::cin);
 }
 

@@ -7,19 +7,19 @@
 namespace listd::app {
 namespace {
 
-spdlog::level::level_enum to_spdlog(server::LogLevel level) {
+spdlog::level::level_enum to_spdlog(config::LogLevel level) {
   switch (level) {
-    case server::LogLevel::kDebug: return spdlog::level::trace;
-    case server::LogLevel::kVerbose: return spdlog::level::debug;
-    case server::LogLevel::kNotice: return spdlog::level::info;
-    case server::LogLevel::kWarning: return spdlog::level::warn;
+    case config::LogLevel::kDebug: return spdlog::level::trace;
+    case config::LogLevel::kVerbose: return spdlog::level::debug;
+    case config::LogLevel::kNotice: return spdlog::level::info;
+    case config::LogLevel::kWarning: return spdlog::level::warn;
   }
   return spdlog::level::info;
 }
 
 }  // namespace
 
-bool setup_logging(const server::ServerSettings& settings, std::string& error) {
+bool setup_logging(const config::ServerSettings& settings, std::string& error) {
   std::shared_ptr<spdlog::logger> logger;
   try {
     if (settings.logfile.empty())

@@ -12,17 +12,18 @@
 #include "listd/app/logging.h"
 #include "listd/net/server.h"
 #include "listd/server/clock.h"
-#include "listd/server/config.h"
+#include "listd/config/config.h"
 #include "listd/server/executor.h"
 #include "listd/server/persistence.h"
 #include "listd/server/version.h"
 
-int main(int argc, char** argv) {
-  using namespace listd;
-  std::signal(SIGPIPE, SIG_IGN);
+namespace {
 
-  server::Config config;
-  const app::ConfigLoadOutcome outcome = app::load_config(argc, argv, config);
+using namespace listd;
+
+// What the command line asked for besides running: an error, --version or --help. Returns the
+// exit status, or -1 to start the server.
+int handle_startup_action(const app::ConfigLoadOutcome& outcome, const char* program) {
   if (outcome.error) {
     std::fputs(outcome.error->c_str(), stderr);
     std::fputc('\n', stderr);
@@ -33,11 +34,49 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (outcome.action == app::StartupAction::kPrintHelp) {
-    std::fputs(app::usage_text(argv[0]).c_str(), stdout);
+    std::fputs(app::usage_text(program).c_str(), stdout);
     return 0;
   }
+  return -1;
+}
 
-  const server::ServerSettings& settings = config.settings();
+void log_persistence(config::LogLevel level, std::string_view msg) {
+  if (level == config::LogLevel::kWarning)
+    spdlog::warn("{}", msg);
+  else if (level == config::LogLevel::kNotice)
+    spdlog::info("{}", msg);
+  else
+    spdlog::debug("{}", msg);
+}
+
+// Exiting now: a SIGTERM during the final fsync or the teardown of the data must not turn a
+// clean exit into death by signal. Clearing the set restores the default action, so the
+// signals are blocked while it is replaced by "ignore" (the fsync thread blocks them always).
+void ignore_stop_signals(asio::signal_set& signals) {
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  ::pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  asio::error_code ignored;
+  signals.clear(ignored);
+  std::signal(SIGTERM, SIG_IGN);  // also discards one that arrived while blocked
+  std::signal(SIGINT, SIG_IGN);
+  ::pthread_sigmask(SIG_UNBLOCK, &stop_signals, nullptr);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::signal(SIGPIPE, SIG_IGN);
+
+  config::Config config;
+  if (const int status = handle_startup_action(app::load_config(argc, argv, config), argv[0]);
+      status >= 0) {
+    return status;
+  }
+
+  const config::ServerSettings& settings = config.settings();
   std::string error;
   if (!app::setup_logging(settings, error)) {
     std::fprintf(stderr, "Can't open the log file: %s\n", error.c_str());
@@ -46,14 +85,7 @@ int main(int argc, char** argv) {
 
   server::SystemClock clock;
   server::Executor executor(config, clock);
-  executor.persistence().set_logger([](server::LogLevel level, std::string_view msg) {
-    if (level == server::LogLevel::kWarning)
-      spdlog::warn("{}", msg);
-    else if (level == server::LogLevel::kNotice)
-      spdlog::info("{}", msg);
-    else
-      spdlog::debug("{}", msg);
-  });
+  executor.persistence().set_logger(&log_persistence);
   // Data first (AOF in manifest order with appendonly yes, else dump.rdb), then the port.
   if (!executor.persistence().load_at_startup(error)) {
     spdlog::warn("{}", error);
@@ -87,19 +119,7 @@ int main(int argc, char** argv) {
   signals.async_wait(on_signal);
   spdlog::info("Ready to accept connections tcp");
   server.run();
-  // Exiting now: a SIGTERM during the final fsync or the teardown of the data must not turn a
-  // clean exit into death by signal. Clearing the set restores the default action, so the
-  // signals are blocked while it is replaced by "ignore" (the fsync thread blocks them always).
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGTERM);
-  sigaddset(&stop_signals, SIGINT);
-  ::pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
-  asio::error_code ignored;
-  signals.clear(ignored);
-  std::signal(SIGTERM, SIG_IGN);  // also discards one that arrived while blocked
-  std::signal(SIGINT, SIG_IGN);
-  ::pthread_sigmask(SIG_UNBLOCK, &stop_signals, nullptr);
+  ignore_stop_signals(signals);
   executor.persistence().shutdown();  // write + fsync what is pending, stop children
   spdlog::info("listd is now ready to exit, bye bye...");
   return 0;

@@ -25,7 +25,7 @@ Server::Server(asio::io_context& io, server::Executor& exec, NetOptions options)
 Server::~Server() = default;
 
 void Server::refresh_limits() {
-  const server::Config& cfg = exec_.config();
+  const config::Config& cfg = exec_.config();
   limits_.max_bulk_len = static_cast<std::size_t>(cfg.settings().proto_max_bulk_len);
   query_buffer_limit_ = cfg.settings().client_query_buffer_limit;
 }
@@ -70,7 +70,7 @@ void Server::accept_next(asio::ip::tcp::acceptor& acceptor) {
 }
 
 void Server::on_accept(asio::ip::tcp::acceptor&, asio::ip::tcp::socket socket) {
-  const server::Config& cfg = exec_.config();
+  const config::Config& cfg = exec_.config();
   if (connections_.size() >= static_cast<std::size_t>(cfg.settings().maxclients)) {
     asio::error_code ec;
     static constexpr std::string_view kMsg = "-ERR max number of clients reached\r\n";

@@ -8,21 +8,14 @@
 #include <cstring>
 #include <vector>
 
+#include "listd/base/redis_text.h"
+
 namespace listd::persistence {
 namespace {
 
-constexpr std::size_t kChunk = 1 << 20;
+using base::iequals;
 
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    char x = a[i], y = b[i];
-    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
-    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
-    if (x != y) return false;
-  }
-  return true;
-}
+constexpr std::size_t kChunk = 1 << 20;
 
 // A window on the bytes: avail() starts at the current position; fill(n) tries to make n bytes
 // available (false at end of input); consume(n) moves on.

@@ -4,81 +4,21 @@
 #include <cassert>
 #include <cstring>
 
+#include "listd/base/number.h"
+#include "listd/base/redis_text.h"
+
 namespace listd::protocol {
 namespace {
+
+using base::hex_digit_value;
+using base::is_c_space;
+using base::is_hex_digit;
+using base::unescape;
 
 // `*<n>` never reserves more argv slots than this before the arguments arrive (Redis does the
 // same: argv_len = min(multibulklen, 1024)). It is also the capacity kept between requests.
 constexpr std::size_t kMaxReservedArgs = 1024;
 constexpr std::size_t kRetainedArenaBytes = 4096;
-
-// Redis LONG_STR_SIZE: string2ll rejects 21+ characters outright.
-constexpr std::size_t kLongStrSize = 21;
-
-// Redis util.c string2ll, exactly: no sign '+', no leading zeros ("0" alone is fine), no "-0",
-// no spaces, no empty string, overflow rejected.
-bool string2ll(const char* s, std::size_t slen, long long* value) noexcept {
-  if (slen == 0 || slen >= kLongStrSize) return false;
-  if (slen == 1 && s[0] == '0') {
-    *value = 0;
-    return true;
-  }
-  std::size_t i = 0;
-  bool negative = false;
-  if (s[0] == '-') {
-    negative = true;
-    if (++i == slen) return false;
-  }
-  if (s[i] < '1' || s[i] > '9') return false;
-  // At most 20 digits: fits in unsigned long long up to the overflow checks below.
-  unsigned long long v = static_cast<unsigned long long>(s[i++] - '0');
-  constexpr unsigned long long kMax = ~0ull;
-  for (; i < slen && s[i] >= '0' && s[i] <= '9'; ++i) {
-    const unsigned digit = static_cast<unsigned>(s[i] - '0');
-    if (v > kMax / 10) return false;
-    v *= 10;
-    if (v > kMax - digit) return false;
-    v += digit;
-  }
-  if (i < slen) return false;
-  if (negative) {
-    constexpr unsigned long long kMinMagnitude = 1ull << 63;
-    if (v > kMinMagnitude) return false;
-    *value = v == kMinMagnitude ? static_cast<long long>(-0x7fffffffffffffffll - 1)
-                                : -static_cast<long long>(v);
-  } else {
-    if (v > 0x7fffffffffffffffull) return false;
-    *value = static_cast<long long>(v);
-  }
-  return true;
-}
-
-// C isspace() in the "C" locale, which sdssplitargs uses to skip blanks and to accept what
-// follows a closing quote. Bytes >= 0x80 are not spaces.
-constexpr bool is_space(char c) noexcept {
-  return c == ' ' || (c >= '\t' && c <= '\r');
-}
-
-constexpr bool is_hex_digit(char c) noexcept {
-  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
-
-constexpr int hex_digit_value(char c) noexcept {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  return c - 'A' + 10;
-}
-
-constexpr char unescape(char c) noexcept {
-  switch (c) {
-    case 'n': return '\n';
-    case 'r': return '\r';
-    case 't': return '\t';
-    case 'b': return '\b';
-    case 'a': return '\a';
-    default: return c;
-  }
-}
 
 }  // namespace
 
@@ -184,7 +124,7 @@ ParseStatus RequestParser::split_inline_args(std::string_view line) {
   bytes_examined_ += end;
   std::size_t i = 0;
   for (;;) {
-    while (i < end && is_space(d[i])) ++i;
+    while (i < end && is_c_space(d[i])) ++i;
     if (i >= end) return ParseStatus::kRequest;
 
     enum class Mode : std::uint8_t { kPlain, kDouble, kSingle };
@@ -207,7 +147,7 @@ ParseStatus RequestParser::split_inline_args(std::string_view line) {
           arena_.push_back(unescape(d[i]));
         } else if (c == '"') {
           // A closing quote must be followed by a space or the end of the line.
-          if (i + 1 < end && !is_space(d[i + 1])) return fail(kProtoErrUnbalancedQuotes);
+          if (i + 1 < end && !is_c_space(d[i + 1])) return fail(kProtoErrUnbalancedQuotes);
           done = true;
         } else if (at_end) {
           return fail(kProtoErrUnbalancedQuotes);
@@ -219,7 +159,7 @@ ParseStatus RequestParser::split_inline_args(std::string_view line) {
           ++i;
           arena_.push_back('\'');
         } else if (c == '\'') {
-          if (i + 1 < end && !is_space(d[i + 1])) return fail(kProtoErrUnbalancedQuotes);
+          if (i + 1 < end && !is_c_space(d[i + 1])) return fail(kProtoErrUnbalancedQuotes);
           done = true;
         } else if (at_end) {
           return fail(kProtoErrUnbalancedQuotes);
@@ -259,7 +199,7 @@ ParseStatus RequestParser::parse_multibulk(std::string_view buf) {
     // Redis wants one byte after '\r' and skips it unchecked (`*1\rX` is accepted).
     if (cr + 1 >= size) return ParseStatus::kIncomplete;
     long long count = 0;
-    if (!string2ll(data + 1, cr - 1, &count) ||
+    if (!base::parse_strict_integer(std::string_view(data + 1, cr - 1), count) ||
         (count > 0 && static_cast<unsigned long long>(count) > limits_.max_multibulk_len)) {
       return fail(kProtoErrInvalidMultibulkLength);
     }
@@ -283,7 +223,8 @@ ParseStatus RequestParser::parse_multibulk(std::string_view buf) {
       // Checked only once the whole line is there, as Redis does (`+PING` alone waits).
       if (data[pos_] != '$') return fail_expected_dollar(data[pos_]);
       long long len = 0;
-      if (!string2ll(data + pos_ + 1, cr - pos_ - 1, &len) || len < 0 ||
+      const std::string_view digits(data + pos_ + 1, cr - pos_ - 1);
+      if (!base::parse_strict_integer(digits, len) || len < 0 ||
           static_cast<unsigned long long>(len) > limits_.max_bulk_len) {
         return fail(kProtoErrInvalidBulkLength);
       }

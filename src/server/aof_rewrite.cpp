@@ -42,7 +42,7 @@ bool AofRewrite::retries_after_failure(Mode mode, State now) noexcept {
   return mode == Mode::kInitial && now == State::kWaitRewrite;
 }
 
-AofRewrite::AofRewrite(const ServerSettings& settings, const Clock& clock,
+AofRewrite::AofRewrite(const config::ServerSettings& settings, const Clock& clock,
                        const store::Keyspace& keyspace, AofWriter& writer,
                        ps::BackgroundChild& child, const PersistenceLog& log)
     : settings_(settings), clock_(clock), keyspace_(keyspace), writer_(writer), child_(child),

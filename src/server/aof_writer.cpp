@@ -11,7 +11,7 @@ namespace listd::server {
 
 namespace ps = listd::persistence;
 
-AofWriter::AofWriter(const ServerSettings& settings, const ps::BackgroundChild& child,
+AofWriter::AofWriter(const config::ServerSettings& settings, const ps::BackgroundChild& child,
                      const PersistenceLog& log)
     : settings_(settings), child_(child), log_(log) {}
 
@@ -50,7 +50,7 @@ void AofWriter::flush() {
   const bool paused = fsync_paused();
   fsync_paused_.store(paused, std::memory_order_relaxed);
   switch (settings_.appendfsync) {
-    case AppendFsync::kAlways:
+    case config::AppendFsync::kAlways:
       if (paused) {
         unsynced_.store(true, std::memory_order_release);
         break;
@@ -60,10 +60,10 @@ void AofWriter::flush() {
                                "'always': {}. Exiting...", err));
       ++fsyncs_;
       break;
-    case AppendFsync::kEverysec:
+    case config::AppendFsync::kEverysec:
       unsynced_.store(true, std::memory_order_release);
       break;
-    case AppendFsync::kNo:
+    case config::AppendFsync::kNo:
       break;
   }
 }

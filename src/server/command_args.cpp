@@ -3,7 +3,7 @@
 #include "listd/server/command_context.h"
 #include "listd/server/errors.h"
 #include "listd/server/text.h"
-#include "listd/store/number.h"
+#include "listd/base/number.h"
 
 namespace listd::server {
 namespace {
@@ -11,15 +11,15 @@ namespace {
 // Redis getRangeLongFromObjectOrReply(1, LONG_MAX, msg): one message for "not an integer" and
 // "too small".
 bool parse_positive(CommandContext& ctx, std::size_t i, long long& out, std::string_view err) {
-  if (store::parse_strict_integer(ctx.arg(i), out) && out >= 1) return true;
+  if (base::parse_strict_integer(ctx.arg(i), out) && out >= 1) return true;
   ctx.reply().error(err);
   return false;
 }
 
 bool parse_where(CommandContext& ctx, std::size_t i, MpopEnds ends, End& out) {
-  if (strcasecmp_eq(ctx.arg(i), ends.head)) {
+  if (base::iequals(ctx.arg(i), ends.head)) {
     out = End::kHead;
-  } else if (strcasecmp_eq(ctx.arg(i), ends.tail)) {
+  } else if (base::iequals(ctx.arg(i), ends.tail)) {
     out = End::kTail;
   } else {
     ctx.reply().error(kSyntaxErr);
@@ -51,7 +51,7 @@ std::optional<MpopArgs> parse_mpop_args(CommandContext& ctx, std::size_t numkeys
   bool has_count = false;
   for (std::size_t j = where_at + 1; j < ctx.argc(); ++j) {
     // COUNT may appear once; anything else (a second COUNT too) is a syntax error.
-    if (!has_count && strcasecmp_eq(ctx.arg(j), "count") && j + 1 < ctx.argc()) {
+    if (!has_count && base::iequals(ctx.arg(j), "count") && j + 1 < ctx.argc()) {
       if (!parse_positive(ctx, ++j, out.count, kCountGreaterThanZeroErr)) return std::nullopt;
       has_count = true;
     } else {

@@ -4,7 +4,7 @@
 
 #include "listd/server/errors.h"
 #include "listd/server/executor.h"
-#include "listd/store/number.h"
+#include "listd/base/number.h"
 
 namespace listd::server {
 
@@ -19,7 +19,7 @@ CommandContext::CommandContext(Executor& exec, Client& client, const CommandSpec
       in_exec_(in_exec) {}
 
 bool CommandContext::parse_integer(std::size_t i, long long& out, std::string_view err) {
-  if (store::parse_strict_integer(argv_[i], out)) return true;
+  if (base::parse_strict_integer(argv_[i], out)) return true;
   reply().error(err);
   return false;
 }
@@ -30,7 +30,7 @@ bool CommandContext::parse_integer(std::size_t i, long long& out) {
 
 bool CommandContext::parse_timeout_ms(std::size_t i, long long& out_ms) {
   long double seconds = 0;
-  if (!store::parse_long_double(argv_[i], seconds)) {
+  if (!base::parse_long_double(argv_[i], seconds)) {
     reply().error(kTimeoutNotFloatErr);
     return false;
   }

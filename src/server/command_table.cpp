@@ -2,22 +2,15 @@
 
 #include <algorithm>
 
-#include "listd/store/number.h"
+#include "listd/base/number.h"
+#include "listd/base/redis_text.h"
 
 namespace listd::server {
-
-std::string_view ascii_lower(std::string_view name, char* out) noexcept {
-  for (std::size_t i = 0; i < name.size(); ++i) {
-    const char c = name[i];
-    out[i] = (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c;
-  }
-  return {out, name.size()};
-}
 
 const CommandSpec* CommandSpec::find_subcommand(std::string_view sub) const noexcept {
   char buf[64];
   if (sub.size() > sizeof buf) return nullptr;
-  const std::string_view lower = ascii_lower(sub, buf);
+  const std::string_view lower = base::to_lower(sub, buf);
   for (const auto& s : subcommands)
     if (s->name == lower) return s.get();
   return nullptr;
@@ -30,7 +23,7 @@ std::vector<int> CommandSpec::key_positions(std::span<const std::string_view> ar
   if (keys.numkeys_at > 0) {
     if (keys.numkeys_at >= argc) return out;
     long long n = 0;
-    if (!store::parse_strict_integer(argv[static_cast<std::size_t>(keys.numkeys_at)], n) || n <= 0 ||
+    if (!base::parse_strict_integer(argv[static_cast<std::size_t>(keys.numkeys_at)], n) || n <= 0 ||
         n > argc - keys.numkeys_at - 1)
       return out;
     first = keys.numkeys_at + 1;
@@ -95,7 +88,7 @@ CommandSpec& CommandFamily::add_subcommand(CommandSpec& parent, std::string_view
 const CommandSpec* CommandTable::find(std::string_view name) const noexcept {
   char buf[64];
   if (name.size() > sizeof buf) return nullptr;
-  auto it = commands_.find(ascii_lower(name, buf));
+  auto it = commands_.find(base::to_lower(name, buf));
   return it == commands_.end() ? nullptr : it->second.get();
 }
 

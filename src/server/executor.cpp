@@ -23,7 +23,7 @@ bool arity_ok(int arity, std::size_t argc) noexcept {
 
 }  // namespace
 
-Executor::Executor(Config& config, Clock& clock)
+Executor::Executor(config::Config& config, Clock& clock)
     : config_(config),
       clock_(clock),
       keyspace_(config.settings().databases),
@@ -108,7 +108,7 @@ void Executor::execute(Client& c, std::span<const std::string_view> argv) {
   if (!in_batch_) now_ = clock().read();
   c.last_interaction_ms = now_.mono_ms();
   // Pipelines repeat one command: compare with the last one found before hashing the name.
-  const CommandSpec* spec = last_found_ && strcasecmp_eq(argv[0], last_found_->name)
+  const CommandSpec* spec = last_found_ && base::iequals(argv[0], last_found_->name)
                                 ? last_found_
                                 : table_.find(argv[0]);
   if (spec) last_found_ = spec;

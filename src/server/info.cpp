@@ -179,14 +179,14 @@ std::string build_info(Executor& exec, std::span<const std::string_view> section
   bool all = false, defaults = sections.empty();
   std::vector<std::string_view> wanted;
   for (std::string_view s : sections) {
-    if (strcasecmp_eq(s, "all") || strcasecmp_eq(s, "everything")) all = true;
-    else if (strcasecmp_eq(s, "default")) defaults = true;
+    if (base::iequals(s, "all") || base::iequals(s, "everything")) all = true;
+    else if (base::iequals(s, "default")) defaults = true;
     else wanted.push_back(s);
   }
   std::string out;
   for (const Section& sec : kSections) {
     bool include = all || (defaults && sec.in_default);
-    for (std::string_view w : wanted) include = include || strcasecmp_eq(w, sec.name);
+    for (std::string_view w : wanted) include = include || base::iequals(w, sec.name);
     if (!include) continue;
     if (!out.empty()) out += "\r\n";
     sec.emit(exec, out);

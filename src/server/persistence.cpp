@@ -99,7 +99,7 @@ void Persistence::cron() {
 // The first save point that is due starts a BGSAVE (after a failed one, at most every 5 s).
 bool Persistence::start_save_point_bgsave(std::int64_t now) {
   const ServerStats& st = exec_.stats();
-  for (const SavePoint& p : settings_.save) {
+  for (const config::SavePoint& p : settings_.save) {
     if (st.dirty >= p.changes && now / 1000 - st.lastsave_unix_s > p.seconds &&
         (last_bgsave_ok_ || now - last_bgsave_try_ms_ > 5000)) {
       log_.notice(fmt::format("{} changes in {} seconds. Saving...", p.changes, p.seconds));

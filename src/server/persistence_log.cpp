@@ -5,10 +5,10 @@
 
 namespace listd::server {
 
-void PersistenceLog::log(LogLevel level, std::string_view msg) const {
+void PersistenceLog::log(config::LogLevel level, std::string_view msg) const {
   if (sink_) {
     sink_(level, msg);
-  } else if (level >= LogLevel::kNotice) {
+  } else if (level >= config::LogLevel::kNotice) {
     std::fprintf(stderr, "%.*s\n", static_cast<int>(msg.size()), msg.data());
   }
 }

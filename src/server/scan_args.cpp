@@ -29,16 +29,16 @@ bool parse_scan_options(CommandContext& ctx, std::size_t i, bool allow_type, Sca
   for (; i < ctx.argc(); i += 2) {
     const bool has_value = ctx.argc() - i >= 2;
     const std::string_view opt = ctx.arg(i);
-    if (strcasecmp_eq(opt, "count") && has_value) {
+    if (base::iequals(opt, "count") && has_value) {
       if (!ctx.parse_integer(i + 1, o.count)) return false;
       if (o.count < 1) {
         ctx.reply().error(kSyntaxErr);
         return false;
       }
-    } else if (strcasecmp_eq(opt, "match") && has_value) {
+    } else if (base::iequals(opt, "match") && has_value) {
       o.pattern = ctx.arg(i + 1);
       o.use_pattern = !(o.pattern.size() == 1 && o.pattern[0] == '*');
-    } else if (allow_type && strcasecmp_eq(opt, "type") && has_value) {
+    } else if (allow_type && base::iequals(opt, "type") && has_value) {
       o.type = ctx.arg(i + 1);
     } else {
       ctx.reply().error(kSyntaxErr);

@@ -7,7 +7,7 @@
 #include <new>
 #include <stdexcept>
 
-#include "listd/store/number.h"
+#include "listd/base/number.h"
 
 namespace listd::store {
 
@@ -59,7 +59,7 @@ std::string_view CompactString::encoding_name() const noexcept {
     case StringForm::kEncoded:
     case StringForm::kUnshared: {
       long long ignored;
-      if (n <= 20 && parse_strict_integer(view(), ignored)) return "int";
+      if (n <= 20 && base::parse_strict_integer(view(), ignored)) return "int";
       return n <= 44 ? "embstr" : "raw";
     }
   }
@@ -68,7 +68,7 @@ std::string_view CompactString::encoding_name() const noexcept {
 
 bool CompactString::shared_integer() const noexcept {
   long long v = 0;
-  return form() == StringForm::kEncoded && size() <= 20 && parse_strict_integer(view(), v) &&
+  return form() == StringForm::kEncoded && size() <= 20 && base::parse_strict_integer(view(), v) &&
          v >= 0 && v < 10000;
 }
 

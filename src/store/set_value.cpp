@@ -5,7 +5,7 @@
 #include <charconv>
 #include <malloc.h>
 
-#include "listd/store/number.h"
+#include "listd/base/number.h"
 
 namespace listd::store {
 namespace {
@@ -222,7 +222,7 @@ bool SetValue::contains(std::string_view member) const noexcept {
   switch (bits_ & kFormMask) {
     case kIntsetTag: {
       long long v;
-      return parse_strict_integer(member, v) && intset_contains(static_cast<const IntsetHeader*>(p), v);
+      return base::parse_strict_integer(member, v) && intset_contains(static_cast<const IntsetHeader*>(p), v);
     }
     default: return static_cast<const SetTable*>(p)->set.find(member) != nullptr;
   }
@@ -230,7 +230,7 @@ bool SetValue::contains(std::string_view member) const noexcept {
 
 bool SetValue::add(std::string_view member) {
   long long v = 0;
-  const bool is_int = parse_strict_integer(member, v);
+  const bool is_int = base::parse_strict_integer(member, v);
   if (bits_ == 0) {
     // Redis 7.0 setTypeCreate: an intset for an integer, else a hashtable (no listpack).
     if (is_int)
@@ -268,7 +268,7 @@ bool SetValue::remove(std::string_view member) noexcept {
     case kIntsetTag: {
       auto* h = static_cast<IntsetHeader*>(p);
       long long v;
-      if (!parse_strict_integer(member, v)) return false;
+      if (!base::parse_strict_integer(member, v)) return false;
       const std::size_t i = intset_lower_bound(h, v);
       if (i >= h->count || intset_get(h, i) != v) return false;
       bits_ = reinterpret_cast<std::uintptr_t>(intset_erase_at(h, i)) | kIntsetTag;

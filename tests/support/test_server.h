@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "listd/server/clock.h"
-#include "listd/server/config.h"
+#include "listd/config/config.h"
 #include "listd/server/executor.h"
 
 namespace listd::testing {
@@ -75,11 +75,11 @@ class TestServer {
 
   server::Executor& exec() { return *exec_; }
   server::ManualClock& clock() { return clock_; }
-  server::Config& config() { return config_; }
+  config::Config& config() { return config_; }
 
  private:
   server::ManualClock clock_;
-  server::Config config_;
+  config::Config config_;
   std::vector<std::unique_ptr<FakeTransport>> transports_;
   std::unique_ptr<server::Executor> exec_;
 };

@@ -1,9 +1,9 @@
-// Start-up configuration: turns `listd [config-file] [--name value ...] [-]` and redis.conf-syntax
-// files into a server::Config, with Redis 7.0's rules and error messages.
+// The command line: turns `listd [config-file] [--name value ...] [-]` into a start-up action
+// and a config::Config, with Redis 7.0's rules; the redis.conf syntax itself is the config
+// part's (listd/config/config_file.h).
 // API: load_config(argc, argv, cfg) -> ConfigLoadOutcome (run / print version / print help, or a
-// fatal error text); load_config_text / load_config_file for the pieces; command_line_options
-// (how flags become config lines); usage_text / version_text; rewrite_config_file (CONFIG
-// REWRITE, implemented next to the option table in server/config.h).
+// fatal error text); command_line_options (how flags become config lines); usage_text /
+// version_text.
 // Invariants: options are applied in order file, stdin, command line (last one wins); the first
 // bad line stops loading and is reported as Redis does ("*** FATAL CONFIG FILE ERROR ...").
 #pragma once
@@ -14,7 +14,7 @@
 #include <string>
 #include <string_view>
 
-#include "listd/server/config.h"
+#include "listd/config/config.h"
 
 namespace listd::app {
 
@@ -33,18 +33,10 @@ struct ConfigLoadOutcome {
 /// reads more config from `stdin_stream`; `--name v1 v2` becomes the line `name "v1" "v2"`
 /// after the file's lines. Applies everything to `cfg` and records the file in
 /// cfg.set_config_file(). Never exits and never prints.
-ConfigLoadOutcome load_config(int argc, const char* const* argv, server::Config& cfg,
+ConfigLoadOutcome load_config(int argc, const char* const* argv, config::Config& cfg,
                               std::istream& stdin_stream);
 /// Same, reading `-` from std::cin.
-ConfigLoadOutcome load_config(int argc, const char* const* argv, server::Config& cfg);
-
-/// Applies redis.conf text (comments, blank lines, quoting, `include path`, case-insensitive
-/// names). Returns the fatal error message, or nullopt once every line is applied.
-std::optional<std::string> load_config_text(std::string_view text, server::Config& cfg);
-
-/// Reads `path` (a glob pattern is expanded; no match is not an error, like Redis) and applies
-/// it. Returns the fatal error message or nullopt.
-std::optional<std::string> load_config_file(const std::string& path, server::Config& cfg);
+ConfigLoadOutcome load_config(int argc, const char* const* argv, config::Config& cfg);
 
 /// The config-file text that redis-server builds from command-line options, e.g.
 /// {"--port", "7000", "--save", "900 1"} -> "port \"7000\" \nsave \"900 1\" ".
@@ -54,8 +46,5 @@ std::string command_line_options(std::span<const std::string_view> args);
 std::string usage_text(std::string_view program);
 /// `listd --version` text (one line, newline-terminated).
 std::string version_text();
-
-/// CONFIG REWRITE; see server::rewrite_config_file.
-using server::rewrite_config_file;
 
 }  // namespace listd::app

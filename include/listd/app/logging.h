@@ -3,11 +3,11 @@
 
 #include <string>
 
-#include "listd/server/config.h"
+#include "listd/config/config.h"
 
 namespace listd::app {
 
 /// Installs the default logger. Returns false and fills `error` if the log file cannot be opened.
-bool setup_logging(const server::ServerSettings& settings, std::string& error);
+bool setup_logging(const config::ServerSettings& settings, std::string& error);
 
 }  // namespace listd::app

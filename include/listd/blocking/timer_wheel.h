@@ -18,6 +18,8 @@
 #include <cstdint>
 #include <optional>
 
+#include "listd/base/scope_exit.h"
+
 namespace listd::blocking {
 
 class TimerWheel;
@@ -178,15 +180,11 @@ class TimerWheel {
 template <class F>
   requires std::invocable<F&, TimerNode&>
 std::size_t TimerWheel::advance(std::uint64_t now_ms, F&& on_expire) {
-  struct Guard {
-    bool& flag;
-    explicit Guard(bool& f) : flag(f) { flag = true; }
-    ~Guard() { flag = false; }
-  };
   // A nested advance() would move now_ under the outer loop's feet.
   assert(!advancing_ && "TimerWheel::advance() called from an expiry callback");
   if (advancing_) return 0;
-  Guard guard(advancing_);
+  advancing_ = true;
+  base::ScopeExit done([this] { advancing_ = false; });
   std::size_t fired = 0;
   for (;;) {
     while (TimerNode* node = pop_due()) {

@@ -53,9 +53,4 @@ std::string base_file_name(std::string_view prefix, long long seq, bool rdb);
 std::string incr_file_name(std::string_view prefix, long long seq);
 std::string manifest_file_name(std::string_view prefix);
 
-/// Redis' sdssplitargs (the manifest's tokenizer): nullopt on unbalanced quotes.
-std::optional<std::vector<std::string>> split_args(std::string_view line);
-/// Redis' sdscatrepr: a double-quoted, escaped form that split_args reads back.
-std::string quote_repr(std::string_view s);
-
 }  // namespace listd::persistence

@@ -22,7 +22,7 @@
 #include "listd/persistence/background_child.h"
 #include "listd/server/aof_writer.h"
 #include "listd/server/clock.h"
-#include "listd/server/config.h"
+#include "listd/config/config.h"
 #include "listd/server/persistence_log.h"
 #include "listd/server/status.h"
 #include "listd/store/database.h"
@@ -47,7 +47,7 @@ class AofRewrite {
   /// True when a failed rewrite of `mode` in state `now` is retried from cron.
   static bool retries_after_failure(Mode mode, State now) noexcept;
 
-  AofRewrite(const ServerSettings& settings, const Clock& clock, const store::Keyspace& keyspace,
+  AofRewrite(const config::ServerSettings& settings, const Clock& clock, const store::Keyspace& keyspace,
              AofWriter& writer, persistence::BackgroundChild& child, const PersistenceLog& log);
 
   State state() const noexcept { return state_; }
@@ -116,7 +116,7 @@ class AofRewrite {
   void fail_rewrite(std::string_view why, const Installed& done);
   void rewrite_succeeded(const Installed& done);
 
-  const ServerSettings& settings_;
+  const config::ServerSettings& settings_;
   const Clock& clock_;
   const store::Keyspace& keyspace_;
   AofWriter& writer_;

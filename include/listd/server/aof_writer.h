@@ -27,14 +27,14 @@
 #include "listd/persistence/aof_encoder.h"
 #include "listd/persistence/background_child.h"
 #include "listd/persistence/file_io.h"
-#include "listd/server/config.h"
+#include "listd/config/config.h"
 #include "listd/server/persistence_log.h"
 
 namespace listd::server {
 
 class AofWriter {
  public:
-  AofWriter(const ServerSettings& settings, const persistence::BackgroundChild& child,
+  AofWriter(const config::ServerSettings& settings, const persistence::BackgroundChild& child,
             const PersistenceLog& log);
   /// Stops the thread and closes the file; pending bytes are dropped (close() writes them).
   ~AofWriter();
@@ -86,7 +86,7 @@ class AofWriter {
   void stop_syncer();
   void syncer_loop();
 
-  const ServerSettings& settings_;
+  const config::ServerSettings& settings_;
   const persistence::BackgroundChild& child_;
   const PersistenceLog& log_;
   persistence::AofEncoder encoder_;

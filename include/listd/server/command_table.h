@@ -154,9 +154,6 @@ class CommandTable {
   std::vector<const CommandSpec*> by_slot_;  // commands and subcommands, by CommandSpec::slot
 };
 
-/// Lower-cases ASCII into `out` (which must hold name.size() bytes); returns the view.
-std::string_view ascii_lower(std::string_view name, char* out) noexcept;
-
 /// Registration functions, one per command family (src/server/commands/*.cpp).
 void register_connection_commands(CommandTable& table);
 void register_server_commands(CommandTable& table);

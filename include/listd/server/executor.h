@@ -25,7 +25,7 @@
 #include "listd/server/client_registry.h"
 #include "listd/server/clock.h"
 #include "listd/server/command_table.h"
-#include "listd/server/config.h"
+#include "listd/config/config.h"
 #include "listd/server/effect_stream.h"
 #include "listd/server/transaction.h"
 #include "listd/store/database.h"
@@ -62,7 +62,7 @@ struct CommandStats {
 
 class Executor {
  public:
-  Executor(Config& config, Clock& clock);
+  Executor(config::Config& config, Clock& clock);
   ~Executor();
   Executor(const Executor&) = delete;
   Executor& operator=(const Executor&) = delete;
@@ -89,7 +89,7 @@ class Executor {
   bool shutdown_requested() const noexcept { return shutdown_requested_; }
 
   // ---- used by command handlers ------------------------------------------------------
-  Config& config() noexcept { return config_; }
+  config::Config& config() noexcept { return config_; }
   const Clock& clock() const noexcept { return clock_override_ ? *clock_override_ : clock_; }
   /// Replaces the clock while loading a log (null restores the real one): see Persistence.
   void set_clock_override(const Clock* clock) noexcept { clock_override_ = clock; }
@@ -139,7 +139,7 @@ class Executor {
                         const CommandSpec*& spec) const;
   void active_expire_step();
 
-  Config& config_;
+  config::Config& config_;
   Clock& clock_;
   store::Keyspace keyspace_;
   CommandTable table_;

@@ -21,7 +21,7 @@
 #include "listd/persistence/background_child.h"
 #include "listd/server/aof_rewrite.h"
 #include "listd/server/aof_writer.h"
-#include "listd/server/config.h"
+#include "listd/config/config.h"
 #include "listd/server/data_loader.h"
 #include "listd/server/effect_stream.h"
 #include "listd/server/persistence_log.h"
@@ -97,7 +97,7 @@ class Persistence final : public EffectConsumer {
   std::int64_t now_ms() const;
 
   Executor& exec_;
-  const ServerSettings& settings_;
+  const config::ServerSettings& settings_;
   PersistenceLog log_;
   persistence::BackgroundChild child_;
   AofWriter writer_;
@@ -110,7 +110,7 @@ class Persistence final : public EffectConsumer {
   std::int64_t last_bgsave_secs_ = -1;
   std::int64_t last_bgsave_try_ms_ = 0;
   std::uint64_t rdb_saves_ = 0;
-  std::shared_ptr<bool> alive_;  // the config observer checks it (Config outlives us)
+  std::shared_ptr<bool> alive_;  // the config observer checks it (config::Config outlives us)
 };
 
 }  // namespace listd::server

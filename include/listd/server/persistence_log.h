@@ -8,18 +8,18 @@
 #include <functional>
 #include <string_view>
 
-#include "listd/server/config.h"
+#include "listd/config/config.h"
 
 namespace listd::server {
 
 class PersistenceLog {
  public:
-  using Sink = std::function<void(LogLevel, std::string_view)>;
+  using Sink = std::function<void(config::LogLevel, std::string_view)>;
 
   void set_sink(Sink sink) { sink_ = std::move(sink); }
-  void log(LogLevel level, std::string_view msg) const;
-  void notice(std::string_view msg) const { log(LogLevel::kNotice, msg); }
-  void warning(std::string_view msg) const { log(LogLevel::kWarning, msg); }
+  void log(config::LogLevel level, std::string_view msg) const;
+  void notice(std::string_view msg) const { log(config::LogLevel::kNotice, msg); }
+  void warning(std::string_view msg) const { log(config::LogLevel::kWarning, msg); }
   /// Logs `msg` as a warning and exits with status 1.
   [[noreturn]] void fatal(std::string_view msg) const;
 

@@ -3,19 +3,9 @@
 
 #include <string_view>
 
-namespace listd::server {
+#include "listd/base/redis_text.h"
 
-/// ASCII case-insensitive equality, for option keywords ("LEFT", "withscores", ...).
-inline bool strcasecmp_eq(std::string_view a, std::string_view b) noexcept {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    char x = a[i], y = b[i];
-    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x + 32);
-    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y + 32);
-    if (x != y) return false;
-  }
-  return true;
-}
+namespace listd::server {
 
 /// The part of `s` before its first NUL byte: what Redis prints when it formats an argument
 /// with "%s" into an error message (the C string stops there).

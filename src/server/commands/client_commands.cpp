@@ -7,7 +7,7 @@
 #include "listd/server/errors.h"
 #include "listd/server/executor.h"
 #include "listd/server/text.h"
-#include "listd/store/number.h"
+#include "listd/base/number.h"
 
 namespace listd::server {
 namespace {
@@ -72,21 +72,21 @@ void cmd_client_list(CommandContext& ctx) {
   std::vector<std::uint64_t> ids;
   bool only_none = false;
   for (std::size_t i = 2; i < ctx.argc(); ++i) {
-    if (strcasecmp_eq(ctx.arg(i), "type") && i + 1 < ctx.argc()) {
+    if (base::iequals(ctx.arg(i), "type") && i + 1 < ctx.argc()) {
       const std::string_view type = ctx.arg(++i);
-      if (strcasecmp_eq(type, "normal")) continue;
-      if (strcasecmp_eq(type, "master") || strcasecmp_eq(type, "replica") ||
-          strcasecmp_eq(type, "slave") || strcasecmp_eq(type, "pubsub")) {
+      if (base::iequals(type, "normal")) continue;
+      if (base::iequals(type, "master") || base::iequals(type, "replica") ||
+          base::iequals(type, "slave") || base::iequals(type, "pubsub")) {
         only_none = true;
         continue;
       }
       ctx.reply().error("ERR Unknown client type '" + std::string(until_nul(type)) + "'");
       return;
     }
-    if (strcasecmp_eq(ctx.arg(i), "id") && i + 1 < ctx.argc()) {
+    if (base::iequals(ctx.arg(i), "id") && i + 1 < ctx.argc()) {
       for (++i; i < ctx.argc(); ++i) {
         long long id = 0;
-        if (!store::parse_strict_integer(ctx.arg(i), id) || id <= 0) {
+        if (!base::parse_strict_integer(ctx.arg(i), id) || id <= 0) {
           ctx.reply().error("ERR Invalid client ID");
           return;
         }
@@ -142,35 +142,35 @@ void cmd_client_kill(CommandContext& ctx) {
   for (std::size_t i = 2; i < ctx.argc(); i += 2) {
     const std::string_view opt = ctx.arg(i), val = ctx.arg(i + 1);
     long long n = 0;
-    if (strcasecmp_eq(opt, "id")) {
-      if (!store::parse_strict_integer(val, n) || n <= 0) {
+    if (base::iequals(opt, "id")) {
+      if (!base::parse_strict_integer(val, n) || n <= 0) {
         ctx.reply().error("ERR client-id should be greater than 0");
         return;
       }
       id = static_cast<std::uint64_t>(n);
-    } else if (strcasecmp_eq(opt, "addr")) {
+    } else if (base::iequals(opt, "addr")) {
       addr = val;
-    } else if (strcasecmp_eq(opt, "laddr")) {
+    } else if (base::iequals(opt, "laddr")) {
       laddr = val;
-    } else if (strcasecmp_eq(opt, "user")) {
+    } else if (base::iequals(opt, "user")) {
       user = val;
-    } else if (strcasecmp_eq(opt, "type")) {
-      if (!strcasecmp_eq(val, "normal") && !strcasecmp_eq(val, "master") &&
-          !strcasecmp_eq(val, "replica") && !strcasecmp_eq(val, "slave") &&
-          !strcasecmp_eq(val, "pubsub")) {
+    } else if (base::iequals(opt, "type")) {
+      if (!base::iequals(val, "normal") && !base::iequals(val, "master") &&
+          !base::iequals(val, "replica") && !base::iequals(val, "slave") &&
+          !base::iequals(val, "pubsub")) {
         ctx.reply().error("ERR Unknown client type '" + std::string(until_nul(val)) + "'");
         return;
       }
-      if (!strcasecmp_eq(val, "normal")) type_matches_none = true;
-    } else if (strcasecmp_eq(opt, "skipme")) {
-      if (strcasecmp_eq(val, "yes")) skipme = true;
-      else if (strcasecmp_eq(val, "no")) skipme = false;
+      if (!base::iequals(val, "normal")) type_matches_none = true;
+    } else if (base::iequals(opt, "skipme")) {
+      if (base::iequals(val, "yes")) skipme = true;
+      else if (base::iequals(val, "no")) skipme = false;
       else {
         ctx.reply().error(kSyntaxErr);
         return;
       }
-    } else if (strcasecmp_eq(opt, "maxage")) {
-      if (!store::parse_strict_integer(val, n)) {
+    } else if (base::iequals(opt, "maxage")) {
+      if (!base::parse_strict_integer(val, n)) {
         ctx.reply().error(kNotIntegerErr);
         return;
       }
@@ -199,8 +199,8 @@ void cmd_client_kill(CommandContext& ctx) {
 // CLIENT SETINFO LIB-NAME libname | LIB-VER libver
 void cmd_client_setinfo(CommandContext& ctx) {
   const std::string_view attr = ctx.arg(2), val = ctx.arg(3);
-  const bool name = strcasecmp_eq(attr, "lib-name");
-  if (!name && !strcasecmp_eq(attr, "lib-ver")) {
+  const bool name = base::iequals(attr, "lib-name");
+  if (!name && !base::iequals(attr, "lib-ver")) {
     ctx.reply().error("ERR Unrecognized option '" + std::string(until_nul(attr)) + "'");
     return;
   }
@@ -219,12 +219,12 @@ void cmd_client_setinfo(CommandContext& ctx) {
 void cmd_client_reply(CommandContext& ctx) {
   Client& c = ctx.client();
   const std::string_view mode = ctx.arg(2);
-  if (strcasecmp_eq(mode, "on")) {
+  if (base::iequals(mode, "on")) {
     c.reply_mode = ReplyMode::kOn;
     ctx.reply().ok();
-  } else if (strcasecmp_eq(mode, "off")) {
+  } else if (base::iequals(mode, "off")) {
     c.reply_mode = ReplyMode::kOff;
-  } else if (strcasecmp_eq(mode, "skip")) {
+  } else if (base::iequals(mode, "skip")) {
     if (c.reply_mode == ReplyMode::kOn) c.reply_mode = ReplyMode::kSkip;
   } else {
     ctx.reply().error(kSyntaxErr);
@@ -232,8 +232,8 @@ void cmd_client_reply(CommandContext& ctx) {
 }
 
 bool parse_on_off(CommandContext& ctx, bool& out) {
-  if (strcasecmp_eq(ctx.arg(2), "on")) out = true;
-  else if (strcasecmp_eq(ctx.arg(2), "off")) out = false;
+  if (base::iequals(ctx.arg(2), "on")) out = true;
+  else if (base::iequals(ctx.arg(2), "off")) out = false;
   else {
     ctx.reply().error(kSyntaxErr);
     return false;
@@ -257,8 +257,8 @@ void cmd_client_unblock(CommandContext& ctx) {
   if (!ctx.parse_integer(2, id)) return;
   bool with_error = false;
   if (ctx.argc() == 4) {
-    if (strcasecmp_eq(ctx.arg(3), "error")) with_error = true;
-    else if (!strcasecmp_eq(ctx.arg(3), "timeout")) {
+    if (base::iequals(ctx.arg(3), "error")) with_error = true;
+    else if (!base::iequals(ctx.arg(3), "timeout")) {
       ctx.reply().error("ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR");
       return;
     }

@@ -1,7 +1,8 @@
-// CONFIG GET / SET / RESETSTAT / REWRITE / HELP, over the option table in server/config.
+// CONFIG GET / SET / RESETSTAT / REWRITE / HELP, over the option table (the config part).
+#include "listd/config/config.h"
+#include "listd/config/config_file.h"
 #include "listd/server/command_context.h"
 #include "listd/server/command_table.h"
-#include "listd/server/config.h"
 #include "listd/server/errors.h"
 #include "listd/server/executor.h"
 
@@ -10,7 +11,7 @@ namespace {
 
 // CONFIG GET parameter [parameter ...]
 void cmd_config_get(CommandContext& ctx) {
-  const Config::NameValueList pairs = ctx.exec().config().get(ctx.argv().subspan(2));
+  const config::Config::NameValueList pairs = ctx.exec().config().get(ctx.argv().subspan(2));
   auto r = ctx.reply();
   r.map_header(pairs.size());
   for (const auto& [name, value] : pairs) {
@@ -25,7 +26,7 @@ void cmd_config_set(CommandContext& ctx) {
     ctx.reply().error("ERR wrong number of arguments for 'config|set' command");
     return;
   }
-  std::vector<Config::NameValue> pairs;
+  std::vector<config::Config::NameValue> pairs;
   for (std::size_t i = 2; i + 1 < ctx.argc(); i += 2) pairs.emplace_back(ctx.arg(i), ctx.arg(i + 1));
   const bool local = ctx.client().addr.rfind("127.", 0) == 0 || ctx.client().addr.rfind("::1", 0) == 0;
   if (auto err = ctx.exec().config().set_many(pairs, local))
@@ -42,13 +43,13 @@ void cmd_config_resetstat(CommandContext& ctx) {
 
 // CONFIG REWRITE
 void cmd_config_rewrite(CommandContext& ctx) {
-  const Config& cfg = ctx.exec().config();
+  const config::Config& cfg = ctx.exec().config();
   if (cfg.config_file().empty()) {
-    ctx.reply().error(kConfigNoFileErr);
+    ctx.reply().error(config::kConfigNoFileErr);
     return;
   }
   std::string err;
-  if (!rewrite_config_file(cfg.config_file(), cfg, err))
+  if (!config::rewrite_config_file(cfg.config_file(), cfg, err))
     ctx.reply().error("ERR Rewriting config file: " + err);
   else
     ctx.reply().ok();

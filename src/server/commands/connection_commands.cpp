@@ -5,7 +5,7 @@
 #include "listd/server/executor.h"
 #include "listd/server/text.h"
 #include "listd/server/version.h"
-#include "listd/store/number.h"
+#include "listd/base/number.h"
 
 namespace listd::server {
 namespace {
@@ -78,7 +78,7 @@ void cmd_hello(CommandContext& ctx) {
   long long version = static_cast<long long>(c.resp);
   std::size_t i = 1;
   if (ctx.argc() >= 2) {
-    if (!store::parse_strict_integer(ctx.arg(1), version)) {
+    if (!base::parse_strict_integer(ctx.arg(1), version)) {
       ctx.reply().error("ERR Protocol version is not an integer or out of range");
       return;
     }
@@ -93,12 +93,12 @@ void cmd_hello(CommandContext& ctx) {
   for (; i < ctx.argc(); ++i) {
     const std::string_view opt = ctx.arg(i);
     const std::size_t more = ctx.argc() - i - 1;
-    if (strcasecmp_eq(opt, "auth") && more >= 2) {
+    if (base::iequals(opt, "auth") && more >= 2) {
       has_auth = true;
       user = ctx.arg(i + 1);
       pass = ctx.arg(i + 2);
       i += 2;
-    } else if (strcasecmp_eq(opt, "setname") && more >= 1) {
+    } else if (base::iequals(opt, "setname") && more >= 1) {
       has_name = true;
       name = ctx.arg(++i);
     } else {

@@ -19,8 +19,8 @@
 #include "listd/server/executor.h"
 #include "listd/server/scan_args.h"
 #include "listd/server/text.h"
-#include "listd/store/glob.h"
-#include "listd/store/number.h"
+#include "listd/base/glob.h"
+#include "listd/base/number.h"
 
 namespace listd::server {
 namespace {
@@ -184,7 +184,7 @@ void cmd_hincrby(CommandContext& ctx) {
   long long value = 0;
   if (e) {
     if (const auto old = e->value.as_hash().get(ctx.arg(2))) {
-      if (!store::parse_strict_integer(*old, value)) {
+      if (!base::parse_strict_integer(*old, value)) {
         ctx.reply().error("ERR hash value is not an integer");
         return;
       }
@@ -204,7 +204,7 @@ void cmd_hincrby(CommandContext& ctx) {
 // HINCRBYFLOAT key field increment
 void cmd_hincrbyfloat(CommandContext& ctx) {
   long double incr = 0;
-  if (!store::parse_long_double(ctx.arg(3), incr)) {
+  if (!base::parse_long_double(ctx.arg(3), incr)) {
     ctx.reply().error(kNotFloatErr);
     return;
   }
@@ -217,7 +217,7 @@ void cmd_hincrbyfloat(CommandContext& ctx) {
   long double value = 0;
   if (e) {
     if (const auto old = e->value.as_hash().get(ctx.arg(2))) {
-      if (!store::parse_long_double(*old, value)) {
+      if (!base::parse_long_double(*old, value)) {
         ctx.reply().error("ERR hash value is not a float");
         return;
       }
@@ -228,7 +228,7 @@ void cmd_hincrbyfloat(CommandContext& ctx) {
     ctx.reply().error("ERR increment would produce NaN or Infinity");
     return;
   }
-  const std::string text = store::format_long_double_human(value);
+  const std::string text = base::format_long_double_human(value);
   hash_for_write(ctx, ctx.arg(1), e).set(ctx.arg(2), text);
   ctx.mark_dirty();
   // Redis hincrbyfloatCommand: replayed as the value it produced (HSET key field value).
@@ -263,7 +263,7 @@ void cmd_hrandfield(CommandContext& ctx) {
     ctx.reply().error(kCountRangeErr);
     return;
   }
-  if (ctx.argc() > 4 || (ctx.argc() == 4 && !strcasecmp_eq(ctx.arg(3), "withvalues"))) {
+  if (ctx.argc() > 4 || (ctx.argc() == 4 && !base::iequals(ctx.arg(3), "withvalues"))) {
     ctx.reply().error(kSyntaxErr);
     return;
   }
@@ -338,7 +338,7 @@ void cmd_hscan(CommandContext& ctx) {
         return h.scan(at,
                       [&](std::string_view f, std::string_view v) { items.emplace_back(f, v); });
       },
-      [&](const Pair& p) { return !o.use_pattern || store::glob_match(o.pattern, p.first); },
+      [&](const Pair& p) { return !o.use_pattern || base::glob_match(o.pattern, p.first); },
       [](protocol::ReplyWriter& r, const Pair& p) {
         r.bulk(p.first);
         r.bulk(p.second);

@@ -4,7 +4,7 @@
 #include "listd/server/command_table.h"
 #include "listd/server/executor.h"
 #include "listd/server/text.h"
-#include "listd/store/glob.h"
+#include "listd/base/glob.h"
 
 namespace listd::server {
 namespace {
@@ -215,10 +215,10 @@ void cmd_command_getkeys(CommandContext& ctx) {
 void cmd_command_list(CommandContext& ctx) {
   std::string_view pattern, aclcat;
   bool module_filter = false;
-  if (ctx.argc() == 5 && strcasecmp_eq(ctx.arg(2), "filterby")) {
-    if (strcasecmp_eq(ctx.arg(3), "pattern")) pattern = ctx.arg(4);
-    else if (strcasecmp_eq(ctx.arg(3), "aclcat")) aclcat = ctx.arg(4);
-    else if (strcasecmp_eq(ctx.arg(3), "module")) module_filter = true;
+  if (ctx.argc() == 5 && base::iequals(ctx.arg(2), "filterby")) {
+    if (base::iequals(ctx.arg(3), "pattern")) pattern = ctx.arg(4);
+    else if (base::iequals(ctx.arg(3), "aclcat")) aclcat = ctx.arg(4);
+    else if (base::iequals(ctx.arg(3), "module")) module_filter = true;
     else {
       ctx.reply().error("ERR syntax error");
       return;
@@ -230,10 +230,10 @@ void cmd_command_list(CommandContext& ctx) {
   std::vector<std::string_view> names;
   auto consider = [&](const CommandSpec& c) {
     if (module_filter) return;
-    if (!pattern.empty() && !store::glob_match(pattern, c.full_name, true)) return;
+    if (!pattern.empty() && !base::glob_match(pattern, c.full_name, true)) return;
     if (!aclcat.empty()) {
       bool hit = false;
-      for (const auto& cat : acl_categories(c)) hit = hit || strcasecmp_eq(std::string_view(cat).substr(1), aclcat);
+      for (const auto& cat : acl_categories(c)) hit = hit || base::iequals(std::string_view(cat).substr(1), aclcat);
       if (!hit) return;
     }
     names.push_back(c.full_name);

@@ -11,8 +11,8 @@
 #include "listd/server/executor.h"
 #include "listd/server/scan_args.h"
 #include "listd/server/text.h"
-#include "listd/store/glob.h"
-#include "listd/store/number.h"
+#include "listd/base/glob.h"
+#include "listd/base/number.h"
 
 namespace listd::server {
 namespace {
@@ -51,7 +51,7 @@ void cmd_keys(CommandContext& ctx) {
   std::vector<std::string_view> keys;
   ctx.db().dict().for_each([&](const store::Entry& e) {
     if (store::Database::expired(e, now)) return;
-    if (all || store::glob_match(pattern, e.key())) keys.push_back(e.key());
+    if (all || base::glob_match(pattern, e.key())) keys.push_back(e.key());
   });
   auto r = ctx.reply();
   r.array_header(keys.size());
@@ -69,8 +69,8 @@ void cmd_scan(CommandContext& ctx) {
   const auto step = [&](std::uint64_t at, std::vector<std::string>& keys) {
     return ctx.db().dict().scan(at, [&](const store::Entry& e) {
       if (store::Database::expired(e, now)) return;
-      if (o.use_pattern && !store::glob_match(o.pattern, e.key())) return;
-      if (!o.type.empty() && !strcasecmp_eq(o.type, e.value.type_name())) return;
+      if (o.use_pattern && !base::glob_match(o.pattern, e.key())) return;
+      if (!o.type.empty() && !base::iequals(o.type, e.value.type_name())) return;
       keys.emplace_back(e.key());
     });
   };
@@ -143,7 +143,7 @@ void cmd_renamenx(CommandContext& ctx) { rename_generic(ctx, true); }
 
 bool parse_db_index(CommandContext& ctx, std::string_view text, int& out) {
   long long n = 0;
-  if (!store::parse_strict_integer(text, n) || n < INT_MIN || n > INT_MAX) {
+  if (!base::parse_strict_integer(text, n) || n < INT_MIN || n > INT_MAX) {
     ctx.reply().error(kNotIntegerErr);
     return false;
   }
@@ -161,9 +161,9 @@ void cmd_copy(CommandContext& ctx) {
   int dbid = ctx.client().db;
   bool replace = false;
   for (std::size_t i = 3; i < ctx.argc(); ++i) {
-    if (strcasecmp_eq(ctx.arg(i), "replace")) {
+    if (base::iequals(ctx.arg(i), "replace")) {
       replace = true;
-    } else if (strcasecmp_eq(ctx.arg(i), "db") && i + 1 < ctx.argc()) {
+    } else if (base::iequals(ctx.arg(i), "db") && i + 1 < ctx.argc()) {
       if (!parse_db_index(ctx, ctx.arg(++i), dbid)) return;
     } else {
       ctx.reply().error(kSyntaxErr);
@@ -281,7 +281,7 @@ void cmd_object_help(CommandContext& ctx) {
 
 // MEMORY USAGE key [SAMPLES count]
 void cmd_memory_usage(CommandContext& ctx) {
-  if (ctx.argc() != 3 && !(ctx.argc() == 5 && strcasecmp_eq(ctx.arg(3), "samples"))) {
+  if (ctx.argc() != 3 && !(ctx.argc() == 5 && base::iequals(ctx.arg(3), "samples"))) {
     ctx.reply().error(kSyntaxErr);
     return;
   }

@@ -20,7 +20,7 @@
 #include "listd/server/executor.h"
 #include "listd/server/list_ops.h"
 #include "listd/server/text.h"
-#include "listd/store/number.h"
+#include "listd/base/number.h"
 
 namespace listd::server {
 namespace {
@@ -39,7 +39,7 @@ using store::ValueType;
 // and "too small".
 bool parse_at_least(CommandContext& ctx, std::size_t i, long long min, long long& out,
                     std::string_view err) {
-  if (store::parse_strict_integer(ctx.arg(i), out) && out >= min) return true;
+  if (base::parse_strict_integer(ctx.arg(i), out) && out >= min) return true;
   ctx.reply().error(err);
   return false;
 }
@@ -219,9 +219,9 @@ void cmd_lset(CommandContext& ctx) {
 // LINSERT key BEFORE|AFTER pivot element
 void cmd_linsert(CommandContext& ctx) {
   bool after = false;
-  if (strcasecmp_eq(ctx.arg(2), "after")) {
+  if (base::iequals(ctx.arg(2), "after")) {
     after = true;
-  } else if (!strcasecmp_eq(ctx.arg(2), "before")) {
+  } else if (!base::iequals(ctx.arg(2), "before")) {
     ctx.reply().error(kSyntaxErr);
     return;
   }
@@ -292,15 +292,15 @@ void cmd_lpos(CommandContext& ctx) {
   for (std::size_t j = 3; j < ctx.argc(); ++j) {
     const std::string_view opt = ctx.arg(j);
     const bool more = j + 1 < ctx.argc();
-    if (strcasecmp_eq(opt, "rank") && more) {
+    if (base::iequals(opt, "rank") && more) {
       if (!ctx.parse_integer(++j, rank)) return;
       if (rank == 0) {
         ctx.reply().error(kRankZeroErr);
         return;
       }
-    } else if (strcasecmp_eq(opt, "count") && more) {
+    } else if (base::iequals(opt, "count") && more) {
       if (!parse_at_least(ctx, ++j, 0, count, kCountNegativeErr)) return;
-    } else if (strcasecmp_eq(opt, "maxlen") && more) {
+    } else if (base::iequals(opt, "maxlen") && more) {
       if (!parse_at_least(ctx, ++j, 0, maxlen, kMaxlenNegativeErr)) return;
     } else {
       ctx.reply().error(kSyntaxErr);

@@ -22,7 +22,7 @@ void cmd_save(CommandContext& ctx) {
 
 // BGSAVE [SCHEDULE]
 void cmd_bgsave(CommandContext& ctx) {
-  if (ctx.argc() > 2 || (ctx.argc() == 2 && !strcasecmp_eq(ctx.arg(1), "schedule"))) {
+  if (ctx.argc() > 2 || (ctx.argc() == 2 && !base::iequals(ctx.arg(1), "schedule"))) {
     ctx.reply().error(kSyntaxErr);
     return;
   }

@@ -10,7 +10,7 @@
 #include "listd/server/info.h"
 #include "listd/server/persistence.h"
 #include "listd/server/text.h"
-#include "listd/store/number.h"
+#include "listd/base/number.h"
 
 namespace listd::server {
 namespace {
@@ -25,7 +25,7 @@ void cmd_dbsize(CommandContext& ctx) { ctx.reply().integer(static_cast<long long
 
 bool parse_flush_mode(CommandContext& ctx) {
   if (ctx.argc() > 2 ||
-      (ctx.argc() == 2 && !strcasecmp_eq(ctx.arg(1), "async") && !strcasecmp_eq(ctx.arg(1), "sync"))) {
+      (ctx.argc() == 2 && !base::iequals(ctx.arg(1), "async") && !base::iequals(ctx.arg(1), "sync"))) {
     ctx.reply().error(kSyntaxErr);
     return false;
   }
@@ -58,11 +58,11 @@ void cmd_flushall(CommandContext& ctx) {
 // SWAPDB index1 index2
 void cmd_swapdb(CommandContext& ctx) {
   long long a = 0, b = 0;
-  if (!store::parse_strict_integer(ctx.arg(1), a)) {
+  if (!base::parse_strict_integer(ctx.arg(1), a)) {
     ctx.reply().error("ERR invalid first DB index");
     return;
   }
-  if (!store::parse_strict_integer(ctx.arg(2), b)) {
+  if (!base::parse_strict_integer(ctx.arg(2), b)) {
     ctx.reply().error("ERR invalid second DB index");
     return;
   }
@@ -100,15 +100,15 @@ void cmd_shutdown(CommandContext& ctx) {
   bool save = false, nosave = false, force = false;
   for (std::size_t i = 1; i < ctx.argc(); ++i) {
     const std::string_view a = ctx.arg(i);
-    if (strcasecmp_eq(a, "nosave")) {
+    if (base::iequals(a, "nosave")) {
       nosave = true;
-    } else if (strcasecmp_eq(a, "save")) {
+    } else if (base::iequals(a, "save")) {
       save = true;
-    } else if (strcasecmp_eq(a, "force")) {
+    } else if (base::iequals(a, "force")) {
       force = true;
-    } else if (strcasecmp_eq(a, "now")) {
+    } else if (base::iequals(a, "now")) {
       // listd has no replicas to wait for: NOW changes nothing.
-    } else if (strcasecmp_eq(a, "abort")) {
+    } else if (base::iequals(a, "abort")) {
       ctx.reply().error("ERR No shutdown in progress.");
       return;
     } else {
@@ -138,9 +138,9 @@ void cmd_monitor(CommandContext& ctx) {
 // DEBUG SLEEP seconds | DEBUG WAITERS
 void cmd_debug(CommandContext& ctx) {
   const std::string_view sub = ctx.arg(1);
-  if (strcasecmp_eq(sub, "sleep") && ctx.argc() == 3) {
+  if (base::iequals(sub, "sleep") && ctx.argc() == 3) {
     long double secs = 0;
-    if (!store::parse_long_double(ctx.arg(2), secs) || secs < 0) {
+    if (!base::parse_long_double(ctx.arg(2), secs) || secs < 0) {
       ctx.reply().error(kNotFloatErr);
       return;
     }
@@ -148,7 +148,7 @@ void cmd_debug(CommandContext& ctx) {
     ctx.reply().ok();
     return;
   }
-  if (strcasecmp_eq(sub, "waiters") && ctx.argc() == 2) {
+  if (base::iequals(sub, "waiters") && ctx.argc() == 2) {
     // listd's own introspection: [db, key, waiter count] for every key with waiters, so tests
     // can assert that no waiter leaked.
     std::vector<std::pair<const store::DbKey*, std::size_t>> rows;
@@ -164,7 +164,7 @@ void cmd_debug(CommandContext& ctx) {
     }
     return;
   }
-  if (strcasecmp_eq(sub, "help")) {
+  if (base::iequals(sub, "help")) {
     auto r = ctx.reply();
     r.array_header(3);
     r.simple("DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:");

@@ -21,7 +21,7 @@
 #include "listd/server/executor.h"
 #include "listd/server/scan_args.h"
 #include "listd/server/text.h"
-#include "listd/store/glob.h"
+#include "listd/base/glob.h"
 
 namespace listd::server {
 namespace {
@@ -352,7 +352,7 @@ void cmd_sscan(CommandContext& ctx) {
       [&](std::uint64_t at, std::vector<std::string>& items) {
         return s.scan(at, [&](std::string_view m) { items.emplace_back(m); });
       },
-      [&](const std::string& m) { return !o.use_pattern || store::glob_match(o.pattern, m); },
+      [&](const std::string& m) { return !o.use_pattern || base::glob_match(o.pattern, m); },
       [](protocol::ReplyWriter& r, const std::string& m) { r.bulk(m); });
 }
 

@@ -10,7 +10,7 @@
 #include "listd/server/errors.h"
 #include "listd/server/executor.h"
 #include "listd/server/text.h"
-#include "listd/store/number.h"
+#include "listd/base/number.h"
 
 namespace listd::server {
 namespace {
@@ -42,10 +42,10 @@ struct SetOptions {
 };
 
 unsigned expiry_keyword(std::string_view a) {
-  if (strcasecmp_eq(a, "ex")) return kSetEx;
-  if (strcasecmp_eq(a, "px")) return kSetPx;
-  if (strcasecmp_eq(a, "exat")) return kSetExat;
-  if (strcasecmp_eq(a, "pxat")) return kSetPxat;
+  if (base::iequals(a, "ex")) return kSetEx;
+  if (base::iequals(a, "px")) return kSetPx;
+  if (base::iequals(a, "exat")) return kSetExat;
+  if (base::iequals(a, "pxat")) return kSetPxat;
   return 0;
 }
 
@@ -57,15 +57,15 @@ bool parse_set_options(CommandContext& ctx, std::size_t i, bool getex, SetOption
     const std::string_view a = ctx.arg(i);
     const unsigned f = o.flags;
     const unsigned expiry = expiry_keyword(a);
-    if (!getex && strcasecmp_eq(a, "nx") && !(f & kSetXx)) {
+    if (!getex && base::iequals(a, "nx") && !(f & kSetXx)) {
       o.flags |= kSetNx;
-    } else if (!getex && strcasecmp_eq(a, "xx") && !(f & kSetNx)) {
+    } else if (!getex && base::iequals(a, "xx") && !(f & kSetNx)) {
       o.flags |= kSetXx;
-    } else if (!getex && strcasecmp_eq(a, "get")) {
+    } else if (!getex && base::iequals(a, "get")) {
       o.flags |= kSetGet;
-    } else if (!getex && strcasecmp_eq(a, "keepttl") && !(f & (kSetPersist | kSetAnyExpiry))) {
+    } else if (!getex && base::iequals(a, "keepttl") && !(f & (kSetPersist | kSetAnyExpiry))) {
       o.flags |= kSetKeepTtl;
-    } else if (getex && strcasecmp_eq(a, "persist") && !(f & (kSetKeepTtl | kSetAnyExpiry))) {
+    } else if (getex && base::iequals(a, "persist") && !(f & (kSetKeepTtl | kSetAnyExpiry))) {
       o.flags |= kSetPersist;
     } else if (expiry && !(f & (kSetKeepTtl | kSetPersist | (kSetAnyExpiry & ~expiry))) &&
                i + 1 < ctx.argc()) {
@@ -120,7 +120,7 @@ void propagate_without_get(CommandContext& ctx) {
   if (!ctx.effects_wanted()) return;
   std::vector<std::string_view> effect;
   for (std::size_t i = 0; i < ctx.argc(); ++i)
-    if (i < 3 || !strcasecmp_eq(ctx.arg(i), "get")) effect.push_back(ctx.arg(i));
+    if (i < 3 || !base::iequals(ctx.arg(i), "get")) effect.push_back(ctx.arg(i));
   ctx.propagate_as(effect);
 }
 
@@ -323,7 +323,7 @@ void incr_generic(CommandContext& ctx, long long by) {
   auto [e, wrong_type] = ctx.write(ctx.arg(1), store::ValueType::kString);
   if (wrong_type) return;
   long long value = 0;
-  if (e && !store::parse_strict_integer(e->value.as_string().view(), value)) {
+  if (e && !base::parse_strict_integer(e->value.as_string().view(), value)) {
     ctx.reply().error(kNotIntegerErr);
     return;
   }
@@ -367,8 +367,8 @@ void cmd_incrbyfloat(CommandContext& ctx) {
   auto [e, wrong_type] = ctx.write(ctx.arg(1), store::ValueType::kString);
   if (wrong_type) return;
   long double value = 0, by = 0;
-  if ((e && !store::parse_long_double(e->value.as_string().view(), value)) ||
-      !store::parse_long_double(ctx.arg(2), by)) {
+  if ((e && !base::parse_long_double(e->value.as_string().view(), value)) ||
+      !base::parse_long_double(ctx.arg(2), by)) {
     ctx.reply().error(kNotFloatErr);
     return;
   }
@@ -378,7 +378,7 @@ void cmd_incrbyfloat(CommandContext& ctx) {
     return;
   }
   // Formatted text: Redis makes it an embstr/raw object, never "int" (even for "3").
-  const std::string text = store::format_long_double_human(value);
+  const std::string text = base::format_long_double_human(value);
   if (e)
     e->value = store::Value::make_string(text, store::StringForm::kFormatted);
   else

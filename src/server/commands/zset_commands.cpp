@@ -31,8 +31,8 @@
 #include "listd/server/scan_args.h"
 #include "listd/server/text.h"
 #include "listd/server/zset_range.h"
-#include "listd/store/glob.h"
-#include "listd/store/number.h"
+#include "listd/base/glob.h"
+#include "listd/base/number.h"
 
 namespace listd::server {
 namespace {
@@ -70,12 +70,12 @@ std::size_t parse_zadd_options(CommandContext& ctx, unsigned& flags) {
   std::size_t scoreidx = 2;
   for (; scoreidx < ctx.argc(); ++scoreidx) {
     const std::string_view opt = ctx.arg(scoreidx);
-    if (strcasecmp_eq(opt, "nx")) flags |= kZaddNx;
-    else if (strcasecmp_eq(opt, "xx")) flags |= kZaddXx;
-    else if (strcasecmp_eq(opt, "ch")) flags |= kZaddCh;
-    else if (strcasecmp_eq(opt, "incr")) flags |= kZaddIncr;
-    else if (strcasecmp_eq(opt, "gt")) flags |= kZaddGt;
-    else if (strcasecmp_eq(opt, "lt")) flags |= kZaddLt;
+    if (base::iequals(opt, "nx")) flags |= kZaddNx;
+    else if (base::iequals(opt, "xx")) flags |= kZaddXx;
+    else if (base::iequals(opt, "ch")) flags |= kZaddCh;
+    else if (base::iequals(opt, "incr")) flags |= kZaddIncr;
+    else if (base::iequals(opt, "gt")) flags |= kZaddGt;
+    else if (base::iequals(opt, "lt")) flags |= kZaddLt;
     else break;
   }
   const bool nx = flags & kZaddNx, gt = flags & kZaddGt, lt = flags & kZaddLt;
@@ -134,7 +134,7 @@ void zadd_generic(CommandContext& ctx, unsigned flags) {
   // Every score is parsed before anything changes: the command applies fully or not at all.
   std::vector<double> scores((ctx.argc() - scoreidx) / 2);
   for (std::size_t j = 0; j < scores.size(); ++j)
-    if (!store::parse_double(ctx.arg(scoreidx + 2 * j), scores[j])) {
+    if (!base::parse_double(ctx.arg(scoreidx + 2 * j), scores[j])) {
       ctx.reply().error(kNotFloatErr);
       return;
     }
@@ -267,17 +267,17 @@ void zrange_generic(CommandContext& ctx, RangeType type, Direction dir) {
   for (std::size_t j = 4; j < ctx.argc(); ++j) {
     const std::string_view a = ctx.arg(j);
     const std::size_t left = ctx.argc() - j - 1;
-    if (strcasecmp_eq(a, "withscores")) {
+    if (base::iequals(a, "withscores")) {
       withscores = true;
-    } else if (strcasecmp_eq(a, "limit") && left >= 2) {
+    } else if (base::iequals(a, "limit") && left >= 2) {
       if (!ctx.parse_integer(j + 1, offset) || !ctx.parse_integer(j + 2, limit)) return;
       has_limit = true;
       j += 2;
-    } else if (dir == Direction::kAuto && strcasecmp_eq(a, "rev")) {
+    } else if (dir == Direction::kAuto && base::iequals(a, "rev")) {
       dir = Direction::kReverse;
-    } else if (type == RangeType::kAuto && strcasecmp_eq(a, "bylex")) {
+    } else if (type == RangeType::kAuto && base::iequals(a, "bylex")) {
       type = RangeType::kLex;
-    } else if (type == RangeType::kAuto && strcasecmp_eq(a, "byscore")) {
+    } else if (type == RangeType::kAuto && base::iequals(a, "byscore")) {
       type = RangeType::kScore;
     } else {
       ctx.reply().error(kSyntaxErr);
@@ -593,7 +593,7 @@ void cmd_zscan(CommandContext& ctx) {
         return z.scan(at, [&](std::string_view m, double s) { items.push_back({m, s}); });
       },
       [&](const ScoredMember& it) {
-        return !o.use_pattern || store::glob_match(o.pattern, it.member);
+        return !o.use_pattern || base::glob_match(o.pattern, it.member);
       },
       [&](protocol::ReplyWriter& r, const ScoredMember& it) {
         r.bulk(it.member);

@@ -9,10 +9,13 @@
 #include <string>
 #include <vector>
 
+#include "listd/config/config_file.h"
+
 namespace listd::app {
 namespace {
 
-using server::Config;
+using config::Config;
+using config::rewrite_config_file;
 
 class TempDir {
  public:
@@ -47,110 +50,6 @@ ConfigLoadOutcome run(std::vector<std::string> args, Config& cfg, const std::str
   std::istringstream in(input);
   return load_config(static_cast<int>(argv.size()), argv.data(), cfg, in);
 }
-
-// ---- Config text ------------------------------------------------------------------------------
-
-TEST(ConfigLoaderTest, ReadsDirectivesCommentsAndBlankLines) {
-  Config cfg;
-  const std::string text =
-      "# a comment\n"
-      "\n"
-      "   port 7000   \r\n"
-      "\tTIMEOUT 30\n"
-      "MaxMemory 64kb\n"
-      "requirepass \"pass word\"\n"
-      "logfile ''\n"
-      "   # indented comment\n"
-      "maxmemory-policy ALLKEYS-LRU\n";
-  EXPECT_EQ(load_config_text(text, cfg), std::nullopt);
-  EXPECT_EQ(cfg.settings().port, 7000);
-  EXPECT_EQ(cfg.settings().timeout, 30);
-  EXPECT_EQ(cfg.settings().maxmemory, 65536U);
-  EXPECT_EQ(cfg.settings().requirepass, "pass word");
-  EXPECT_EQ(cfg.settings().maxmemory_policy, server::MaxmemoryPolicy::kAllkeysLru);
-}
-
-TEST(ConfigLoaderTest, UnknownDirectiveStopsWithLineNumber) {
-  Config cfg;
-  EXPECT_EQ(load_config_text("port 7000\n\nfrobnicate yes\nport 7001\n", cfg),
-            fatal_at(3, "frobnicate yes", "Bad directive or wrong number of arguments"));
-  EXPECT_EQ(cfg.settings().port, 7000);
-}
-
-TEST(ConfigLoaderTest, BadValueNamesTheLineAsRedisDoes) {
-  Config cfg;
-  EXPECT_EQ(load_config_text("# x\nport \"abc\"\n", cfg),
-            "\n*** FATAL CONFIG FILE ERROR (listd) ***\n"
-            "Reading the configuration file, at line 2\n"
-            ">>> 'port \"abc\"'\n"
-            "argument couldn't be parsed into an integer\n");
-}
-
-TEST(ConfigLoaderTest, OtherLineErrors) {
-  Config cfg;
-  EXPECT_EQ(load_config_text("port 1 2\n", cfg),
-            fatal_at(1, "port 1 2", "wrong number of arguments"));
-  EXPECT_EQ(load_config_text("requirepass \"open\n", cfg),
-            fatal_at(1, "requirepass \"open", "Unbalanced quotes in configuration line"));
-  EXPECT_EQ(load_config_text("appendonly maybe\n", cfg),
-            fatal_at(1, "appendonly maybe", "argument must be 'yes' or 'no'"));
-  EXPECT_EQ(load_config_text("maxmemory 12xb\n", cfg),
-            fatal_at(1, "maxmemory 12xb", "argument must be a memory value"));
-}
-
-TEST(ConfigLoaderTest, IncludeLoadsAnotherFile) {
-  TempDir tmp;
-  const std::string inc = tmp.write("inc.conf", "timeout 42\n");
-  Config cfg;
-  EXPECT_EQ(load_config_text("port 7000\ninclude " + inc + "\nhz 20\n", cfg), std::nullopt);
-  EXPECT_EQ(cfg.settings().timeout, 42);
-  EXPECT_EQ(cfg.settings().hz, 20);
-}
-
-TEST(ConfigLoaderTest, ErrorInIncludedFileNamesItsOwnLine) {
-  TempDir tmp;
-  const std::string inc = tmp.write("inc.conf", "timeout 1\nbogus 1\n");
-  Config cfg;
-  EXPECT_EQ(load_config_text("port 7000\ninclude " + inc + "\n", cfg),
-            fatal_at(2, "bogus 1", "Bad directive or wrong number of arguments"));
-}
-
-TEST(ConfigLoaderTest, MissingIncludeIsFatalButAnEmptyGlobIsNot) {
-  TempDir tmp;
-  Config cfg;
-  const std::string missing = tmp.file("missing.conf");
-  EXPECT_EQ(load_config_text("include " + missing + "\n", cfg),
-            "Fatal error, can't open config file '" + missing + "': No such file or directory");
-  EXPECT_EQ(load_config_text("include " + tmp.file("conf.d/*.conf") + "\n", cfg), std::nullopt);
-}
-
-TEST(ConfigLoaderTest, IncludeGlobLoadsEveryMatch) {
-  TempDir tmp;
-  tmp.write("a.conf", "timeout 7\n");
-  tmp.write("b.conf", "hz 30\n");
-  Config cfg;
-  EXPECT_EQ(load_config_text("include " + tmp.file("*.conf") + "\n", cfg), std::nullopt);
-  EXPECT_EQ(cfg.settings().timeout, 7);
-  EXPECT_EQ(cfg.settings().hz, 30);
-}
-
-TEST(ConfigLoaderTest, IncludeCycleIsStopped) {
-  TempDir tmp;
-  const std::string self = tmp.file("self.conf");
-  tmp.write("self.conf", "include " + self + "\n");
-  Config cfg;
-  EXPECT_EQ(load_config_file(self, cfg),
-            fatal_at(1, "include " + self, "Too many nested include directives"));
-}
-
-TEST(ConfigLoaderTest, UnopenableLogFileIsFatal) {
-  Config cfg;
-  EXPECT_EQ(load_config_text("logfile /nonexistent-dir-for-listd/listd.log\n", cfg),
-            "\n*** FATAL CONFIG FILE ERROR (listd) ***\n"
-            "Can't open the log file: No such file or directory\n");
-}
-
-// ---- Command line -----------------------------------------------------------------------------
 
 TEST(ConfigLoaderTest, CommandLineOptionsBecomeQuotedLines) {
   const std::vector<std::string_view> args = {"--port", "7000", "--save", "900 1 300 10",

@@ -31,8 +31,8 @@ class AofRewriteTest : public ::testing::Test {
     fs::remove_all(root_);
     fs::create_directories(root_);
     settings_.dir = root_;
-    settings_.appendfsync = listd::server::AppendFsync::kNo;
-    log_.set_sink([this](listd::server::LogLevel, std::string_view m) { logged_.emplace_back(m); });
+    settings_.appendfsync = listd::config::AppendFsync::kNo;
+    log_.set_sink([this](listd::config::LogLevel, std::string_view m) { logged_.emplace_back(m); });
     keyspace_.db(0).add("k", listd::store::Value::make_string("v"));
   }
   ~AofRewriteTest() override {
@@ -67,7 +67,7 @@ class AofRewriteTest : public ::testing::Test {
   }
 
   std::string root_;
-  listd::server::ServerSettings settings_;
+  listd::config::ServerSettings settings_;
   listd::server::ManualClock clock_;
   listd::store::Keyspace keyspace_{16};
   listd::server::PersistenceLog log_;

@@ -23,7 +23,7 @@ class PersistenceCommandsTest : public ::testing::Test {
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_);
     EXPECT_FALSE(t_.config().apply_directive(std::vector<std::string>{"dir", dir_}));
-    t_.exec().persistence().set_logger([](listd::server::LogLevel, std::string_view) {});
+    t_.exec().persistence().set_logger([](listd::config::LogLevel, std::string_view) {});
   }
   ~PersistenceCommandsTest() override {
     t_.exec().persistence().shutdown();

@@ -41,7 +41,7 @@ void enable_aof(TestServer& t, const std::string& dir) {
   ASSERT_FALSE(t.config().apply_directive(std::vector<std::string>{"dir", dir}));
   ASSERT_FALSE(t.config().apply_directive(std::vector<std::string>{"appendonly", "yes"}));
   ASSERT_FALSE(t.config().apply_directive(std::vector<std::string>{"appendfsync", "no"}));
-  t.exec().persistence().set_logger([](listd::server::LogLevel, std::string_view) {});
+  t.exec().persistence().set_logger([](listd::config::LogLevel, std::string_view) {});
   std::string err;
   ASSERT_TRUE(t.exec().persistence().load_at_startup(err)) << err;
 }
@@ -311,7 +311,7 @@ TEST(Propagation, LoadingRefusesAnUnknownCommandNamingFileAndOffset) {
   TestServer back;
   ASSERT_FALSE(back.config().apply_directive(std::vector<std::string>{"dir", d.path()}));
   ASSERT_FALSE(back.config().apply_directive(std::vector<std::string>{"appendonly", "yes"}));
-  back.exec().persistence().set_logger([](listd::server::LogLevel, std::string_view) {});
+  back.exec().persistence().set_logger([](listd::config::LogLevel, std::string_view) {});
   std::string err;
   EXPECT_FALSE(back.exec().persistence().load_at_startup(err));
   EXPECT_NE(err.find("Unknown command 'LISTDNOTE' reading the append only file appendonly.aof.1.incr.aof"), std::string::npos) << err;
@@ -337,7 +337,7 @@ TEST(Propagation, TornTailIsCutAtStartUnlessForbidden) {
     ASSERT_FALSE(strict.config().apply_directive(std::vector<std::string>{"dir", d.path()}));
     ASSERT_FALSE(strict.config().apply_directive(std::vector<std::string>{"appendonly", "yes"}));
     ASSERT_FALSE(strict.config().apply_directive(std::vector<std::string>{"aof-load-truncated", "no"}));
-    strict.exec().persistence().set_logger([](listd::server::LogLevel, std::string_view) {});
+    strict.exec().persistence().set_logger([](listd::config::LogLevel, std::string_view) {});
     std::string err;
     EXPECT_FALSE(strict.exec().persistence().load_at_startup(err));
     EXPECT_NE(err.find("Unexpected end of file"), std::string::npos) << err;

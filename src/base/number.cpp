@@ -1,48 +1,13 @@
-#include "listd/store/number.h"
+#include "listd/base/number.h"
 
 #include <cctype>
 #include <cerrno>
-#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
-namespace listd::store {
-
-bool parse_strict_integer(std::string_view s, long long& out) noexcept {
-  const std::size_t n = s.size();
-  if (n == 0 || n > 20) return false;
-  if (n == 1 && s[0] == '0') {
-    out = 0;
-    return true;
-  }
-  std::size_t i = 0;
-  bool negative = false;
-  if (s[0] == '-') {
-    negative = true;
-    if (++i == n) return false;
-  }
-  if (s[i] < '1' || s[i] > '9') return false;
-  unsigned long long v = 0;
-  for (; i < n; ++i) {
-    const char c = s[i];
-    if (c < '0' || c > '9') return false;
-    if (v > (ULLONG_MAX / 10)) return false;
-    v *= 10;
-    const unsigned d = static_cast<unsigned>(c - '0');
-    if (v > ULLONG_MAX - d) return false;
-    v += d;
-  }
-  if (negative) {
-    if (v > static_cast<unsigned long long>(LLONG_MAX) + 1) return false;
-    out = static_cast<long long>(0ull - v);
-  } else {
-    if (v > static_cast<unsigned long long>(LLONG_MAX)) return false;
-    out = static_cast<long long>(v);
-  }
-  return true;
-}
+namespace listd::base {
 
 bool parse_long_double(std::string_view s, long double& out) noexcept {
   char buf[5 * 1024 + 1];
@@ -90,4 +55,4 @@ std::string format_long_double_human(long double value) {
   return s;
 }
 
-}  // namespace listd::store
+}  // namespace listd::base

@@ -1,11 +1,11 @@
-#include "listd/store/glob.h"
+#include "listd/base/glob.h"
 
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <string>
 
-namespace listd::store {
+namespace listd::base {
 namespace {
 
 using namespace std::string_view_literals;
@@ -154,4 +154,4 @@ TEST(GlobTest, MoreThanAThousandStarGroupsNeverMatchLikeRedis) {
 }
 
 }  // namespace
-}  // namespace listd::store
+}  // namespace listd::base

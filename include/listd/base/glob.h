@@ -10,10 +10,10 @@
 
 #include <string_view>
 
-namespace listd::store {
+namespace listd::base {
 
 /// True when `subject` matches the Redis glob `pattern`. With `nocase`, ASCII letters compare
 /// case-insensitively (CONFIG GET uses this). Byte strings may contain NULs.
 bool glob_match(std::string_view pattern, std::string_view subject, bool nocase = false) noexcept;
 
-}  // namespace listd::store
+}  // namespace listd::base

@@ -1,9 +1,9 @@
-#include "listd/store/glob.h"
+#include "listd/base/glob.h"
 
 #include <cstddef>
 #include <utility>
 
-namespace listd::store {
+namespace listd::base {
 namespace {
 
 // Redis returns "no match" once its '*' recursion is deeper than this many levels.
@@ -137,4 +137,4 @@ bool glob_match(std::string_view p, std::string_view s, bool nocase) noexcept {
   return pi == p.size();
 }
 
-}  // namespace listd::store
+}  // namespace listd::base
