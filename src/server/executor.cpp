@@ -77,6 +77,7 @@ void Executor::destroy_client(Client& c) {
   timers_.cancel(c.waiter.timer);
   waiters_.unblock(c.waiter);
   unwatch_all(c);
+  pubsub_.leave_all(c);
   erase_value(flush_list_, &c);
   erase_value(resume_list_, &c);
   erase_value(kill_list_, &c);
@@ -150,7 +151,7 @@ std::string Executor::rejection(const Client& c, std::span<const std::string_vie
   if (!c.authenticated && !(spec->flags & kNoAuth)) return std::string(kNoAuthErr);
   if (persistence_->refusing_writes() && (spec->flags & (kWrite | kDeniedOnDiskError)))
     return std::string(kMisconfRdbErr);
-  return {};
+  return subscribed_mode_rejection(c, *spec);  // RESP2 subscribed mode: pubsub.cpp
 }
 
 void Executor::execute(Client& c, std::span<const std::string_view> argv) {
@@ -230,7 +231,7 @@ void Executor::dispatch(Client& c, const CommandSpec& spec,
   // CLIENT REPLY OFF|SKIP: the command ran, its reply is dropped.
   if ((mode_before == ReplyMode::kOff && c.reply_mode == ReplyMode::kOff) ||
       (mode_before == ReplyMode::kSkip && c.reply_mode == ReplyMode::kSkip)) {
-    c.out.resize(out_before);
+    drop_reply_keep_pushes(c, out_before, in_exec);  // pub/sub frames are never silenced
     if (mode_before == ReplyMode::kSkip) c.reply_mode = ReplyMode::kOn;
   }
 }

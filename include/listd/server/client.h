@@ -10,6 +10,7 @@
 
 #include "listd/blocking/waiter_registry.h"
 #include "listd/protocol/reply_writer.h"
+#include "listd/server/pubsub.h"
 
 namespace listd::server {
 
@@ -85,6 +86,8 @@ struct Client {
   blocking::Waiter waiter;
   BlockSpec block;
   bool unblock_pending_resume = false;
+
+  PubSubState pubsub;  ///< channels, patterns, shard channels (pubsub.h)
 
   // Output produced by commands, flushed by the transport.
   std::string out;

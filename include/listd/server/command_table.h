@@ -62,6 +62,7 @@ struct KeySpec {
   int last = 0;
   int step = 0;
   int numkeys_at = 0;
+  bool not_key = false;  ///< Redis' not_key flag (shard channels): reported, never a key
 };
 
 struct CommandSpec {
@@ -139,5 +140,6 @@ void register_hash_commands(CommandTable& table);
 void register_set_commands(CommandTable& table);
 void register_zset_commands(CommandTable& table);
 void register_persistence_commands(CommandTable& table);
+void register_pubsub_commands(CommandTable& table);
 
 }  // namespace listd::server

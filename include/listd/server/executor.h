@@ -30,6 +30,7 @@
 #include "listd/server/command_table.h"
 #include "listd/server/config.h"
 #include "listd/server/effect_stream.h"
+#include "listd/server/pubsub.h"
 #include "listd/store/database.h"
 
 namespace listd::server {
@@ -107,6 +108,7 @@ class Executor {
   const blocking::TimerWheel& timers() const noexcept { return timers_; }
   ServerStats& stats() noexcept { return stats_; }
   std::mt19937_64& rng() noexcept { return rng_; }
+  PubSub& pubsub() noexcept { return pubsub_; }
 
   /// Every connected client, in creation order of ids.
   template <class F>
@@ -202,6 +204,7 @@ class Executor {
   bool in_batch_ = false;
   EffectStream effects_;
   std::unique_ptr<Persistence> persistence_;
+  PubSub pubsub_{[this](Client& c) { queue_flush(c); }};
 };
 
 }  // namespace listd::server
