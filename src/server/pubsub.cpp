@@ -121,7 +121,8 @@ void PubSub::unsubscribe(Client& c, std::string_view channel, ChannelScope scope
 void PubSub::unsubscribe_all(Client& c, ChannelScope scope, bool notify) {
   OrderedNames& mine = names_of(c, scope);
   if (mine.empty()) {
-    if (notify) write_count_frame(c, kUnsubscribe[index_of(scope)], nullptr, reported_count(c, scope));
+    if (notify)
+      write_count_frame(c, kUnsubscribe[index_of(scope)], nullptr, reported_count(c, scope));
     return;
   }
   while (!mine.empty()) unsubscribe(c, mine.front(), scope, notify);

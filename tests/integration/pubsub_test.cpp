@@ -1,7 +1,8 @@
-// Pub/Sub over real sockets, against listd and redis-server alike: hiredis subscribers (the reply objects a C client sees), raw RESP2
-// and RESP3 byte streams, many subscribers, a large message that needs several writes, a
-// subscriber that goes away, MONITOR. Synchronisation is by replies only: a subscription has
-// taken effect once its subscribe frame is read; polls have bounded deadlines.
+// Pub/Sub over real sockets, against listd and redis-server alike: hiredis subscribers (the
+// reply objects a C client sees), raw RESP2 and RESP3 byte streams, many subscribers, a large
+// message that needs several writes, a subscriber that goes away, MONITOR. Synchronisation is by
+// replies only: a subscription has taken effect once its subscribe frame is read; polls have
+// bounded deadlines.
 #include <gtest/gtest.h>
 #include <hiredis/hiredis.h>
 
@@ -166,7 +167,8 @@ TEST_P(PubSubTest, HundredSubscribersEachGetEveryMessageOnce) {
   for (int m = 0; m < 5; ++m)
     ASSERT_EQ(p.call({"PUBLISH", "fan", "msg" + std::to_string(m)}), ":100\r\n");
   for (auto& s : subs)
-    for (int m = 0; m < 5; ++m) ASSERT_EQ(s->read_reply(), message("fan", "msg" + std::to_string(m)));
+    for (int m = 0; m < 5; ++m)
+      ASSERT_EQ(s->read_reply(), message("fan", "msg" + std::to_string(m)));
   for (auto& s : subs) EXPECT_EQ(s->read_for(std::chrono::milliseconds(0)), "");
 }
 

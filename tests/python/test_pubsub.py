@@ -84,7 +84,8 @@ def test_run_in_thread_calls_the_handler(r):
     p.subscribe(**{"rq:pubsub:worker-1": handler})
     thread = p.run_in_thread(sleep_time=0.01, daemon=True)
     try:
-        assert wait_until(lambda: r.pubsub_numsub("rq:pubsub:worker-1") == [("rq:pubsub:worker-1", 1)])
+        channel = "rq:pubsub:worker-1"
+        assert wait_until(lambda: r.pubsub_numsub(channel) == [(channel, 1)])
         for cmd in ("shutdown", "kill-horse", "stop-job"):
             assert r.publish("rq:pubsub:worker-1", cmd) == 1
         assert done.wait(scaled(10)), received

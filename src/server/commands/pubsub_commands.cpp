@@ -36,7 +36,8 @@ void unsubscribe_in(CommandContext& ctx, ChannelScope scope) {
     ps.unsubscribe_all(ctx.client(), scope, true);
     return;
   }
-  for (std::size_t i = 1; i < ctx.argc(); ++i) ps.unsubscribe(ctx.client(), ctx.arg(i), scope, true);
+  for (std::size_t i = 1; i < ctx.argc(); ++i)
+    ps.unsubscribe(ctx.client(), ctx.arg(i), scope, true);
 }
 
 // UNSUBSCRIBE [channel ...]
@@ -47,7 +48,8 @@ void cmd_sunsubscribe(CommandContext& ctx) { unsubscribe_in(ctx, ChannelScope::k
 
 // PSUBSCRIBE pattern [pattern ...]
 void cmd_psubscribe(CommandContext& ctx) {
-  for (std::size_t i = 1; i < ctx.argc(); ++i) ctx.exec().pubsub().psubscribe(ctx.client(), ctx.arg(i));
+  for (std::size_t i = 1; i < ctx.argc(); ++i)
+    ctx.exec().pubsub().psubscribe(ctx.client(), ctx.arg(i));
 }
 
 // PUNSUBSCRIBE [pattern ...]
