@@ -1,6 +1,7 @@
 #include "listd/server/pubsub.h"
 
 #include <algorithm>
+#include <initializer_list>
 
 #include "listd/protocol/reply_writer.h"
 #include "listd/server/client.h"
