@@ -18,6 +18,7 @@ const CommandSpec* CommandSpec::find_subcommand(std::string_view sub) const noex
 
 std::vector<int> CommandSpec::key_positions(std::span<const std::string_view> argv) const {
   std::vector<int> out;
+  if (keys.not_key) return out;
   const int argc = static_cast<int>(argv.size());
   int first = keys.first, last = keys.last, step = keys.step;
   if (keys.numkeys_at > 0) {
@@ -109,6 +110,7 @@ CommandTable CommandTable::with_all_commands() {
   register_set_commands(table);
   register_zset_commands(table);
   register_persistence_commands(table);
+  register_pubsub_commands(table);
   return table;
 }
 

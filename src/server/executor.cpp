@@ -67,6 +67,7 @@ Client& Executor::create_client(ClientTransport* transport, std::string addr, st
 void Executor::destroy_client(Client& c) {
   blocking_.end_wait(c);
   transactions_.unwatch_all(c);
+  pubsub_.leave_all(c);
   clients_.destroy(c);
 }
 
@@ -100,7 +101,7 @@ std::string Executor::rejection(const Client& c, std::span<const std::string_vie
   if (!c.authenticated && !(spec->flags & kNoAuth)) return std::string(kNoAuthErr);
   if (persistence_->refusing_writes() && (spec->flags & (kWrite | kDeniedOnDiskError)))
     return std::string(kMisconfRdbErr);
-  return {};
+  return subscribed_mode_rejection(c, *spec);  // RESP2 subscribed mode: pubsub.cpp
 }
 
 void Executor::execute(Client& c, std::span<const std::string_view> argv) {
@@ -171,7 +172,7 @@ void Executor::dispatch(Client& c, const CommandSpec& spec,
   // CLIENT REPLY OFF|SKIP: the command ran, its reply is dropped.
   if ((mode_before == ReplyMode::kOff && c.reply_mode == ReplyMode::kOff) ||
       (mode_before == ReplyMode::kSkip && c.reply_mode == ReplyMode::kSkip)) {
-    c.out.resize(out_before);
+    drop_reply_keep_pushes(c, out_before, in_exec);  // pub/sub frames are never silenced
     if (mode_before == ReplyMode::kSkip) c.reply_mode = ReplyMode::kOn;
   }
 }

@@ -96,7 +96,10 @@ void section_stats(Executor& exec, std::string& out) {
   out += "evicted_keys:0\r\n";
   out += fmt::format("keyspace_hits:{}\r\n", s.keyspace_hits);
   out += fmt::format("keyspace_misses:{}\r\n", s.keyspace_misses);
-  out += "pubsub_channels:0\r\npubsub_patterns:0\r\n";
+  const PubSub& ps = exec.pubsub();
+  out += fmt::format("pubsub_channels:{}\r\npubsub_patterns:{}\r\npubsubshard_channels:{}\r\n",
+                     ps.channel_count(ChannelScope::kGlobal), ps.pattern_count(),
+                     ps.channel_count(ChannelScope::kShard));
   out += fmt::format("total_error_replies:{}\r\n", s.total_error_replies);
 }
 

@@ -11,6 +11,7 @@
 #include "listd/blocking/waiter_registry.h"
 #include "listd/protocol/reply_writer.h"
 #include "listd/server/list_end.h"
+#include "listd/server/pubsub.h"
 #include "listd/store/db_key.h"
 
 namespace listd::server {
@@ -91,6 +92,8 @@ struct Client {
   // Blocking
   blocking::Waiter waiter;
   BlockSpec block;
+
+  PubSubState pubsub;  ///< channels, patterns, shard channels (pubsub.h)
 
   // Output produced by commands, flushed by the transport.
   std::string out;

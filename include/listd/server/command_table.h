@@ -62,9 +62,10 @@ struct KeySpec {
   int last = 0;
   int step = 0;
   int numkeys_at = 0;
+  bool not_key = false;  ///< Redis' not_key flag (shard channels): reported, never a key
 
   /// The key count at argv[at], the keys right after it.
-  static constexpr KeySpec numkeys(int at) noexcept { return {0, 0, 0, at}; }
+  static constexpr KeySpec numkeys(int at) noexcept { return {0, 0, 0, at, false}; }
 };
 
 /// The key specs most commands have.
@@ -170,5 +171,6 @@ void register_hash_commands(CommandTable& table);
 void register_set_commands(CommandTable& table);
 void register_zset_commands(CommandTable& table);
 void register_persistence_commands(CommandTable& table);
+void register_pubsub_commands(CommandTable& table);
 
 }  // namespace listd::server

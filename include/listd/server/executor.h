@@ -27,6 +27,7 @@
 #include "listd/server/command_table.h"
 #include "listd/config/config.h"
 #include "listd/server/effect_stream.h"
+#include "listd/server/pubsub.h"
 #include "listd/server/transaction.h"
 #include "listd/store/database.h"
 
@@ -105,6 +106,7 @@ class Executor {
   /// The requirepass currently in force (empty = no auth).
   const std::string& requirepass() const;
   void request_shutdown() noexcept { shutdown_requested_ = true; }
+  PubSub& pubsub() noexcept { return pubsub_; }
 
   /// Creates `key` in `db` and signals it ready for waiters (CommandContext::add_key).
   store::Entry* add_key(store::Database& db, std::string_view key, store::Value value);
@@ -157,6 +159,7 @@ class Executor {
   bool in_batch_ = false;
   EffectStream effects_;
   std::unique_ptr<Persistence> persistence_;
+  PubSub pubsub_{[this](Client& c) { clients_.queue_flush(c); }};
 };
 
 }  // namespace listd::server

@@ -15,6 +15,7 @@ namespace {
 std::string client_flags(const Client& c) {
   std::string f;
   if (c.monitor) f += 'O';
+  if (c.pubsub.subscribed()) f += 'P';
   if (c.in_multi) f += 'x';
   if (c.blocked()) f += 'b';
   if (c.close_after_reply) f += 'c';
@@ -34,11 +35,12 @@ std::string client_info_line(Executor& exec, const Client& c) {
   for (const auto& q : c.queued)
     for (const auto& a : q) multi_mem += a.size();
   return fmt::format(
-      "id={} addr={} laddr={} fd={} name={} age={} idle={} flags={} db={} sub=0 psub=0 ssub=0 "
+      "id={} addr={} laddr={} fd={} name={} age={} idle={} flags={} db={} sub={} psub={} ssub={} "
       "multi={} qbuf={} qbuf-free={} argv-mem=0 multi-mem={} rbs=16384 rbp=0 obl=0 oll=0 "
       "omem={} tot-mem={} events=r cmd={} user=default redir=-1 resp={} lib-name={} lib-ver={}\n",
       c.id, c.addr, c.laddr, c.fd, c.name, (now - c.created_ms) / 1000,
-      (now - c.last_interaction_ms) / 1000, client_flags(c), c.db,
+      (now - c.last_interaction_ms) / 1000, client_flags(c), c.db, c.pubsub.channels.size(),
+      c.pubsub.patterns.size(), c.pubsub.shard_channels.size(),
       c.in_multi ? static_cast<long long>(c.queued.size()) : -1LL, qbuf,
       qbuf > 16384 ? 0 : 16384 - qbuf, multi_mem, omem,
       qbuf + omem + multi_mem + 16384, c.last_command, static_cast<int>(c.resp), c.lib_name,
@@ -71,12 +73,16 @@ void cmd_client_list(CommandContext& ctx) {
   Executor& exec = ctx.exec();
   std::vector<std::uint64_t> ids;
   bool only_none = false;
+  std::optional<bool> subscribed;  // TYPE normal / pubsub (Redis getClientType)
   for (std::size_t i = 2; i < ctx.argc(); ++i) {
     if (base::iequals(ctx.arg(i), "type") && i + 1 < ctx.argc()) {
       const std::string_view type = ctx.arg(++i);
-      if (base::iequals(type, "normal")) continue;
+      if (base::iequals(type, "normal") || base::iequals(type, "pubsub")) {
+        subscribed = base::iequals(type, "pubsub");
+        continue;
+      }
       if (base::iequals(type, "master") || base::iequals(type, "replica") ||
-          base::iequals(type, "slave") || base::iequals(type, "pubsub")) {
+          base::iequals(type, "slave")) {
         only_none = true;
         continue;
       }
@@ -104,6 +110,7 @@ void cmd_client_list(CommandContext& ctx) {
   for (const Client* c : rows) {
     if (only_none) break;
     if (!ids.empty() && std::find(ids.begin(), ids.end(), c->id) == ids.end()) continue;
+    if (subscribed && c->pubsub.subscribed() != *subscribed) continue;
     text += client_info_line(exec, *c);
   }
   ctx.reply().verbatim(text);

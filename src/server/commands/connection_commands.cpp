@@ -25,7 +25,11 @@ void cmd_ping(CommandContext& ctx) {
     ctx.reply().error(arity_error(ctx.spec().full_name));
     return;
   }
-  if (ctx.argc() == 2)
+  if (ctx.client().pubsub.subscribed() && !ctx.reply().resp3()) {
+    ctx.reply().array_header(2);  // RESP2 subscribed mode: a frame the subscriber can parse
+    ctx.reply().bulk("pong");
+    ctx.reply().bulk(ctx.argc() == 2 ? ctx.arg(1) : std::string_view());
+  } else if (ctx.argc() == 2)
     ctx.reply().bulk(ctx.arg(1));
   else
     ctx.reply().simple("PONG");
@@ -151,6 +155,7 @@ void cmd_reset(CommandContext& ctx) {
   Client& c = ctx.client();
   Executor& exec = ctx.exec();
   exec.transactions().discard(c);
+  exec.pubsub().leave_all(c);
   ctx.switch_db(0);
   c.resp = protocol::RespVersion::kResp2;
   c.reply_mode = ReplyMode::kOn;

@@ -31,6 +31,7 @@ std::vector<std::string> acl_categories(const CommandSpec& c) {
   if (group == "generic") group = "keyspace";
   if (group == "transactions") group = "transaction";
   if (group == "sorted-set") group = "sortedset";
+  if (group == "pubsub" && !(c.flags & kPubsub)) group = {};  // Redis: @pubsub follows the flag
   if (!group.empty()) out.push_back("@" + std::string(group));
   if (c.flags & kAdmin) {
     out.emplace_back("@admin");
@@ -50,7 +51,7 @@ void write_key_specs(protocol::ReplyWriter& r, const CommandSpec& c) {
   r.map_header(3);
   r.bulk("flags");
   r.array_header(1);
-  r.simple((c.flags & kWrite) ? "RW" : "RO");
+  r.simple(c.keys.not_key ? "not_key" : (c.flags & kWrite) ? "RW" : "RO");
   r.bulk("begin_search");
   r.map_header(2);
   r.bulk("type");

@@ -1,0 +1,185 @@
+// Pub/Sub commands: SUBSCRIBE, UNSUBSCRIBE, PSUBSCRIBE, PUNSUBSCRIBE, PUBLISH, SSUBSCRIBE,
+// SUNSUBSCRIBE, SPUBLISH and PUBSUB CHANNELS|NUMSUB|NUMPAT|SHARDCHANNELS|SHARDNUMSUB|HELP
+// (Redis 7.0 pubsub.c). The registry and the frames are in src/server/pubsub.cpp.
+#include <vector>
+
+#include "listd/server/command_context.h"
+#include "listd/server/command_table.h"
+#include "listd/server/executor.h"
+#include "listd/server/pubsub.h"
+#include "listd/server/text.h"
+#include "listd/base/glob.h"
+
+namespace listd::server {
+namespace {
+
+// SUBSCRIBE channel [channel ...]
+void cmd_subscribe(CommandContext& ctx) {
+  // Redis refuses it to a DENY_BLOCKING client except inside MULTI: always allowed here.
+  for (std::size_t i = 1; i < ctx.argc(); ++i)
+    ctx.exec().pubsub().subscribe(ctx.client(), ctx.arg(i), ChannelScope::kGlobal);
+}
+
+// SSUBSCRIBE shardchannel [shardchannel ...]
+void cmd_ssubscribe(CommandContext& ctx) {
+  if (ctx.in_exec()) {  // Redis: EXEC sets CLIENT_DENY_BLOCKING, and SSUBSCRIBE has no exception
+    ctx.reply().error("ERR SSUBSCRIBE isn't allowed for a DENY BLOCKING client");
+    return;
+  }
+  for (std::size_t i = 1; i < ctx.argc(); ++i)
+    ctx.exec().pubsub().subscribe(ctx.client(), ctx.arg(i), ChannelScope::kShard);
+}
+
+void unsubscribe_in(CommandContext& ctx, ChannelScope scope) {
+  PubSub& ps = ctx.exec().pubsub();
+  if (ctx.argc() == 1) {
+    ps.unsubscribe_all(ctx.client(), scope, true);
+    return;
+  }
+  for (std::size_t i = 1; i < ctx.argc(); ++i)
+    ps.unsubscribe(ctx.client(), ctx.arg(i), scope, true);
+}
+
+// UNSUBSCRIBE [channel ...]
+void cmd_unsubscribe(CommandContext& ctx) { unsubscribe_in(ctx, ChannelScope::kGlobal); }
+
+// SUNSUBSCRIBE [shardchannel ...]
+void cmd_sunsubscribe(CommandContext& ctx) { unsubscribe_in(ctx, ChannelScope::kShard); }
+
+// PSUBSCRIBE pattern [pattern ...]
+void cmd_psubscribe(CommandContext& ctx) {
+  for (std::size_t i = 1; i < ctx.argc(); ++i)
+    ctx.exec().pubsub().psubscribe(ctx.client(), ctx.arg(i));
+}
+
+// PUNSUBSCRIBE [pattern ...]
+void cmd_punsubscribe(CommandContext& ctx) {
+  PubSub& ps = ctx.exec().pubsub();
+  if (ctx.argc() == 1) {
+    ps.punsubscribe_all(ctx.client(), true);
+    return;
+  }
+  for (std::size_t i = 1; i < ctx.argc(); ++i) ps.punsubscribe(ctx.client(), ctx.arg(i), true);
+}
+
+// PUBLISH channel message / SPUBLISH shardchannel message
+// Redis propagates both to replicas (forceCommandPropagation(PROPAGATE_REPL)) but never to the
+// AOF. listd has no replication yet: the command marks nothing dirty, so it has no effect in
+// the effect stream (no AOF record). A replication feed must emit it here when it exists.
+void publish_in(CommandContext& ctx, ChannelScope scope) {
+  const std::size_t receivers =
+      ctx.exec().pubsub().publish(ctx.arg(1), ctx.arg(2), scope, &ctx.client());
+  ctx.reply().integer(static_cast<long long>(receivers));
+}
+
+void cmd_publish(CommandContext& ctx) { publish_in(ctx, ChannelScope::kGlobal); }
+void cmd_spublish(CommandContext& ctx) { publish_in(ctx, ChannelScope::kShard); }
+
+// Redis addReplySubcommandSyntaxError (the subcommand as typed, at most 128 bytes).
+void subcommand_syntax_error(CommandContext& ctx) {
+  ctx.reply().error("ERR unknown subcommand or wrong number of arguments for '" +
+                    std::string(until_nul(ctx.arg(1)).substr(0, 128)) + "'. Try PUBSUB HELP.");
+}
+
+// PUBSUB CHANNELS [pattern] / PUBSUB SHARDCHANNELS [pattern]
+void list_channels(CommandContext& ctx, ChannelScope scope) {
+  if (ctx.argc() > 3) {
+    subcommand_syntax_error(ctx);
+    return;
+  }
+  const bool filtered = ctx.argc() == 3;
+  std::vector<std::string_view> names;
+  ctx.exec().pubsub().for_each_channel(scope, [&](std::string_view name) {
+    if (!filtered || base::glob_match(ctx.arg(2), name)) names.push_back(name);
+  });
+  auto r = ctx.reply();
+  r.array_header(names.size());
+  for (std::string_view n : names) r.bulk(n);
+}
+
+void cmd_pubsub_channels(CommandContext& ctx) { list_channels(ctx, ChannelScope::kGlobal); }
+void cmd_pubsub_shardchannels(CommandContext& ctx) { list_channels(ctx, ChannelScope::kShard); }
+
+// PUBSUB NUMSUB [channel ...] / PUBSUB SHARDNUMSUB [shardchannel ...]
+void count_subscribers(CommandContext& ctx, ChannelScope scope) {
+  auto r = ctx.reply();
+  r.array_header((ctx.argc() - 2) * 2);
+  for (std::size_t i = 2; i < ctx.argc(); ++i) {
+    r.bulk(ctx.arg(i));
+    r.integer(static_cast<long long>(ctx.exec().pubsub().subscriber_count(ctx.arg(i), scope)));
+  }
+}
+
+void cmd_pubsub_numsub(CommandContext& ctx) { count_subscribers(ctx, ChannelScope::kGlobal); }
+void cmd_pubsub_shardnumsub(CommandContext& ctx) { count_subscribers(ctx, ChannelScope::kShard); }
+
+// PUBSUB NUMPAT
+void cmd_pubsub_numpat(CommandContext& ctx) {
+  ctx.reply().integer(static_cast<long long>(ctx.exec().pubsub().pattern_count()));
+}
+
+// PUBSUB HELP
+void cmd_pubsub_help(CommandContext& ctx) {
+  static constexpr std::string_view kLines[] = {
+      "PUBSUB <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "CHANNELS [<pattern>]",
+      "    Return the currently active channels matching a <pattern> (default: '*').",
+      "NUMPAT",
+      "    Return number of subscriptions to patterns.",
+      "NUMSUB [<channel> ...]",
+      "    Return the number of subscribers for the specified channels, excluding",
+      "    pattern subscriptions(default: no channels).",
+      "SHARDCHANNELS [<pattern>]",
+      "    Return the currently active shard level channels matching a <pattern> (default: '*').",
+      "SHARDNUMSUB [<shardchannel> ...]",
+      "    Return the number of subscribers for the specified shard level channel(s)",
+      "HELP",
+      "    Prints this help."};
+  auto r = ctx.reply();
+  r.array_header(std::size(kLines));
+  for (std::string_view l : kLines) r.simple(l);
+}
+
+}  // namespace
+
+void register_pubsub_commands(CommandTable& t) {
+  const std::uint32_t subscriber = kPubsub | kNoScript | kLoading | kStale;
+  const std::uint32_t publisher = kPubsub | kLoading | kStale | kFast;
+  // Shard channels are declared as keys (cluster slot routing) flagged not_key.
+  const KeySpec all_channels{1, -1, 1, 0, true};
+  const KeySpec one_channel{1, 1, 1, 0, true};
+  t.add({"subscribe", -2, subscriber, {}, &cmd_subscribe, "pubsub", "2.0.0",
+         "Listen for messages published to the given channels"});
+  t.add({"unsubscribe", -1, subscriber, {}, &cmd_unsubscribe, "pubsub", "2.0.0",
+         "Stop listening for messages posted to the given channels"});
+  t.add({"psubscribe", -2, subscriber, {}, &cmd_psubscribe, "pubsub", "2.0.0",
+         "Listen for messages published to channels matching the given patterns"});
+  t.add({"punsubscribe", -1, subscriber, {}, &cmd_punsubscribe, "pubsub", "2.0.0",
+         "Stop listening for messages posted to channels matching the given patterns"});
+  t.add({"publish", 3, publisher, {}, &cmd_publish, "pubsub", "2.0.0",
+         "Post a message to a channel"});
+  t.add({"ssubscribe", -2, subscriber, all_channels, &cmd_ssubscribe, "pubsub", "7.0.0",
+         "Listen for messages published to the given shard channels"});
+  t.add({"sunsubscribe", -1, subscriber, all_channels, &cmd_sunsubscribe, "pubsub", "7.0.0",
+         "Stop listening for messages posted to the given shard channels"});
+  t.add({"spublish", 3, publisher, one_channel, &cmd_spublish, "pubsub", "7.0.0",
+         "Post a message to a shard channel"});
+
+  const std::uint32_t introspection = kPubsub | kLoading | kStale;
+  CommandSpec& pubsub = t.add({"pubsub", -2, 0, {}, nullptr, "pubsub", "2.8.0",
+                               "A container for Pub/Sub commands"});
+  t.add_subcommand(pubsub, {"channels", -2, introspection, {}, &cmd_pubsub_channels, "pubsub",
+                            "2.8.0", "List active channels"});
+  t.add_subcommand(pubsub, {"numsub", -2, introspection, {}, &cmd_pubsub_numsub, "pubsub",
+                            "2.8.0", "Get the count of subscribers for channels"});
+  t.add_subcommand(pubsub, {"numpat", 2, introspection, {}, &cmd_pubsub_numpat, "pubsub",
+                            "2.8.0", "Get the count of unique patterns pattern subscriptions"});
+  t.add_subcommand(pubsub, {"help", 2, kLoading | kStale, {}, &cmd_pubsub_help, "pubsub",
+                            "6.2.0", "Show helpful text about the different subcommands"});
+  t.add_subcommand(pubsub, {"shardchannels", -2, introspection, {}, &cmd_pubsub_shardchannels,
+                            "pubsub", "7.0.0", "List active shard channels"});
+  t.add_subcommand(pubsub, {"shardnumsub", -2, introspection, {}, &cmd_pubsub_shardnumsub,
+                            "pubsub", "7.0.0", "Get the count of subscribers for shard channels"});
+}
+
+}  // namespace listd::server
