@@ -54,8 +54,8 @@ constexpr std::string_view kReplyProtocolError = "-ERR Protocol error\r\n";
 
 struct Connection {
   int fd = -1;
-  std::string in;       // leftover bytes of an incomplete request (usually empty)
-  std::string out;      // bytes the socket did not take yet
+  std::string in;   // leftover bytes of an incomplete request (usually empty)
+  std::string out;  // bytes the socket did not take yet
   bool want_write = false;
   bool closing = false;  // protocol error: flush and close
 };
@@ -66,7 +66,7 @@ struct Connection {
 struct FakeList {
   long long len = 0;
   size_t elem_size = 0;
-  std::string elem;           // one element's bulk reply: "$<size>\r\n" + size bytes + "\r\n"
+  std::string elem;            // one element's bulk reply: "$<size>\r\n" + size bytes + "\r\n"
   long long range_count = -1;  // the cached LRANGE reply below has this many elements
   std::string range;
 };

@@ -2,9 +2,9 @@
 //
 // W worker connections each block in `BRPOP <key> 0`. A producer connection pushes one numbered
 // element at a time (`LPUSH <key> <seq>`) and waits until some worker has received it (and its own
-// LPUSH reply has arrived); the worker that got it re-issues BRPOP at once. Latency is measured from
-// just before the LPUSH is written to the moment the worker's reply is read. All connections are
-// driven by one epoll loop in this process, so W = 1000 needs no threads.
+// LPUSH reply has arrived); the worker that got it re-issues BRPOP at once. Latency is measured
+// from just before the LPUSH is written to the moment the worker's reply is read. All connections
+// are driven by one epoll loop in this process, so W = 1000 needs no threads.
 //
 // Every element must arrive exactly once: a duplicate, an unknown element, a missing element (none
 // within --timeout-ms) or elements left in the list afterwards make the tool exit 1.

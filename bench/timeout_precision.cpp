@@ -1,7 +1,8 @@
 // timeout_precision: how late a blocking pop's timeout fires.
 //
 // For each timeout T, runs `BRPOP <key> T` on a key that never gets an element, S times, and
-// measures the wall time until the nil reply arrives. Lateness = elapsed - T. Prints one line per T:
+// measures the wall time until the nil reply arrives. Lateness = elapsed - T. Prints one line per
+// T:
 //   timeout_s=0.01 samples=20 p50_late_ms=.. max_late_ms=.. min_late_ms=..
 // Exits 1 if a reply is not nil or arrives early (before T has passed).
 //

@@ -7,7 +7,7 @@ packages=(
   build-essential cmake pkg-config
   libasio-dev libfmt-dev libspdlog-dev libgtest-dev libhiredis-dev
   redis-server redis-tools python3 python3-redis python3-pytest
-  procps util-linux tmux fiu-utils
+  procps util-linux tmux fiu-utils clang-format
 )
 
 missing=()

@@ -134,8 +134,6 @@ std::string usage_text(std::string_view program) {
       program);
 }
 
-std::string version_text() {
-  return "listd server v=" + std::string(server::kListdVersion) + "\n";
-}
+std::string version_text() { return "listd server v=" + std::string(server::kListdVersion) + "\n"; }
 
 }  // namespace listd::app

@@ -4,15 +4,15 @@
 #include <unistd.h>
 
 #include <asio.hpp>
-#include <functional>
 #include <csignal>
 #include <cstdio>
+#include <functional>
 
 #include "listd/app/config_loader.h"
 #include "listd/app/logging.h"
+#include "listd/config/config.h"
 #include "listd/net/server.h"
 #include "listd/server/clock.h"
-#include "listd/config/config.h"
 #include "listd/server/executor.h"
 #include "listd/server/persistence.h"
 #include "listd/server/version.h"
@@ -106,16 +106,16 @@ int main(int argc, char** argv) {
   // SIGTERM/SIGINT: as Redis, a final snapshot when save points are configured; if it fails,
   // listd keeps running (the next signal tries again).
   asio::signal_set signals(io, SIGINT, SIGTERM);
-  std::function<void(const asio::error_code&, int)> on_signal =
-      [&](const asio::error_code& ec, int signo) {
-        if (ec) return;
-        spdlog::info("Received {}, scheduling shutdown...", signo == SIGINT ? "SIGINT" : "SIGTERM");
-        if (!executor.persistence().save_before_exit(false, false)) {
-          signals.async_wait(on_signal);
-          return;
-        }
-        server.shutdown();
-      };
+  std::function<void(const asio::error_code&, int)> on_signal = [&](const asio::error_code& ec,
+                                                                    int signo) {
+    if (ec) return;
+    spdlog::info("Received {}, scheduling shutdown...", signo == SIGINT ? "SIGINT" : "SIGTERM");
+    if (!executor.persistence().save_before_exit(false, false)) {
+      signals.async_wait(on_signal);
+      return;
+    }
+    server.shutdown();
+  };
   signals.async_wait(on_signal);
   spdlog::info("Ready to accept connections tcp");
   server.run();

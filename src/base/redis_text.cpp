@@ -55,8 +55,8 @@ bool read_word(std::string_view line, std::size_t& p, std::string& word) {
     if (c == ' ' || c == '\t' || c == '\n' || c == '\r') return true;
     ++p;
     if (c == '"' || c == '\'') {
-      const bool ok = c == '"' ? read_double_quoted(line, p, word)
-                               : read_single_quoted(line, p, word);
+      const bool ok =
+          c == '"' ? read_double_quoted(line, p, word) : read_single_quoted(line, p, word);
       ++p;  // past the closing quote
       return ok;
     }

@@ -4,9 +4,7 @@
 
 namespace listd::blocking {
 
-std::string_view Waiter::key(std::size_t i) const noexcept {
-  return nodes_[i].queue->key->key;
-}
+std::string_view Waiter::key(std::size_t i) const noexcept { return nodes_[i].queue->key->key; }
 
 void WaiterRegistry::block(Waiter& waiter, int db, std::span<const std::string_view> keys) {
   unblock(waiter);

@@ -40,7 +40,8 @@ void AofEncoder::append(int db, std::span<const std::string_view> argv) {
   if (db != selected_db_) {
     char num[16];
     auto [end, ec] = std::to_chars(num, num + sizeof num, db);
-    const std::string_view select[] = {"SELECT", std::string_view(num, static_cast<std::size_t>(end - num))};
+    const std::string_view select[] = {"SELECT",
+                                       std::string_view(num, static_cast<std::size_t>(end - num))};
     append_resp_command(buf_, select);
     selected_db_ = db;
   }

@@ -1,7 +1,7 @@
 #include "listd/persistence/aof_manifest.h"
 
-#include <cstdlib>
 #include <fmt/format.h>
+#include <cstdlib>
 
 #include "listd/base/redis_text.h"
 
@@ -111,6 +111,8 @@ std::string base_file_name(std::string_view prefix, long long seq, bool rdb) {
 std::string incr_file_name(std::string_view prefix, long long seq) {
   return fmt::format("{}.{}.incr.aof", prefix, seq);
 }
-std::string manifest_file_name(std::string_view prefix) { return fmt::format("{}.manifest", prefix); }
+std::string manifest_file_name(std::string_view prefix) {
+  return fmt::format("{}.manifest", prefix);
+}
 
 }  // namespace listd::persistence

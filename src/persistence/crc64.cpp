@@ -34,9 +34,8 @@ std::uint64_t crc64(std::uint64_t crc, std::string_view data) noexcept {
   while (n >= 8) {
     std::uint64_t v = crc;
     for (int i = 0; i < 8; ++i) v ^= static_cast<std::uint64_t>(p[i]) << (8 * i);
-    crc = t[7][v & 0xff] ^ t[6][(v >> 8) & 0xff] ^ t[5][(v >> 16) & 0xff] ^
-          t[4][(v >> 24) & 0xff] ^ t[3][(v >> 32) & 0xff] ^ t[2][(v >> 40) & 0xff] ^
-          t[1][(v >> 48) & 0xff] ^ t[0][v >> 56];
+    crc = t[7][v & 0xff] ^ t[6][(v >> 8) & 0xff] ^ t[5][(v >> 16) & 0xff] ^ t[4][(v >> 24) & 0xff] ^
+          t[3][(v >> 32) & 0xff] ^ t[2][(v >> 40) & 0xff] ^ t[1][(v >> 48) & 0xff] ^ t[0][v >> 56];
     p += 8;
     n -= 8;
   }

@@ -66,7 +66,8 @@ class Reader {
   std::uint64_t le(int n) {
     need(static_cast<std::size_t>(n));
     std::uint64_t v = 0;
-    for (int i = 0; i < n; ++i) v |= static_cast<std::uint64_t>(static_cast<unsigned char>(d_[p_ + i])) << (8 * i);
+    for (int i = 0; i < n; ++i)
+      v |= static_cast<std::uint64_t>(static_cast<unsigned char>(d_[p_ + i])) << (8 * i);
     p_ += static_cast<std::size_t>(n);
     return v;
   }
@@ -130,7 +131,8 @@ class Reader {
 
  private:
   void need(std::size_t n) const {
-    if (d_.size() - p_ < n) throw ParseError{"Short read or OOM loading DB. Unrecoverable error, aborting now."};
+    if (d_.size() - p_ < n)
+      throw ParseError{"Short read or OOM loading DB. Unrecoverable error, aborting now."};
   }
   static std::string lzf_decompress(std::string_view in, std::size_t out_len) {
     std::string out;
@@ -140,7 +142,8 @@ class Reader {
       unsigned ctrl = static_cast<unsigned char>(in[ip++]);
       if (ctrl < 32) {
         ++ctrl;
-        if (ip + ctrl > in.size() || out.size() + ctrl > out_len) throw ParseError{"Invalid LZF compressed string"};
+        if (ip + ctrl > in.size() || out.size() + ctrl > out_len)
+          throw ParseError{"Invalid LZF compressed string"};
         out.append(in.substr(ip, ctrl));
         ip += ctrl;
       } else {
@@ -152,7 +155,8 @@ class Reader {
         }
         const std::size_t back = ((ctrl & 0x1f) << 8) + static_cast<unsigned char>(in[ip++]) + 1;
         l += 2;
-        if (back > out.size() || out.size() + l > out_len) throw ParseError{"Invalid LZF compressed string"};
+        if (back > out.size() || out.size() + l > out_len)
+          throw ParseError{"Invalid LZF compressed string"};
         std::size_t ref = out.size() - back;
         for (std::size_t i = 0; i < l; ++i) out.push_back(out[ref + i]);
       }
@@ -170,7 +174,8 @@ class Reader {
 std::uint64_t rd_le(std::string_view b, std::size_t at, int n) {
   if (at + static_cast<std::size_t>(n) > b.size()) throw ParseError{"Corrupt compact encoding"};
   std::uint64_t v = 0;
-  for (int i = 0; i < n; ++i) v |= static_cast<std::uint64_t>(static_cast<unsigned char>(b[at + i])) << (8 * i);
+  for (int i = 0; i < n; ++i)
+    v |= static_cast<std::uint64_t>(static_cast<unsigned char>(b[at + i])) << (8 * i);
   return v;
 }
 
@@ -192,9 +197,13 @@ std::vector<std::string> ziplist_entries(std::string_view zl) {
     const unsigned char e = static_cast<unsigned char>(zl[p]);
     std::size_t slen = 0;
     bool is_str = true;
-    if ((e >> 6) == 0) { slen = e & 0x3F; p += 1; }
-    else if ((e >> 6) == 1) { slen = ((e & 0x3F) << 8) | static_cast<unsigned char>(zl.at(p + 1)); p += 2; }
-    else if (e == 0x80) {
+    if ((e >> 6) == 0) {
+      slen = e & 0x3F;
+      p += 1;
+    } else if ((e >> 6) == 1) {
+      slen = ((e & 0x3F) << 8) | static_cast<unsigned char>(zl.at(p + 1));
+      p += 2;
+    } else if (e == 0x80) {
       slen = 0;
       for (int i = 1; i <= 4; ++i) slen = (slen << 8) | static_cast<unsigned char>(zl.at(p + i));
       p += 5;
@@ -203,14 +212,31 @@ std::vector<std::string> ziplist_entries(std::string_view zl) {
       std::int64_t v = 0;
       ++p;
       switch (e) {
-        case 0xC0: v = sign_extend(rd_le(zl, p, 2), 16); p += 2; break;
-        case 0xD0: v = sign_extend(rd_le(zl, p, 4), 32); p += 4; break;
-        case 0xE0: v = static_cast<std::int64_t>(rd_le(zl, p, 8)); p += 8; break;
-        case 0xF0: v = sign_extend(rd_le(zl, p, 3), 24); p += 3; break;
-        case 0xFE: v = sign_extend(rd_le(zl, p, 1), 8); p += 1; break;
+        case 0xC0:
+          v = sign_extend(rd_le(zl, p, 2), 16);
+          p += 2;
+          break;
+        case 0xD0:
+          v = sign_extend(rd_le(zl, p, 4), 32);
+          p += 4;
+          break;
+        case 0xE0:
+          v = static_cast<std::int64_t>(rd_le(zl, p, 8));
+          p += 8;
+          break;
+        case 0xF0:
+          v = sign_extend(rd_le(zl, p, 3), 24);
+          p += 3;
+          break;
+        case 0xFE:
+          v = sign_extend(rd_le(zl, p, 1), 8);
+          p += 1;
+          break;
         default:
-          if (e >= 0xF1 && e <= 0xFD) v = (e & 0x0F) - 1;
-          else throw ParseError{"Corrupt ziplist entry encoding"};
+          if (e >= 0xF1 && e <= 0xFD)
+            v = (e & 0x0F) - 1;
+          else
+            throw ParseError{"Corrupt ziplist entry encoding"};
       }
       out.push_back(std::to_string(v));
     }
@@ -245,11 +271,13 @@ std::vector<std::string> listpack_entries(std::string_view lp) {
       out.emplace_back(lp.substr(p + 1, l));
       p += 1 + l;
     } else if ((e & 0xE0) == 0xC0) {
-      const std::uint64_t v = (static_cast<std::uint64_t>(e & 0x1F) << 8) | static_cast<unsigned char>(lp.at(p + 1));
+      const std::uint64_t v =
+          (static_cast<std::uint64_t>(e & 0x1F) << 8) | static_cast<unsigned char>(lp.at(p + 1));
       out.push_back(std::to_string(sign_extend(v, 13)));
       p += 2;
     } else if ((e & 0xF0) == 0xE0) {
-      const std::size_t l = (static_cast<std::size_t>(e & 0x0F) << 8) | static_cast<unsigned char>(lp.at(p + 1));
+      const std::size_t l =
+          (static_cast<std::size_t>(e & 0x0F) << 8) | static_cast<unsigned char>(lp.at(p + 1));
       if (p + 2 + l > lp.size()) throw ParseError{"Corrupt listpack"};
       out.emplace_back(lp.substr(p + 2, l));
       p += 2 + l;
@@ -262,10 +290,22 @@ std::vector<std::string> listpack_entries(std::string_view lp) {
           p += 5 + l;
           break;
         }
-        case 0xF1: out.push_back(std::to_string(sign_extend(rd_le(lp, p + 1, 2), 16))); p += 3; break;
-        case 0xF2: out.push_back(std::to_string(sign_extend(rd_le(lp, p + 1, 3), 24))); p += 4; break;
-        case 0xF3: out.push_back(std::to_string(sign_extend(rd_le(lp, p + 1, 4), 32))); p += 5; break;
-        case 0xF4: out.push_back(std::to_string(static_cast<std::int64_t>(rd_le(lp, p + 1, 8)))); p += 9; break;
+        case 0xF1:
+          out.push_back(std::to_string(sign_extend(rd_le(lp, p + 1, 2), 16)));
+          p += 3;
+          break;
+        case 0xF2:
+          out.push_back(std::to_string(sign_extend(rd_le(lp, p + 1, 3), 24)));
+          p += 4;
+          break;
+        case 0xF3:
+          out.push_back(std::to_string(sign_extend(rd_le(lp, p + 1, 4), 32)));
+          p += 5;
+          break;
+        case 0xF4:
+          out.push_back(std::to_string(static_cast<std::int64_t>(rd_le(lp, p + 1, 8))));
+          p += 9;
+          break;
         default: throw ParseError{"Corrupt listpack entry encoding"};
       }
     }
@@ -277,11 +317,13 @@ std::vector<std::string> listpack_entries(std::string_view lp) {
 std::vector<std::string> intset_entries(std::string_view is) {
   const std::size_t width = static_cast<std::size_t>(rd_le(is, 0, 4));
   const std::size_t n = static_cast<std::size_t>(rd_le(is, 4, 4));
-  if ((width != 2 && width != 4 && width != 8) || 8 + width * n > is.size()) throw ParseError{"Corrupt intset"};
+  if ((width != 2 && width != 4 && width != 8) || 8 + width * n > is.size())
+    throw ParseError{"Corrupt intset"};
   std::vector<std::string> out;
   out.reserve(n);
   for (std::size_t i = 0; i < n; ++i)
-    out.push_back(std::to_string(sign_extend(rd_le(is, 8 + i * width, static_cast<int>(width)), static_cast<int>(width * 8))));
+    out.push_back(std::to_string(sign_extend(rd_le(is, 8 + i * width, static_cast<int>(width)),
+                                             static_cast<int>(width * 8))));
   return out;
 }
 
@@ -299,7 +341,8 @@ struct Loaded {
   bool empty;
 };
 
-Loaded make_list(const std::vector<std::string>& items, store::Value v = store::Value::make_list()) {
+Loaded make_list(const std::vector<std::string>& items,
+                 store::Value v = store::Value::make_list()) {
   for (const auto& s : items) v.as_list().push_back(s);
   const bool empty = items.empty();
   return {std::move(v), empty};
@@ -402,28 +445,22 @@ Loaded read_packed_collection(Reader& r, unsigned type) {
 
 Loaded read_object(Reader& r, unsigned type) {
   switch (type) {
-    case kTypeString:
-      return {store::Value::make_string(r.str()), false};
+    case kTypeString: return {store::Value::make_string(r.str()), false};
     case kTypeList:
     case kTypeSet:
     case kTypeZSet:
     case kTypeZSet2:
-    case kTypeHash:
-      return read_plain_collection(r, type);
-    case kTypeListZiplist:
-      return make_list(ziplist_entries(r.str()));
+    case kTypeHash: return read_plain_collection(r, type);
+    case kTypeListZiplist: return make_list(ziplist_entries(r.str()));
     case kTypeListQuicklist:
-    case kTypeListQuicklist2:
-      return read_quicklist(r, type);
+    case kTypeListQuicklist2: return read_quicklist(r, type);
     case kTypeSetIntset:
     case kTypeSetListpack:
     case kTypeHashZiplist:
     case kTypeHashListpack:
     case kTypeZSetZiplist:
-    case kTypeZSetListpack:
-      return read_packed_collection(r, type);
-    default:
-      throw ParseError{"Unknown RDB encoding type " + std::to_string(type)};
+    case kTypeZSetListpack: return read_packed_collection(r, type);
+    default: throw ParseError{"Unknown RDB encoding type " + std::to_string(type)};
   }
 }
 
@@ -458,20 +495,25 @@ bool read_opcode(Reader& r, unsigned type, store::Keyspace& ks, Cursor& at) {
     case kOpSelectDb: {
       const std::uint64_t id = r.len();
       if (id >= static_cast<std::uint64_t>(ks.database_count()))
-        throw ParseError{"FATAL: Data file was created with a Redis server configured to handle "
-                         "more than " + std::to_string(ks.database_count()) +
-                         " databases. Exiting"};
+        throw ParseError{
+            "FATAL: Data file was created with a Redis server configured to handle "
+            "more than " +
+            std::to_string(ks.database_count()) + " databases. Exiting"};
       at.db = &ks.db(static_cast<int>(id));
       return true;
     }
-    case kOpResizeDb: r.len(); r.len(); return true;
-    case kOpAux: r.str(); r.str(); return true;
+    case kOpResizeDb:
+      r.len();
+      r.len();
+      return true;
+    case kOpAux:
+      r.str();
+      r.str();
+      return true;
     case kOpModuleAux:
     case kOpFunction:
-    case kOpFunction2:
-      throw ParseError{"listd cannot load modules or functions from an RDB file"};
-    default:
-      return false;
+    case kOpFunction2: throw ParseError{"listd cannot load modules or functions from an RDB file"};
+    default: return false;
   }
 }
 

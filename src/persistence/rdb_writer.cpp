@@ -30,7 +30,10 @@ class Out {
  public:
   explicit Out(std::function<bool(std::string_view)> flush) : flush_(std::move(flush)) {}
 
-  void byte(unsigned char b) { buf_.push_back(static_cast<char>(b)); maybe_flush(); }
+  void byte(unsigned char b) {
+    buf_.push_back(static_cast<char>(b));
+    maybe_flush();
+  }
   void raw(std::string_view s) {
     buf_.append(s);
     maybe_flush();
@@ -90,36 +93,25 @@ class Out {
   }
   bool finish_prepared() {
     std::string trailer(8, '\0');
-    for (int i = 0; i < 8; ++i) trailer[static_cast<std::size_t>(i)] = static_cast<char>((crc_ >> (8 * i)) & 0xff);
+    for (int i = 0; i < 8; ++i)
+      trailer[static_cast<std::size_t>(i)] = static_cast<char>((crc_ >> (8 * i)) & 0xff);
     return ok_ && flush_(pending_eof_) && flush_(trailer);
   }
 };
 
 void write_value(Out& out, const store::Value& v) {
   switch (v.type()) {
-    case store::ValueType::kString:
-      out.byte(kTypeString);
-      return;
-    case store::ValueType::kList:
-      out.byte(kTypeList);
-      return;
-    case store::ValueType::kSet:
-      out.byte(kTypeSet);
-      return;
-    case store::ValueType::kHash:
-      out.byte(kTypeHash);
-      return;
-    case store::ValueType::kZSet:
-      out.byte(kTypeZSet2);
-      return;
+    case store::ValueType::kString: out.byte(kTypeString); return;
+    case store::ValueType::kList: out.byte(kTypeList); return;
+    case store::ValueType::kSet: out.byte(kTypeSet); return;
+    case store::ValueType::kHash: out.byte(kTypeHash); return;
+    case store::ValueType::kZSet: out.byte(kTypeZSet2); return;
   }
 }
 
 void write_payload(Out& out, const store::Value& v) {
   switch (v.type()) {
-    case store::ValueType::kString:
-      out.str(v.as_string().view());
-      return;
+    case store::ValueType::kString: out.str(v.as_string().view()); return;
     case store::ValueType::kList: {
       const store::PackedList& l = v.as_list();
       out.len(l.size());

@@ -139,8 +139,8 @@ ParseStatus RequestParser::split_inline_args(std::string_view line) {
       if (mode == Mode::kDouble) {
         if (c == '\\' && i + 3 < end && d[i + 1] == 'x' && is_hex_digit(d[i + 2]) &&
             is_hex_digit(d[i + 3])) {
-          arena_.push_back(static_cast<char>(hex_digit_value(d[i + 2]) * 16 +
-                                             hex_digit_value(d[i + 3])));
+          arena_.push_back(
+              static_cast<char>(hex_digit_value(d[i + 2]) * 16 + hex_digit_value(d[i + 3])));
           i += 3;
         } else if (c == '\\' && i + 1 < end) {
           ++i;

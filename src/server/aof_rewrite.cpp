@@ -45,7 +45,11 @@ bool AofRewrite::retries_after_failure(Mode mode, State now) noexcept {
 AofRewrite::AofRewrite(const config::ServerSettings& settings, const Clock& clock,
                        const store::Keyspace& keyspace, AofWriter& writer,
                        ps::BackgroundChild& child, const PersistenceLog& log)
-    : settings_(settings), clock_(clock), keyspace_(keyspace), writer_(writer), child_(child),
+    : settings_(settings),
+      clock_(clock),
+      keyspace_(keyspace),
+      writer_(writer),
+      child_(child),
       log_(log) {}
 
 void AofRewrite::locate() {
@@ -79,8 +83,7 @@ Status AofRewrite::create_fresh(const ps::AofManifest& on_disk) {
   manifest_ = on_disk;
   std::string err;
   if (!ps::ensure_directory(dir_, err))
-    return Status::error(
-        fmt::format("Can't open or create append-only dir {}: {}", dir_, err));
+    return Status::error(fmt::format("Can't open or create append-only dir {}: {}", dir_, err));
   ps::AofManifest next = ps::with_fresh_files(manifest_, prefix_);
   const std::string& base_name = next.base->name;
   const std::string& incr_name = next.incrs.back().name;
@@ -151,8 +154,10 @@ void AofRewrite::enable() {
   adopt_manifest_on_disk();
   std::string err;
   if (!ps::ensure_directory(dir_, err)) {
-    log_.warning(fmt::format("Redis needs to enable the AOF but can't open or create "
-                             "append-only dir {}: {}", dir_, err));
+    log_.warning(
+        fmt::format("Redis needs to enable the AOF but can't open or create "
+                    "append-only dir {}: {}",
+                    dir_, err));
     return;
   }
   state_ = State::kWaitRewrite;
@@ -161,8 +166,9 @@ void AofRewrite::enable() {
     scheduled_ = true;  // after the running child, from cron
   } else if (Status s = start(); !s) {
     log_.warning(s.error());
-    log_.warning("Redis needs to enable the AOF but can't trigger a background AOF rewrite "
-                 "operation. Check the above logs for more info about the error.");
+    log_.warning(
+        "Redis needs to enable the AOF but can't trigger a background AOF rewrite "
+        "operation. Check the above logs for more info about the error.");
     close();
     return;
   }
@@ -194,19 +200,15 @@ Status AofRewrite::start() {
 
 Status AofRewrite::prepare() {
   switch (mode_) {
-    case Mode::kInitial:
-      return prepare_initial();
-    case Mode::kCompact:
-      return prepare_compact();
-    case Mode::kBaseOnly:
-      break;
+    case Mode::kInitial: return prepare_initial();
+    case Mode::kCompact: return prepare_compact();
+    case Mode::kBaseOnly: break;
   }
   // A base-only AOF next to whatever manifest is on disk (appendonly is no).
   adopt_manifest_on_disk();
   std::string err;
   if (!ps::ensure_directory(dir_, err))
-    return Status::error(
-        fmt::format("ERR Can't open or create append-only dir {}: {}", dir_, err));
+    return Status::error(fmt::format("ERR Can't open or create append-only dir {}: {}", dir_, err));
   return {};
 }
 
@@ -217,8 +219,8 @@ Status AofRewrite::prepare_initial() {
   std::string err;
   ps::UniqueFd fd = ps::open_empty_for_append(temp_incr_path(), err);
   if (!fd)
-    return Status::error(fmt::format("ERR Can't open the temporary append-only file {}: {}",
-                                     temp_incr_path(), err));
+    return Status::error(
+        fmt::format("ERR Can't open the temporary append-only file {}: {}", temp_incr_path(), err));
   writer_.switch_to(std::move(fd));
   return {};
 }
@@ -261,8 +263,7 @@ Status AofRewrite::fork_child() {
     return Status::error(
         fmt::format("ERR Can't rewrite append only file in background: fork: {}", err));
   scheduled_ = false;
-  log_.notice(fmt::format("Background append only file rewriting started by pid {}",
-                          child_.pid()));
+  log_.notice(fmt::format("Background append only file rewriting started by pid {}", child_.pid()));
   return {};
 }
 
@@ -284,8 +285,10 @@ Status AofRewrite::install(Installed& done) {
   const std::string base_path = ps::join_path(dir_, base_name);
   std::string err;
   if (!ps::rename_file(done.temp_base, base_path, err))
-    return Status::error(fmt::format("Error trying to rename the temporary AOF base file {} "
-                                     "into {}: {}", done.temp_base, base_name, err));
+    return Status::error(
+        fmt::format("Error trying to rename the temporary AOF base file {} "
+                    "into {}: {}",
+                    done.temp_base, base_name, err));
   done.base_path = base_path;
   // Compacting keeps the incr file opened at the fork; otherwise every older incr is history.
   const std::size_t replaced = mode_ == Mode::kCompact ? replaced_incrs_ : manifest_.incrs.size();
@@ -297,8 +300,10 @@ Status AofRewrite::install(Installed& done) {
     const std::string incr_path = ps::join_path(dir_, name);
     writer_.flush();
     if (!ps::rename_file(temp_incr_path(), incr_path, err))
-      return Status::error(fmt::format("Error trying to rename the temporary AOF incr file "
-                                       "into {}: {}", name, err));
+      return Status::error(
+          fmt::format("Error trying to rename the temporary AOF incr file "
+                      "into {}: {}",
+                      name, err));
     done.incr_path = incr_path;
   }
   if (Status s = persist_manifest(next); !s) return s;

@@ -35,8 +35,10 @@ bool AofWriter::fsync_paused() const noexcept {
 
 void AofWriter::flush() {
   if (const int e = sync_error_.load(); e != 0)
-    log_.fatal(fmt::format("Can't persist AOF for fsync error when the AOF fsync policy is "
-                           "'everysec': {}. Exiting...", std::strerror(e)));
+    log_.fatal(
+        fmt::format("Can't persist AOF for fsync error when the AOF fsync policy is "
+                    "'everysec': {}. Exiting...",
+                    std::strerror(e)));
   if (encoder_.empty()) return;
   if (!fd_) {  // AOF switched off with bytes pending: nothing to write them to
     encoder_.clear();
@@ -56,15 +58,14 @@ void AofWriter::flush() {
         break;
       }
       if (!ps::data_sync(fd_.get(), err))
-        log_.fatal(fmt::format("Can't persist AOF for fsync error when the AOF fsync policy is "
-                               "'always': {}. Exiting...", err));
+        log_.fatal(
+            fmt::format("Can't persist AOF for fsync error when the AOF fsync policy is "
+                        "'always': {}. Exiting...",
+                        err));
       ++fsyncs_;
       break;
-    case config::AppendFsync::kEverysec:
-      unsynced_.store(true, std::memory_order_release);
-      break;
-    case config::AppendFsync::kNo:
-      break;
+    case config::AppendFsync::kEverysec: unsynced_.store(true, std::memory_order_release); break;
+    case config::AppendFsync::kNo: break;
   }
 }
 

@@ -7,8 +7,8 @@
 
 namespace listd::server {
 
-void BlockingService::block(Client& c, std::span<const std::string_view> keys,
-                            long long timeout_ms, BlockSpec spec) {
+void BlockingService::block(Client& c, std::span<const std::string_view> keys, long long timeout_ms,
+                            BlockSpec spec) {
   c.block = std::move(spec);
   waiters_.block(c.waiter, c.db, keys);
   // The clock is read in whole ms (truncated): a client that blocked at 1000.9 reads 1000, so
@@ -39,9 +39,8 @@ void BlockingService::time_out(Client& c, std::string_view error) {
 }
 
 void BlockingService::fire_timeouts(std::uint64_t now_ms) {
-  timers_.advance(now_ms, [this](blocking::TimerNode& node) {
-    time_out(*static_cast<Client*>(node.owner()));
-  });
+  timers_.advance(
+      now_ms, [this](blocking::TimerNode& node) { time_out(*static_cast<Client*>(node.owner())); });
 }
 
 void BlockingService::signal_all_keys(int db) {

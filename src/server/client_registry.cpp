@@ -2,38 +2,14 @@
 
 #include <algorithm>
 
+#include "listd/base/redis_text.h"
+
 namespace listd::server {
 namespace {
 
 template <class T>
 void erase_value(std::vector<T*>& v, const T* p) {
   v.erase(std::remove(v.begin(), v.end(), p), v.end());
-}
-
-// Redis sdscatrepr, as MONITOR prints each argument.
-void append_repr(std::string& line, std::string_view arg) {
-  line += '"';
-  for (unsigned char ch : arg) {
-    switch (ch) {
-      case '\\': line += "\\\\"; break;
-      case '"': line += "\\\""; break;
-      case '\n': line += "\\n"; break;
-      case '\r': line += "\\r"; break;
-      case '\t': line += "\\t"; break;
-      case '\a': line += "\\a"; break;
-      case '\b': line += "\\b"; break;
-      default:
-        if (ch >= 0x20 && ch < 0x7f) {
-          line += static_cast<char>(ch);
-        } else {
-          static constexpr char kHex[] = "0123456789abcdef";
-          line += "\\x";
-          line += kHex[ch >> 4];
-          line += kHex[ch & 15];
-        }
-    }
-  }
-  line += '"';
 }
 
 }  // namespace
@@ -46,7 +22,7 @@ std::string format_monitor_line(const Client& c, std::int64_t unix_us,
   line += frac + " [" + std::to_string(c.db) + " " + c.addr + "]";
   for (std::string_view a : argv) {
     line += ' ';
-    append_repr(line, a);
+    base::append_repr(line, a);  // Redis sdscatrepr, as MONITOR prints each argument
   }
   line += "\r\n";
   return line;

@@ -1,9 +1,9 @@
 #include "listd/server/command_args.h"
 
+#include "listd/base/number.h"
 #include "listd/server/command_context.h"
 #include "listd/server/errors.h"
 #include "listd/server/text.h"
-#include "listd/base/number.h"
 
 namespace listd::server {
 namespace {

@@ -2,9 +2,9 @@
 
 #include <cmath>
 
+#include "listd/base/number.h"
 #include "listd/server/errors.h"
 #include "listd/server/executor.h"
-#include "listd/base/number.h"
 
 namespace listd::server {
 

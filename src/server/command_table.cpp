@@ -60,9 +60,8 @@ CommandSpec& CommandTable::add_subcommand(CommandSpec& parent, CommandSpec sub) 
   return ref;
 }
 
-CommandSpec& CommandFamily::add(std::string_view name, int arity, std::uint32_t flags,
-                                KeySpec keys, Handler handler, std::string_view since,
-                                std::string_view summary) {
+CommandSpec& CommandFamily::add(std::string_view name, int arity, std::uint32_t flags, KeySpec keys,
+                                Handler handler, std::string_view since, std::string_view summary) {
   return table_.add({.name = name,
                      .arity = arity,
                      .flags = flags,

@@ -79,8 +79,8 @@ Status DataLoader::load_rdb(const std::string& path) {
   if (!r.ok) return Status::error(fmt::format("Fatal error loading the DB {}: {}", path, r.error));
   rdb_keys_loaded_ = r.keys;
   rdb_expired_skipped_ = r.expired_skipped;
-  log_.notice(fmt::format("Loading RDB {}: {} keys loaded, {} expired keys skipped", path,
-                          r.keys, r.expired_skipped));
+  log_.notice(fmt::format("Loading RDB {}: {} keys loaded, {} expired keys skipped", path, r.keys,
+                          r.expired_skipped));
   return {};
 }
 
@@ -112,8 +112,8 @@ Status DataLoader::read_manifest(const std::string& dir, const std::string& pref
   const std::string path = ps::join_path(dir, ps::manifest_file_name(prefix));
   std::string text, err;
   if (!ps::read_file(path, text, err))
-    return Status::error(fmt::format(
-        "Fatal error: can't open the AOF manifest file {} for reading: {}", path, err));
+    return Status::error(
+        fmt::format("Fatal error: can't open the AOF manifest file {} for reading: {}", path, err));
   ps::ManifestError merr;
   if (ps::parse_manifest(text, m, merr)) return {};
   std::string error = "*** FATAL AOF MANIFEST FILE ERROR *** ";
@@ -168,9 +168,10 @@ Status DataLoader::replay(const std::string& path, const std::string& name, Clie
     }
     if (client.out.empty()) return true;
     if (client.out[0] == '-' && critical++ < 10)
-      log_.warning(fmt::format("== CRITICAL == This server is sending an error to its "
-                               "AOF-loading-client: '{}' after processing the command '{}'",
-                               client.out.substr(1, client.out.find('\r') - 1), argv[0]));
+      log_.warning(
+          fmt::format("== CRITICAL == This server is sending an error to its "
+                      "AOF-loading-client: '{}' after processing the command '{}'",
+                      client.out.substr(1, client.out.find('\r') - 1), argv[0]));
     client.out.clear();
     return true;
   };
@@ -198,8 +199,7 @@ Status DataLoader::check_result(const ps::AofLoadResult& r, const std::string& p
                                 const std::string& name, bool last) {
   switch (r.status) {
     case ps::AofLoadStatus::kOk:
-    case ps::AofLoadStatus::kEmpty:
-      return {};
+    case ps::AofLoadStatus::kEmpty: return {};
     case ps::AofLoadStatus::kFailed:
       if (prefix_of(r.error, "Unknown command") || prefix_of(r.error, "Unrecoverable") ||
           prefix_of(r.error, "Can't"))
@@ -208,8 +208,7 @@ Status DataLoader::check_result(const ps::AofLoadResult& r, const std::string& p
           "Bad file format reading the append only file {} at offset {}: {}. Make a backup of "
           "your AOF file, then use redis-check-aof --fix <filename.manifest>",
           name, r.error_offset, r.error));
-    case ps::AofLoadStatus::kTruncated:
-      break;
+    case ps::AofLoadStatus::kTruncated: break;
   }
   if (!last)
     return Status::error(fmt::format(

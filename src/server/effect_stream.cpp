@@ -10,8 +10,7 @@ void EffectStream::subscribe(EffectConsumer& consumer) {
 }
 
 void EffectStream::unsubscribe(EffectConsumer& consumer) {
-  consumers_.erase(std::remove(consumers_.begin(), consumers_.end(), &consumer),
-                   consumers_.end());
+  consumers_.erase(std::remove(consumers_.begin(), consumers_.end(), &consumer), consumers_.end());
 }
 
 bool EffectStream::active() const noexcept {

@@ -6,8 +6,8 @@
 #include "listd/server/blocking_service.h"
 #include "listd/server/command_context.h"
 #include "listd/server/errors.h"
-#include "listd/server/text.h"
 #include "listd/server/persistence.h"
+#include "listd/server/text.h"
 
 namespace listd::server {
 namespace {
@@ -96,8 +96,7 @@ std::string Executor::rejection(const Client& c, std::span<const std::string_vie
     }
     spec = sub;
   }
-  if (!arity_ok(spec->arity, argv.size()))
-    return arity_error(spec->full_name);
+  if (!arity_ok(spec->arity, argv.size())) return arity_error(spec->full_name);
   if (!c.authenticated && !(spec->flags & kNoAuth)) return std::string(kNoAuthErr);
   if (persistence_->refusing_writes() && (spec->flags & (kWrite | kDeniedOnDiskError)))
     return std::string(kMisconfRdbErr);
@@ -109,9 +108,8 @@ void Executor::execute(Client& c, std::span<const std::string_view> argv) {
   if (!in_batch_) now_ = clock().read();
   c.last_interaction_ms = now_.mono_ms();
   // Pipelines repeat one command: compare with the last one found before hashing the name.
-  const CommandSpec* spec = last_found_ && base::iequals(argv[0], last_found_->name)
-                                ? last_found_
-                                : table_.find(argv[0]);
+  const CommandSpec* spec =
+      last_found_ && base::iequals(argv[0], last_found_->name) ? last_found_ : table_.find(argv[0]);
   if (spec) last_found_ = spec;
   if (std::string error = rejection(c, argv, spec); !error.empty()) {
     ++stats_.total_error_replies;
@@ -137,8 +135,8 @@ void Executor::execute(Client& c, std::span<const std::string_view> argv) {
   if (!c.out.empty()) clients_.queue_flush(c);
 }
 
-void Executor::dispatch(Client& c, const CommandSpec& spec,
-                        std::span<const std::string_view> argv, bool in_exec) {
+void Executor::dispatch(Client& c, const CommandSpec& spec, std::span<const std::string_view> argv,
+                        bool in_exec) {
   const std::size_t out_before = c.out.size();
   const ReplyMode mode_before = c.reply_mode;
   const std::uint64_t t0_us = now_.mono_us;

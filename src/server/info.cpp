@@ -17,9 +17,8 @@
 namespace listd::server {
 namespace {
 
-constexpr std::string_view kDefaultSections[] = {"server",      "clients", "memory",
-                                                 "persistence", "stats",   "replication",
-                                                 "cpu",         "keyspace"};
+constexpr std::string_view kDefaultSections[] = {"server", "clients",     "memory", "persistence",
+                                                 "stats",  "replication", "cpu",    "keyspace"};
 
 std::string human_bytes(std::size_t n) {
   const double d = static_cast<double>(n);
@@ -139,12 +138,14 @@ void section_commandstats(Executor& exec, std::string& out) {
     const CommandStats& cs = stats[i];
     if (cs.calls || cs.rejected || cs.failed) rows.emplace_back(specs[i]->full_name, cs);
   }
-  std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::sort(rows.begin(), rows.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
   for (const auto& [name, cs] : rows) {
-    out += fmt::format("cmdstat_{}:calls={},usec={},usec_per_call={:.2f},rejected_calls={},failed_calls={}\r\n",
-                       name, cs.calls, cs.usec,
-                       cs.calls ? static_cast<double>(cs.usec) / static_cast<double>(cs.calls) : 0.0,
-                       cs.rejected, cs.failed);
+    out += fmt::format(
+        "cmdstat_{}:calls={},usec={},usec_per_call={:.2f},rejected_calls={},failed_calls={}\r\n",
+        name, cs.calls, cs.usec,
+        cs.calls ? static_cast<double>(cs.usec) / static_cast<double>(cs.calls) : 0.0, cs.rejected,
+        cs.failed);
   }
 }
 
@@ -155,10 +156,10 @@ struct Section {
 };
 
 constexpr Section kSections[] = {
-    {"server", section_server, true},           {"clients", section_clients, true},
-    {"memory", section_memory, true},           {"persistence", section_persistence, true},
-    {"stats", section_stats, true},             {"replication", section_replication, true},
-    {"cpu", section_cpu, true},                 {"commandstats", section_commandstats, false},
+    {"server", section_server, true},     {"clients", section_clients, true},
+    {"memory", section_memory, true},     {"persistence", section_persistence, true},
+    {"stats", section_stats, true},       {"replication", section_replication, true},
+    {"cpu", section_cpu, true},           {"commandstats", section_commandstats, false},
     {"keyspace", section_keyspace, true},
 };
 
@@ -182,9 +183,12 @@ std::string build_info(Executor& exec, std::span<const std::string_view> section
   bool all = false, defaults = sections.empty();
   std::vector<std::string_view> wanted;
   for (std::string_view s : sections) {
-    if (base::iequals(s, "all") || base::iequals(s, "everything")) all = true;
-    else if (base::iequals(s, "default")) defaults = true;
-    else wanted.push_back(s);
+    if (base::iequals(s, "all") || base::iequals(s, "everything"))
+      all = true;
+    else if (base::iequals(s, "default"))
+      defaults = true;
+    else
+      wanted.push_back(s);
   }
   std::string out;
   for (const Section& sec : kSections) {

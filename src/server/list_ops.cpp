@@ -109,8 +109,8 @@ void emit_list_pop(Executor& exec, int db, std::string_view key, End end, bool w
   effects.emit(db, {name, key, n});
 }
 
-void emit_list_move(Executor& exec, int db, std::string_view src, std::string_view dst,
-                    End from, End to, bool as_rpoplpush) {
+void emit_list_move(Executor& exec, int db, std::string_view src, std::string_view dst, End from,
+                    End to, bool as_rpoplpush) {
   // Redis' shared.left / shared.right, lower case (the immediate form keeps the client's words).
   auto side = [](End e) -> std::string_view { return e == End::kHead ? "left" : "right"; };
   if (as_rpoplpush)

@@ -217,8 +217,9 @@ Status Persistence::bgsave() {
   if (child_.kind() == ChildKind::kRdb)
     return Status::error("ERR Background save already in progress");
   if (child_.kind() == ChildKind::kRewrite)
-    return Status::error("ERR Another child process is active (AOF?): can't BGSAVE right now. "
-                         "Use BGSAVE SCHEDULE in order to schedule a BGSAVE whenever possible.");
+    return Status::error(
+        "ERR Another child process is active (AOF?): can't BGSAVE right now. "
+        "Use BGSAVE SCHEDULE in order to schedule a BGSAVE whenever possible.");
   return start_bgsave();
 }
 
@@ -246,8 +247,9 @@ void Persistence::info(std::string& out) const {
   const bool rdb_child = child_.kind() == ChildKind::kRdb;
   const bool aof_child = child_.kind() == ChildKind::kRewrite;
   out += fmt::format("loading:{}\r\nasync_loading:0\r\n", loader_.loading() ? 1 : 0);
-  out += "current_cow_peak:0\r\ncurrent_cow_size:0\r\ncurrent_cow_size_age:0\r\n"
-         "current_fork_perc:0.00\r\n";
+  out +=
+      "current_cow_peak:0\r\ncurrent_cow_size:0\r\ncurrent_cow_size_age:0\r\n"
+      "current_fork_perc:0.00\r\n";
   out += "current_save_keys_processed:0\r\ncurrent_save_keys_total:0\r\n";
   out += fmt::format("rdb_changes_since_last_save:{}\r\n", st.dirty);
   out += fmt::format("rdb_bgsave_in_progress:{}\r\n", rdb_child ? 1 : 0);

@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <initializer_list>
 
+#include "listd/base/glob.h"
 #include "listd/protocol/reply_writer.h"
 #include "listd/server/client.h"
 #include "listd/server/command_table.h"
-#include "listd/base/glob.h"
 
 namespace listd::server {
 namespace {
@@ -188,8 +188,8 @@ void PubSub::deliver(Client& c, std::string_view frame, const Client* publisher)
   queue_flush_(c);
 }
 
-std::size_t PubSub::publish(std::string_view channel, std::string_view message,
-                            ChannelScope scope, const Client* publisher) {
+std::size_t PubSub::publish(std::string_view channel, std::string_view message, ChannelScope scope,
+                            const Client* publisher) {
   std::size_t receivers = 0;
   const ChannelTable& t = table(scope);
   if (auto it = t.find(channel); it != t.end()) {
@@ -217,11 +217,11 @@ std::size_t PubSub::subscriber_count(std::string_view channel, ChannelScope scop
 
 std::string subscribed_mode_rejection(const Client& c, const CommandSpec& spec) {
   if (c.resp != protocol::RespVersion::kResp2 || !c.pubsub.subscribed()) return {};
-  static constexpr std::string_view kAllowed[] = {
-      "ping", "subscribe", "ssubscribe", "unsubscribe", "sunsubscribe", "psubscribe",
-      "punsubscribe", "quit", "reset"};
-  if (!spec.parent && std::find(std::begin(kAllowed), std::end(kAllowed), spec.name) !=
-                          std::end(kAllowed))
+  static constexpr std::string_view kAllowed[] = {"ping",         "subscribe",    "ssubscribe",
+                                                  "unsubscribe",  "sunsubscribe", "psubscribe",
+                                                  "punsubscribe", "quit",         "reset"};
+  if (!spec.parent &&
+      std::find(std::begin(kAllowed), std::end(kAllowed), spec.name) != std::end(kAllowed))
     return {};
   return "ERR Can't execute '" + spec.full_name +
          "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this "

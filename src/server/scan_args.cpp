@@ -17,8 +17,7 @@ bool parse_scan_cursor(CommandContext& ctx, std::size_t i, std::uint64_t& out) {
   errno = 0;
   out = std::strtoull(text.c_str(), &end, 10);
   // Redis parseScanCursorOrReply uses strtoul the same way, so "" is cursor 0.
-  if (*end != '\0' || errno == ERANGE ||
-      std::isspace(static_cast<unsigned char>(text[0]))) {
+  if (*end != '\0' || errno == ERANGE || std::isspace(static_cast<unsigned char>(text[0]))) {
     ctx.reply().error("ERR invalid cursor");
     return false;
   }

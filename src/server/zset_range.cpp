@@ -24,8 +24,7 @@ bool parse_score_bound(std::string_view text, double& v, bool& ex) {
   return *end == '\0' && !std::isnan(v);
 }
 
-bool parse_score_range(CommandContext& ctx, std::size_t min_i, std::size_t max_i,
-                       ScoreRange& r) {
+bool parse_score_range(CommandContext& ctx, std::size_t min_i, std::size_t max_i, ScoreRange& r) {
   if (!parse_score_bound(ctx.arg(min_i), r.min, r.minex) ||
       !parse_score_bound(ctx.arg(max_i), r.max, r.maxex)) {
     ctx.reply().error(kScoreRangeErr);
@@ -43,9 +42,7 @@ bool parse_lex_bound(std::string_view s, LexBound& b) {
       b = {s[0] == '+' ? LexBound::Kind::kMax : LexBound::Kind::kMin, {}, true};
       return true;
     case '(':
-    case '[':
-      b = {LexBound::Kind::kValue, s.substr(1), s[0] == '('};
-      return true;
+    case '[': b = {LexBound::Kind::kValue, s.substr(1), s[0] == '('}; return true;
     default: return false;
   }
 }
@@ -84,8 +81,8 @@ void collect_by_rank(const store::ZSetValue& z, std::size_t from, std::size_t to
   for (; c.valid() && n-- > 0; rev ? c.prev() : c.next()) out.push_back({c.member(), c.score()});
 }
 
-void collect_by_bounds(const store::ZSetValue& z, const RangeBounds& b, bool rev,
-                       long long offset, long long limit, std::vector<ScoredMember>& out) {
+void collect_by_bounds(const store::ZSetValue& z, const RangeBounds& b, bool rev, long long offset,
+                       long long limit, std::vector<ScoredMember>& out) {
   // A negative offset makes Redis walk off the end: nothing.
   if (offset < 0 || (offset > 0 && static_cast<unsigned long long>(offset) >= z.size())) return;
   store::ZCursor c;

@@ -1,9 +1,9 @@
 #include "listd/store/compact_string.h"
 
+#include <malloc.h>
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
-#include <malloc.h>
 #include <new>
 #include <stdexcept>
 

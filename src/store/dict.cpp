@@ -1,8 +1,8 @@
 #include "listd/store/dict.h"
 
+#include <malloc.h>
 #include <cstdlib>
 #include <cstring>
-#include <malloc.h>
 #include <new>
 #include <utility>
 
@@ -24,7 +24,9 @@ void Entry::destroy(Entry* entry) noexcept {
   std::free(entry);
 }
 
-std::size_t Entry::overhead() const noexcept { return malloc_usable_size(const_cast<Entry*>(this)); }
+std::size_t Entry::overhead() const noexcept {
+  return malloc_usable_size(const_cast<Entry*>(this));
+}
 
 Dict::Dict(Dict&& other) noexcept
     : buckets_(std::exchange(other.buckets_, nullptr)),
@@ -47,9 +49,7 @@ Dict::~Dict() {
   std::free(buckets_);
 }
 
-std::size_t Dict::bucket_of(std::string_view key) const noexcept {
-  return hash_bytes(key) & mask_;
-}
+std::size_t Dict::bucket_of(std::string_view key) const noexcept { return hash_bytes(key) & mask_; }
 
 Entry* Dict::find(std::string_view key) const noexcept {
   if (!buckets_) return nullptr;

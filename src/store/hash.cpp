@@ -7,8 +7,7 @@ namespace listd::store {
 namespace {
 
 std::uint64_t initial_seed() {
-  auto t = static_cast<std::uint64_t>(
-      std::chrono::steady_clock::now().time_since_epoch().count());
+  auto t = static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
   return t * 0x9E3779B97F4A7C15ull ^ reinterpret_cast<std::uintptr_t>(&t);
 }
 

@@ -1,7 +1,7 @@
 #include "listd/store/hash_value.h"
 
-#include <cassert>
 #include <malloc.h>
+#include <cassert>
 
 namespace listd::store {
 namespace {
@@ -15,7 +15,9 @@ struct PackedHeader {
   std::uint32_t count;  // pairs
 };
 
-inline std::uint8_t* data_of(PackedHeader* h) noexcept { return reinterpret_cast<std::uint8_t*>(h + 1); }
+inline std::uint8_t* data_of(PackedHeader* h) noexcept {
+  return reinterpret_cast<std::uint8_t*>(h + 1);
+}
 inline const std::uint8_t* data_of(const PackedHeader* h) noexcept {
   return reinterpret_cast<const std::uint8_t*>(h + 1);
 }

@@ -422,8 +422,8 @@ void insert_between(Chain* c, Node* a, Node* b, std::string_view v, std::size_t 
     // A list that is filling whole blocks at an end keeps doing so: start the new end block
     // at full size rather than growing it by realloc. Anywhere else, start small.
     const Node* neighbour = a == nullptr ? b : (b == nullptr ? a : nullptr);
-    const bool full = neighbour != nullptr && !is_large(neighbour) &&
-                      used(neighbour) >= kBlockData / 2;
+    const bool full =
+        neighbour != nullptr && !is_large(neighbour) && used(neighbour) >= kBlockData / 2;
     n = new_node(c, full ? kBlockData : grow_target(esz, kBlockData), a == nullptr);
   }
   link_after(c, a, n);

@@ -1,9 +1,9 @@
 #include "listd/store/set_value.h"
 
+#include <malloc.h>
 #include <algorithm>
 #include <cassert>
 #include <charconv>
-#include <malloc.h>
 
 #include "listd/base/number.h"
 
@@ -20,7 +20,9 @@ struct IntsetHeader {
   std::uint32_t width;  // 2, 4 or 8
 };
 
-inline std::uint8_t* intset_data(IntsetHeader* h) noexcept { return reinterpret_cast<std::uint8_t*>(h + 1); }
+inline std::uint8_t* intset_data(IntsetHeader* h) noexcept {
+  return reinterpret_cast<std::uint8_t*>(h + 1);
+}
 inline const std::uint8_t* intset_data(const IntsetHeader* h) noexcept {
   return reinterpret_cast<const std::uint8_t*>(h + 1);
 }
@@ -222,7 +224,8 @@ bool SetValue::contains(std::string_view member) const noexcept {
   switch (bits_ & kFormMask) {
     case kIntsetTag: {
       long long v;
-      return base::parse_strict_integer(member, v) && intset_contains(static_cast<const IntsetHeader*>(p), v);
+      return base::parse_strict_integer(member, v) &&
+             intset_contains(static_cast<const IntsetHeader*>(p), v);
     }
     default: return static_cast<const SetTable*>(p)->set.find(member) != nullptr;
   }

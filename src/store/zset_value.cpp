@@ -1,9 +1,9 @@
 #include "listd/store/zset_value.h"
 
+#include <malloc.h>
 #include <cassert>
 #include <cmath>
 #include <limits>
-#include <malloc.h>
 
 namespace listd::store {
 namespace {
@@ -22,7 +22,9 @@ struct PackedHeader {
   std::uint32_t count;
 };
 
-inline std::uint8_t* data_of(PackedHeader* h) noexcept { return reinterpret_cast<std::uint8_t*>(h + 1); }
+inline std::uint8_t* data_of(PackedHeader* h) noexcept {
+  return reinterpret_cast<std::uint8_t*>(h + 1);
+}
 inline const std::uint8_t* data_of(const PackedHeader* h) noexcept {
   return reinterpret_cast<const std::uint8_t*>(h + 1);
 }
@@ -58,7 +60,9 @@ ScoreKind kind_of(double s, std::int64_t& v) noexcept {
 std::size_t encoded_size(double score, std::size_t member_len) noexcept {
   std::int64_t v = 0;
   const ScoreKind k = kind_of(score, v);
-  const std::size_t score_bytes = k == kVarint ? blocks::varint_size(zigzag(v)) : k == kFloat ? 4 : 8;
+  const std::size_t score_bytes = k == kVarint  ? blocks::varint_size(zigzag(v))
+                                  : k == kFloat ? 4
+                                                : 8;
   return 1 + score_bytes + member_len + 1;
 }
 
@@ -146,7 +150,8 @@ PackedHeader* packed_insert(PackedHeader* h, std::string_view member, double sco
 }
 
 /// Removes the bytes [from, to) holding `n` entries; returns the possibly moved block.
-PackedHeader* packed_cut(PackedHeader* h, std::size_t from, std::size_t to, std::size_t n) noexcept {
+PackedHeader* packed_cut(PackedHeader* h, std::size_t from, std::size_t to,
+                         std::size_t n) noexcept {
   std::uint8_t* d = data_of(h);
   std::memmove(d + from, d + to, h->used - to);
   h->used -= static_cast<std::uint32_t>(to - from);
@@ -212,7 +217,8 @@ int random_level() noexcept {
 }
 
 ZNode* node_new(int level, double score, std::string_view member) {
-  const std::size_t n = sizeof(ZNode) + static_cast<std::size_t>(level) * (sizeof(ZNode*) + 4) + member.size();
+  const std::size_t n =
+      sizeof(ZNode) + static_cast<std::size_t>(level) * (sizeof(ZNode*) + 4) + member.size();
   auto* x = static_cast<ZNode*>(blocks::xmalloc(n));
   x->score = score;
   x->backward = nullptr;
@@ -222,7 +228,8 @@ ZNode* node_new(int level, double score, std::string_view member) {
     x->forward()[i] = nullptr;
     x->span()[i] = 0;
   }
-  if (!member.empty()) std::memcpy(const_cast<char*>(x->member().data()), member.data(), member.size());
+  if (!member.empty())
+    std::memcpy(const_cast<char*>(x->member().data()), member.data(), member.size());
   return x;
 }
 
@@ -257,7 +264,8 @@ void skiplist_link(SkipList* zsl, ZNode* x) noexcept {
   const std::string_view m = x->member();
   for (int i = zsl->level - 1; i >= 0; --i) {
     rank[i] = i == zsl->level - 1 ? 0 : rank[i + 1];
-    while (p->forward()[i] && elem_less(p->forward()[i]->score, p->forward()[i]->member(), x->score, m)) {
+    while (p->forward()[i] &&
+           elem_less(p->forward()[i]->score, p->forward()[i]->member(), x->score, m)) {
       rank[i] += p->span()[i];
       p = p->forward()[i];
     }
@@ -306,10 +314,12 @@ void skiplist_unlink(SkipList* zsl, ZNode* x, ZNode** update) noexcept {
 }
 
 /// Fills update[] with the last node before (score, member) at every level.
-void skiplist_find_update(SkipList* zsl, double score, std::string_view member, ZNode** update) noexcept {
+void skiplist_find_update(SkipList* zsl, double score, std::string_view member,
+                          ZNode** update) noexcept {
   ZNode* p = zsl->header;
   for (int i = zsl->level - 1; i >= 0; --i) {
-    while (p->forward()[i] && elem_less(p->forward()[i]->score, p->forward()[i]->member(), score, member))
+    while (p->forward()[i] &&
+           elem_less(p->forward()[i]->score, p->forward()[i]->member(), score, member))
       p = p->forward()[i];
     update[i] = p;
   }

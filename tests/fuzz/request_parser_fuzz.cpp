@@ -42,9 +42,9 @@ using Argv = std::vector<std::string>;
   std::abort();
 }
 
-#define CHECK(cond)                                   \
-  do {                                                \
-    if (!(cond)) die(#cond, g_input);                 \
+#define CHECK(cond)                   \
+  do {                                \
+    if (!(cond)) die(#cond, g_input); \
   } while (0)
 
 std::string_view g_input;
@@ -240,7 +240,10 @@ bool ref_splitargs(std::string_view line, Argv& argv) {
           done = true;
         } else {
           switch (line[p]) {
-            case ' ': case '\n': case '\r': case '\t': done = true; break;
+            case ' ':
+            case '\n':
+            case '\r':
+            case '\t': done = true; break;
             case '"': inq = true; break;
             case '\'': insq = true; break;
             default: current.push_back(line[p]); break;
@@ -425,8 +428,7 @@ struct Generator {
   bool chance(unsigned percent) { return below(100) < percent; }
 
   std::string word() {
-    static constexpr std::string_view kAlphabet =
-        "abcXYZ019 \t\r\n\"'\\$*x\0\xff:+-"sv;
+    static constexpr std::string_view kAlphabet = "abcXYZ019 \t\r\n\"'\\$*x\0\xff:+-"sv;
     std::string w;
     const std::size_t len = chance(10) ? below(80) : below(8);
     for (std::size_t i = 0; i < len; ++i) {
@@ -546,8 +548,10 @@ int main() {
     bytes += in.size();
     LLVMFuzzerTestOneInput(reinterpret_cast<const std::uint8_t*>(in.data()), in.size());
   }
-  std::printf("request_parser replay: %d inputs + %zu at Redis' limits, %zu bytes, all invariants "
-              "held\n", kInputs, edges.size(), bytes);
+  std::printf(
+      "request_parser replay: %d inputs + %zu at Redis' limits, %zu bytes, all invariants "
+      "held\n",
+      kInputs, edges.size(), bytes);
   return 0;
 }
 #endif

@@ -140,7 +140,8 @@ TEST_F(BlockingTest, TenWorkersOneLpushOnlyTheOldestGetsIt) {
   // oldest first, one element each.
   EXPECT_EQ(run(admin_.get(), "LPUSH task:queue e1 e2 e3 e4 e5 e6 e7 e8 e9"), ":9");
   for (std::size_t i = 1; i < 10; ++i)
-    EXPECT_EQ(receive(w[i].get()), "[task:queue, e" + std::to_string(i) + "]") << "worker " << i + 1;
+    EXPECT_EQ(receive(w[i].get()), "[task:queue, e" + std::to_string(i) + "]")
+        << "worker " << i + 1;
   EXPECT_EQ(run(admin_.get(), "LLEN task:queue"), ":0");
 }
 
@@ -183,7 +184,8 @@ TEST_F(BlockingTest, LpushOfThreeWithTenWaitersServesTheThreeOldest) {
   // The other seven still wait in order: RPUSH a..g, BRPOP takes g first.
   EXPECT_EQ(run(admin_.get(), "RPUSH task:queue a b c d e f g"), ":7");
   for (std::size_t i = 3; i < 10; ++i)
-    EXPECT_EQ(receive(w[i].get()), "[task:queue, " + std::string(1, static_cast<char>('g' - (i - 3))) + "]");
+    EXPECT_EQ(receive(w[i].get()),
+              "[task:queue, " + std::string(1, static_cast<char>('g' - (i - 3))) + "]");
 }
 
 TEST_F(BlockingTest, MultiKeyWorkerIsServedFromEitherKeyAndLeavesBothQueues) {

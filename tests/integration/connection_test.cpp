@@ -14,8 +14,8 @@
 #include <thread>
 #include <vector>
 
-#include "support/resp_client.h"
 #include "support/hiredis_ptr.h"
+#include "support/resp_client.h"
 #include "support/server_process.h"
 
 namespace listd::testing {
@@ -51,7 +51,9 @@ constexpr std::string_view kWrongPass =
 class AuthTest : public ::testing::Test {
  protected:
   // ServerProcess AUTHs with the --requirepass value while it waits for the server.
-  static void SetUpTestSuite() { server_.emplace(ServerProcess::start_listd({"--requirepass", "pw"})); }
+  static void SetUpTestSuite() {
+    server_.emplace(ServerProcess::start_listd({"--requirepass", "pw"}));
+  }
   static void TearDownTestSuite() { server_.reset(); }
   static int port() { return server_->port(); }
   static inline std::optional<ServerProcess> server_;
@@ -144,8 +146,9 @@ TEST_F(AuthTest, UnauthenticatedClientCannotSendLargeRequests) {
   EXPECT_EQ(e.call({"AUTH", "pw"}), "+OK\r\n");
   e.send("*11\r\n");
   for (int i = 0; i < 11; ++i) e.send("$1\r\nx\r\n");
-  EXPECT_EQ(e.read_reply(), "-ERR unknown command 'x', with args beginning with: 'x' 'x' 'x' 'x' "
-                            "'x' 'x' 'x' 'x' 'x' 'x' \r\n");
+  EXPECT_EQ(e.read_reply(),
+            "-ERR unknown command 'x', with args beginning with: 'x' 'x' 'x' 'x' "
+            "'x' 'x' 'x' 'x' 'x' 'x' \r\n");
 }
 
 TEST_F(AuthTest, RedisCliWithPasswordGetsPong) {
@@ -250,7 +253,8 @@ TEST_F(SessionTest, QueuedErrorAbortsExec) {
   RespClient c(port());
   EXPECT_EQ(c.call({"MULTI"}), "+OK\r\n");
   EXPECT_EQ(c.call({"ECHO"}), "-ERR wrong number of arguments for 'echo' command\r\n");
-  EXPECT_EQ(c.call({"NOPE", "x"}), "-ERR unknown command 'NOPE', with args beginning with: 'x' \r\n");
+  EXPECT_EQ(c.call({"NOPE", "x"}),
+            "-ERR unknown command 'NOPE', with args beginning with: 'x' \r\n");
   EXPECT_EQ(c.call({"PING"}), "+QUEUED\r\n");
   EXPECT_EQ(c.call({"EXEC"}), "-EXECABORT Transaction discarded because of previous errors.\r\n");
   EXPECT_EQ(c.call({"PING"}), "+PONG\r\n");
@@ -328,7 +332,8 @@ TEST_F(SessionTest, ClientThatNeverReadsDoesNotStallOthers) {
   std::string pending;
   while (sent_requests < 500 && std::chrono::steady_clock::now() < until) {
     if (pending.empty()) pending = request;
-    const ssize_t n = ::send(slow.fd(), pending.data(), pending.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+    const ssize_t n =
+        ::send(slow.fd(), pending.data(), pending.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
     if (n > 0) {
       pending.erase(0, static_cast<std::size_t>(n));
       if (pending.empty()) ++sent_requests;

@@ -157,8 +157,15 @@ void run_script(LoggedServer& s) {
       {"ZMPOP", "1", "z", "MAX", "COUNT", "2"},
       {"BZPOPMIN", "z", "0"},
       {"BZMPOP", "0", "1", "z", "MIN", "COUNT", "5"},
-      {"MULTI"}, {"SET", "t", "1"}, {"GET", "t"}, {"EXEC"},
-      {"MULTI"}, {"INCR", "t"}, {"SELECT", "2"}, {"INCR", "t"}, {"EXEC"},
+      {"MULTI"},
+      {"SET", "t", "1"},
+      {"GET", "t"},
+      {"EXEC"},
+      {"MULTI"},
+      {"INCR", "t"},
+      {"SELECT", "2"},
+      {"INCR", "t"},
+      {"EXEC"},
       {"SELECT", "0"},
   };
   for (const Args& a : script) {
@@ -223,9 +230,8 @@ TEST(Effects, EffectsMatchRedisAof) {
     const Args empty;
     const Args& g = i < got.size() ? got[i] : empty;
     const Args& w = i < want.size() ? want[i] : empty;
-    EXPECT_TRUE(same_effect(g, w)) << "effect " << i << ": listd "
-                                   << ::testing::PrintToString(g) << ", redis "
-                                   << ::testing::PrintToString(w);
+    EXPECT_TRUE(same_effect(g, w)) << "effect " << i << ": listd " << ::testing::PrintToString(g)
+                                   << ", redis " << ::testing::PrintToString(w);
   }
 }
 

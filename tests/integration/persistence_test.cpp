@@ -37,7 +37,8 @@ ReplyPtr cmd(redisContext* c, const std::vector<std::string>& argv) {
     a.push_back(s.data());
     l.push_back(s.size());
   }
-  return ReplyPtr(static_cast<redisReply*>(redisCommandArgv(c, static_cast<int>(a.size()), a.data(), l.data())));
+  return ReplyPtr(static_cast<redisReply*>(
+      redisCommandArgv(c, static_cast<int>(a.size()), a.data(), l.data())));
 }
 
 std::string str(const ReplyPtr& r) { return r && r->str ? std::string(r->str, r->len) : ""; }
@@ -110,7 +111,8 @@ pid_t only_child(pid_t pid) {
 std::vector<std::string> strings_of(const ReplyPtr& r) {
   std::vector<std::string> out;
   if (!r || r->type != REDIS_REPLY_ARRAY) return out;
-  for (std::size_t i = 0; i < r->elements; ++i) out.emplace_back(r->element[i]->str, r->element[i]->len);
+  for (std::size_t i = 0; i < r->elements; ++i)
+    out.emplace_back(r->element[i]->str, r->element[i]->len);
   return out;
 }
 
@@ -131,7 +133,8 @@ Snapshot snapshot(redisContext* c) {
       } else if (type == "hash") {
         items = strings_of(cmd(c, {"HGETALL", key}));
         std::vector<std::string> pairs;
-        for (std::size_t i = 0; i + 1 < items.size(); i += 2) pairs.push_back(items[i] + "=" + items[i + 1]);
+        for (std::size_t i = 0; i + 1 < items.size(); i += 2)
+          pairs.push_back(items[i] + "=" + items[i + 1]);
         std::sort(pairs.begin(), pairs.end());
         for (auto& p : pairs) v += p + ",";
       } else if (type == "set") {
@@ -231,7 +234,8 @@ void expect_rich(const Snapshot& data, std::size_t min_keys) {
 
 void wait_rewrite_done(redisContext* c, int rewrites) {
   for (int i = 0; i < 1000; ++i) {
-    if (info_field(c, "aof_rewrite_in_progress") == "0" && std::stoi(info_field(c, "aof_rewrites")) >= rewrites)
+    if (info_field(c, "aof_rewrite_in_progress") == "0" &&
+        std::stoi(info_field(c, "aof_rewrites")) >= rewrites)
       return;
     std::this_thread::sleep_for(20ms);
   }
@@ -246,7 +250,8 @@ TEST(Persistence, AcknowledgedPushesAreWrittenBeforeTheReplyAndSurviveKillNine) 
   TempDir d;
   std::vector<std::string> acked;
   {
-    ServerProcess p = ServerProcess::start_listd({"--appendonly", "yes", "--appendfsync", "always", "--dir", d.path()});
+    ServerProcess p = ServerProcess::start_listd(
+        {"--appendonly", "yes", "--appendfsync", "always", "--dir", d.path()});
     std::atomic<bool> stop{false};
     std::atomic<int> acks{0};
     std::vector<std::thread> producers;
@@ -265,7 +270,8 @@ TEST(Persistence, AcknowledgedPushesAreWrittenBeforeTheReplyAndSurviveKillNine) 
     }
     // Kill once enough pushes were acknowledged (bounded: 30 s), with producers still running.
     const auto deadline = std::chrono::steady_clock::now() + 30s;
-    while (acks < 2000 && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(1ms);
+    while (acks < 2000 && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(1ms);
     EXPECT_TRUE(p.kill_and_reap());
     stop = true;
     for (auto& th : producers) th.join();
@@ -286,7 +292,8 @@ TEST(Persistence, RedisLoadsListdAofDirectoryWithARewriteInIt) {
   TempDir d;
   Snapshot listd_data;
   {
-    ServerProcess p = ServerProcess::start_listd({"--appendonly", "yes", "--appendfsync", "everysec", "--dir", d.path()});
+    ServerProcess p = ServerProcess::start_listd(
+        {"--appendonly", "yes", "--appendfsync", "everysec", "--dir", d.path()});
     workload(p, 600, 1);
     ContextPtr c(p.connect());
     EXPECT_EQ(str(cmd(c.get(), {"BGREWRITEAOF"})), "Background append only file rewriting started");
@@ -301,7 +308,8 @@ TEST(Persistence, RedisLoadsListdAofDirectoryWithARewriteInIt) {
   std::string manifest;
   shell("cat " + dir + "/appendonly.aof.manifest", &manifest);
   EXPECT_NE(manifest.find("appendonly.aof.2.base.rdb seq 2 type b"), std::string::npos) << manifest;
-  EXPECT_EQ(manifest.find("type h"), std::string::npos) << "history files are deleted after the switch";
+  EXPECT_EQ(manifest.find("type h"), std::string::npos)
+      << "history files are deleted after the switch";
   std::string out;
   EXPECT_EQ(shell("redis-check-aof " + dir + "/appendonly.aof.manifest", &out), 0) << out;
   EXPECT_NE(out.find("All AOF files and manifest are valid"), std::string::npos) << out;
@@ -335,9 +343,12 @@ TEST(Persistence, DumpRdbLoadsIntoRedisAndBack) {
     expect_rich(listd_data, 20);
     const auto before = cmd(c.get(), {"LASTSAVE"})->integer;
     EXPECT_EQ(str(cmd(c.get(), {"BGSAVE"})), "Background saving started");
-    for (int i = 0; i < 300 && info_field(c.get(), "rdb_bgsave_in_progress") != "0"; ++i) std::this_thread::sleep_for(20ms);
-    for (int i = 0; i < 300 && info_field(c.get(), "rdb_bgsave_in_progress") == "1"; ++i) std::this_thread::sleep_for(20ms);
-    for (int i = 0; i < 150 && info_field(c.get(), "rdb_saves") != "2"; ++i) std::this_thread::sleep_for(20ms);
+    for (int i = 0; i < 300 && info_field(c.get(), "rdb_bgsave_in_progress") != "0"; ++i)
+      std::this_thread::sleep_for(20ms);
+    for (int i = 0; i < 300 && info_field(c.get(), "rdb_bgsave_in_progress") == "1"; ++i)
+      std::this_thread::sleep_for(20ms);
+    for (int i = 0; i < 150 && info_field(c.get(), "rdb_saves") != "2"; ++i)
+      std::this_thread::sleep_for(20ms);
     EXPECT_EQ(info_field(c.get(), "rdb_saves"), "2");
     EXPECT_EQ(info_field(c.get(), "rdb_last_bgsave_status"), "ok");
     EXPECT_GE(cmd(c.get(), {"LASTSAVE"})->integer, before);
@@ -346,7 +357,8 @@ TEST(Persistence, DumpRdbLoadsIntoRedisAndBack) {
   EXPECT_EQ(shell("redis-check-rdb " + d.path() + "/dump.rdb", &out), 0) << out;
   EXPECT_NE(out.find("RDB looks OK"), std::string::npos) << out;
   {
-    ServerProcess redis = ServerProcess::start_redis({"--dir", d.path(), "--dbfilename", "dump.rdb"});
+    ServerProcess redis =
+        ServerProcess::start_redis({"--dir", d.path(), "--dbfilename", "dump.rdb"});
     ContextPtr rc(redis.connect());
     EXPECT_EQ(snapshot(rc.get()), listd_data);
     // Redis writes its own dump (RDB 10, compact encodings); listd loads it back.
@@ -374,14 +386,17 @@ TEST(Persistence, ConfigSetAppendonlyStartsLoggingFromTheCurrentData) {
   cmd(c.get(), {"RPUSH", "after", "d"});
   std::string manifest;
   shell("cat " + d.path() + "/appendonlydir/appendonly.aof.manifest", &manifest);
-  EXPECT_EQ(manifest, "file appendonly.aof.1.base.rdb seq 1 type b\n"
-                      "file appendonly.aof.1.incr.aof seq 1 type i\n");
+  EXPECT_EQ(manifest,
+            "file appendonly.aof.1.base.rdb seq 1 type b\n"
+            "file appendonly.aof.1.incr.aof seq 1 type i\n");
   EXPECT_FALSE(fs::exists(d.path() + "/appendonlydir/temp-appendonly.aof.incr"));
   EXPECT_TRUE(p.kill_and_reap());
   ServerProcess back = ServerProcess::start_listd({"--appendonly", "yes", "--dir", d.path()});
   ContextPtr b(back.connect());
-  EXPECT_EQ(strings_of(cmd(b.get(), {"LRANGE", "before", "0", "-1"})), (std::vector<std::string>{"a", "b"}));
-  EXPECT_EQ(strings_of(cmd(b.get(), {"LRANGE", "after", "0", "-1"})), (std::vector<std::string>{"c", "d"}));
+  EXPECT_EQ(strings_of(cmd(b.get(), {"LRANGE", "before", "0", "-1"})),
+            (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(strings_of(cmd(b.get(), {"LRANGE", "after", "0", "-1"})),
+            (std::vector<std::string>{"c", "d"}));
   EXPECT_EQ(cmd(b.get(), {"LLEN", "bulk"})->integer, 20000);
 }
 
@@ -436,7 +451,8 @@ TEST(Persistence, ShutdownSavesAsRedisDoes) {
     EXPECT_TRUE(fs::exists(dump));
     ServerProcess back = ServerProcess::start_listd({"--dir", d.path()});
     ContextPtr b(back.connect());
-    EXPECT_EQ(strings_of(cmd(b.get(), {"LRANGE", "jobs", "0", "-1"})), (std::vector<std::string>{"a", "b"}));
+    EXPECT_EQ(strings_of(cmd(b.get(), {"LRANGE", "jobs", "0", "-1"})),
+              (std::vector<std::string>{"a", "b"}));
   }
   fs::remove(dump);
   {  // NOSAVE wins over save points; SAVE and NOSAVE together are a syntax error
@@ -481,11 +497,14 @@ TEST(Persistence, TimestampAnnotationsAndPreambleOption) {
   TempDir d;
   Snapshot listd_data;
   {
-    ServerProcess p = ServerProcess::start_listd({"--appendonly", "yes", "--aof-timestamp-enabled", "yes", "--dir", d.path()});
+    ServerProcess p = ServerProcess::start_listd(
+        {"--appendonly", "yes", "--aof-timestamp-enabled", "yes", "--dir", d.path()});
     ContextPtr c(p.connect());
     EXPECT_EQ(strings_of(cmd(c.get(), {"CONFIG", "GET", "aof-timestamp-enabled"})),
               (std::vector<std::string>{"aof-timestamp-enabled", "yes"}));
-    EXPECT_EQ(str(cmd(c.get(), {"CONFIG", "SET", "aof-use-rdb-preamble", "no"})).rfind("ERR CONFIG SET failed", 0), 0u);
+    EXPECT_EQ(str(cmd(c.get(), {"CONFIG", "SET", "aof-use-rdb-preamble", "no"}))
+                  .rfind("ERR CONFIG SET failed", 0),
+              0u);
     cmd(c.get(), {"RPUSH", "jobs", "a"});
     std::this_thread::sleep_for(1100ms);  // a new second: a second annotation
     cmd(c.get(), {"RPUSH", "jobs", "b"});
@@ -497,7 +516,8 @@ TEST(Persistence, TimestampAnnotationsAndPreambleOption) {
   std::string incr;
   shell("cat " + dir + "/appendonly.aof.1.incr.aof", &incr);
   std::size_t annotations = 0;
-  for (std::size_t at = incr.find("#TS:"); at != std::string::npos; at = incr.find("#TS:", at + 1)) ++annotations;
+  for (std::size_t at = incr.find("#TS:"); at != std::string::npos; at = incr.find("#TS:", at + 1))
+    ++annotations;
   EXPECT_EQ(annotations, 2u) << incr;
   EXPECT_EQ(incr.rfind("#TS:", 0), 0u) << "the annotation precedes the first command";
   std::string out;
@@ -520,9 +540,9 @@ TEST(Persistence, NoAppendfsyncOnRewritePausesFsyncWhileAChildSaves) {
   TempDir d;
   // No automatic rewrite: its child would pause the fsyncs again after the BGSAVE (100 MB of
   // AOF is past auto-aof-rewrite-min-size).
-  ServerProcess p = ServerProcess::start_listd({"--appendonly", "yes", "--appendfsync", "always",
-                                                "--no-appendfsync-on-rewrite", "yes",
-                                                "--auto-aof-rewrite-percentage", "0", "--dir", d.path()});
+  ServerProcess p = ServerProcess::start_listd(
+      {"--appendonly", "yes", "--appendfsync", "always", "--no-appendfsync-on-rewrite", "yes",
+       "--auto-aof-rewrite-percentage", "0", "--dir", d.path()});
   ContextPtr c(p.connect());
   // Enough data that the BGSAVE child outlives the pushes below (hundreds of ms).
   const std::string big(200, 'x');
@@ -545,9 +565,11 @@ TEST(Persistence, NoAppendfsyncOnRewritePausesFsyncWhileAChildSaves) {
   ASSERT_EQ(::kill(child, SIGCONT), 0);
   // The thawed child completes its save.
   const auto deadline = std::chrono::steady_clock::now() + 60s;
-  while (info_field(c.get(), "rdb_bgsave_in_progress") != "0" && std::chrono::steady_clock::now() < deadline)
+  while (info_field(c.get(), "rdb_bgsave_in_progress") != "0" &&
+         std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(20ms);
-  ASSERT_EQ(info_field(c.get(), "rdb_bgsave_in_progress"), "0") << "the BGSAVE child never finished";
+  ASSERT_EQ(info_field(c.get(), "rdb_bgsave_in_progress"), "0")
+      << "the BGSAVE child never finished";
   EXPECT_EQ(info_field(c.get(), "rdb_last_bgsave_status"), "ok");
   // The next push after the child (once cron has seen it gone) is fsynced again.
   for (int i = 0; i < 100; ++i) {
@@ -574,8 +596,10 @@ TEST(Persistence, MisconfAfterAFailedBgsaveAsRedis) {
       out.push_back((r->type == REDIS_REPLY_ERROR ? "-" : "+") + str(r));
     };
     auto wait_bgsave = [&] {
-      for (int i = 0; i < 500 && info_field(c.get(), "rdb_bgsave_in_progress") != "0"; ++i) std::this_thread::sleep_for(20ms);
-      EXPECT_EQ(info_field(c.get(), "rdb_bgsave_in_progress"), "0") << "BGSAVE still running after 10 s";
+      for (int i = 0; i < 500 && info_field(c.get(), "rdb_bgsave_in_progress") != "0"; ++i)
+        std::this_thread::sleep_for(20ms);
+      EXPECT_EQ(info_field(c.get(), "rdb_bgsave_in_progress"), "0")
+          << "BGSAVE still running after 10 s";
     };
     run({"SET", "k", "v"});
     fs::create_directory(dir + "/dump.rdb");  // the rename onto it fails
@@ -603,8 +627,10 @@ TEST(Persistence, MisconfAfterAFailedBgsaveAsRedis) {
     return out;
   };
   TempDir dl, dr;
-  const auto listd = script(ServerProcess::start_listd({"--dir", dl.path(), "--save", "3600 1"}), dl.path());
-  const auto redis = script(ServerProcess::start_redis({"--dir", dr.path(), "--save", "3600 1"}), dr.path());
+  const auto listd =
+      script(ServerProcess::start_listd({"--dir", dl.path(), "--save", "3600 1"}), dl.path());
+  const auto redis =
+      script(ServerProcess::start_redis({"--dir", dr.path(), "--save", "3600 1"}), dr.path());
   EXPECT_EQ(listd, redis);
   ASSERT_GE(listd.size(), 4u);
   EXPECT_EQ(listd[2], "err");

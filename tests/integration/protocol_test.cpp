@@ -12,8 +12,8 @@
 #include <thread>
 #include <vector>
 
-#include "support/resp_client.h"
 #include "support/hiredis_ptr.h"
+#include "support/resp_client.h"
 #include "support/server_process.h"
 
 namespace listd::testing {
@@ -233,8 +233,10 @@ TEST_F(ProtocolTest, RedisCliPipeSequenceGetsOneReplyPerCommand) {
 }
 
 TEST_F(ProtocolTest, RedisCliPipeModeSeesNoErrors) {
-  const std::string cmd = "printf 'PING\\r\\nECHO hello\\r\\n*1\\r\\n$4\\r\\nPING\\r\\n' | "
-                          "timeout 20 redis-cli -p " + std::to_string(port()) + " --pipe 2>&1";
+  const std::string cmd =
+      "printf 'PING\\r\\nECHO hello\\r\\n*1\\r\\n$4\\r\\nPING\\r\\n' | "
+      "timeout 20 redis-cli -p " +
+      std::to_string(port()) + " --pipe 2>&1";
   int status = -1;
   const std::string out = run_shell(cmd, &status);
   EXPECT_EQ(status, 0) << out;
@@ -257,9 +259,9 @@ TEST_F(ProtocolTest, UnknownCommandErrorQuotesCommandAndArguments) {
   // CR/LF inside an argument become spaces; the argument list stops at 128 characters.
   EXPECT_EQ(c.call({"foo", "a\r\nb"}),
             "-ERR unknown command 'foo', with args beginning with: 'a  b' \r\n");
-  EXPECT_EQ(c.call({"foo", std::string(200, 'x'), "b"}),
-            "-ERR unknown command 'foo', with args beginning with: '" + std::string(128, 'x') +
-                "' \r\n");
+  EXPECT_EQ(
+      c.call({"foo", std::string(200, 'x'), "b"}),
+      "-ERR unknown command 'foo', with args beginning with: '" + std::string(128, 'x') + "' \r\n");
   c.send("foo a b\r\n");
   EXPECT_EQ(c.read_reply(), "-ERR unknown command 'foo', with args beginning with: 'a' 'b' \r\n");
   EXPECT_EQ(c.call({"PING"}), "+PONG\r\n");  // not a protocol error: the connection stays
@@ -392,7 +394,8 @@ TEST_F(QueryBufferLimitTest, ClientOverQueryBufferLimitIsClosedWithoutReply) {
 TEST_F(QueryBufferLimitTest, RequestsUnderTheLimitAreServed) {
   RespClient c(server_->port());
   const std::string payload(900 * 1024, 'v');
-  EXPECT_EQ(c.call({"ECHO", payload}), "$" + std::to_string(payload.size()) + "\r\n" + payload + "\r\n");
+  EXPECT_EQ(c.call({"ECHO", payload}),
+            "$" + std::to_string(payload.size()) + "\r\n" + payload + "\r\n");
   // Pipelined requests are executed as they arrive: 2 MB of them never fill the buffer.
   std::string batch;
   for (int i = 0; i < 150000; ++i) batch += kPingRequest;

@@ -3,8 +3,9 @@
 // MULTI blocks and CLIENT REPLY SKIP, over four connections (two RESP2, two RESP3), sent to
 // listd and to a real redis-server; every connection's whole byte stream must match.
 //
-//   integration_tests --gtest_filter='*PubSubOracle*'                      # CI: 5 seeds x 2,000 steps
-//   PUBSUB_ORACLE_SEED=7 PUBSUB_ORACLE_STEPS=20000 integration_tests --gtest_filter='*PubSubOracle*'
+//   integration_tests --gtest_filter='*PubSubOracle*'                      # CI: 5 seeds x 2,000
+//   steps PUBSUB_ORACLE_SEED=7 PUBSUB_ORACLE_STEPS=20000 integration_tests
+//   --gtest_filter='*PubSubOracle*'
 //
 // Each step sends one command (or a MULTI block) on one connection, then `PING <marker>` on it,
 // and reads that connection until the marker's reply: the step's replies, and every message
@@ -199,9 +200,8 @@ Frame parse_frame(const std::string& raw) {
 /// its header line followed by its elements, so the frames inside it are canonicalised too.
 void split_frames(const std::string& raw, std::vector<Frame>& out) {
   Frame f = parse_frame(raw);
-  const bool nested = std::any_of(f.tails.begin(), f.tails.end(), [](const std::string& t) {
-    return t[0] == '*' || t[0] == '>';
-  });
+  const bool nested = std::any_of(f.tails.begin(), f.tails.end(),
+                                  [](const std::string& t) { return t[0] == '*' || t[0] == '>'; });
   if (!nested) {
     out.push_back(std::move(f));
     return;

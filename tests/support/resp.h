@@ -34,7 +34,9 @@ inline std::string ints(const std::vector<long long>& items) {
   return out;
 }
 /// The [key, value] pair of BLPOP/BRPOP.
-inline std::string key_value(std::string_view k, std::string_view v) { return "*2\r\n" + bulk(k) + bulk(v); }
+inline std::string key_value(std::string_view k, std::string_view v) {
+  return "*2\r\n" + bulk(k) + bulk(v);
+}
 
 inline const std::string kOk = "+OK\r\n";
 inline const std::string kNullBulk = "$-1\r\n";

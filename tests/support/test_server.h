@@ -13,8 +13,8 @@
 #include <string_view>
 #include <vector>
 
-#include "listd/server/clock.h"
 #include "listd/config/config.h"
+#include "listd/server/clock.h"
 #include "listd/server/executor.h"
 
 namespace listd::testing {
@@ -42,7 +42,8 @@ class TestServer {
 
   server::Client& client() {
     transports_.push_back(std::make_unique<FakeTransport>());
-    auto& c = exec_->create_client(transports_.back().get(), "127.0.0.1:40000", "127.0.0.1:6379", -1);
+    auto& c =
+        exec_->create_client(transports_.back().get(), "127.0.0.1:40000", "127.0.0.1:6379", -1);
     return c;
   }
   FakeTransport& transport(server::Client& c) { return *static_cast<FakeTransport*>(c.transport); }

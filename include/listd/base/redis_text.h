@@ -1,8 +1,8 @@
 // Redis' text primitives (sds.c, util.c), written once for every part: ASCII case folding and
 // comparison, sdssplitargs, sdscatrepr / sdsneedsrepr, hex digits and trimming.
 // API: to_lower_ascii / to_lower / iequals (case), split_args (sdssplitargs), repr /
-// append_repr / needs_repr (sdscatrepr), is_hex_digit / hex_digit_value, is_c_space, unescape, trim.
-// Invariants: the "C" locale only (bytes >= 0x80 are never letters, spaces or printable), as
+// append_repr / needs_repr (sdscatrepr), is_hex_digit / hex_digit_value, is_c_space, unescape,
+// trim. Invariants: the "C" locale only (bytes >= 0x80 are never letters, spaces or printable), as
 // Redis runs; split_args reads back exactly what repr writes; nothing here allocates except
 // the functions returning std::string or vectors.
 #pragma once
@@ -72,8 +72,7 @@ constexpr char unescape(char c) noexcept {
 // ---- Trimming --------------------------------------------------------------------------------
 
 /// `s` without the leading and trailing bytes found in `chars` (Redis sdstrim).
-constexpr std::string_view trim(std::string_view s,
-                                std::string_view chars = " \t\r\n") noexcept {
+constexpr std::string_view trim(std::string_view s, std::string_view chars = " \t\r\n") noexcept {
   const std::size_t b = s.find_first_not_of(chars);
   if (b == std::string_view::npos) return {};
   return s.substr(b, s.find_last_not_of(chars) - b + 1);

@@ -111,8 +111,7 @@ class TimerWheel {
   /// the next advance(). Not re-entrant: a call from inside a callback asserts in debug builds
   /// and otherwise does nothing and returns 0. Returns the number of callbacks run.
   template <class F>
-    requires std::invocable<F&, TimerNode&>
-  std::size_t advance(std::uint64_t now_ms, F&& on_expire);
+  requires std::invocable<F&, TimerNode&> std::size_t advance(std::uint64_t now_ms, F&& on_expire);
 
   /// The earliest deadline, or a lower bound never later than it; nullopt when empty. It is
   /// > now_ms() unless a timer is already due (then it is the smallest due deadline). Exact
@@ -178,8 +177,8 @@ class TimerWheel {
 };
 
 template <class F>
-  requires std::invocable<F&, TimerNode&>
-std::size_t TimerWheel::advance(std::uint64_t now_ms, F&& on_expire) {
+requires std::invocable<F&, TimerNode&> std::size_t TimerWheel::advance(std::uint64_t now_ms,
+                                                                        F&& on_expire) {
   // A nested advance() would move now_ under the outer loop's feet.
   assert(!advancing_ && "TimerWheel::advance() called from an expiry callback");
   if (advancing_) return 0;

@@ -92,11 +92,11 @@ struct ServerSettings {
   int auto_aof_rewrite_percentage = 100;
   long long auto_aof_rewrite_min_size = 64LL * 1024 * 1024;
   bool aof_load_truncated = true;
-  bool aof_timestamp_enabled = false;      // "#TS:<unix s>" annotations, as Redis 7.0
-  bool no_appendfsync_on_rewrite = false;  // no fsync while a child saves (Redis' trade-off)
-  bool aof_use_rdb_preamble = true;        // listd's base is always an RDB; "no" is refused
-  bool stop_writes_on_bgsave_error = true; // MISCONF after a failed BGSAVE, with save points
-  int hz = 10;  // clamped to 1..500 like Redis
+  bool aof_timestamp_enabled = false;       // "#TS:<unix s>" annotations, as Redis 7.0
+  bool no_appendfsync_on_rewrite = false;   // no fsync while a child saves (Redis' trade-off)
+  bool aof_use_rdb_preamble = true;         // listd's base is always an RDB; "no" is refused
+  bool stop_writes_on_bgsave_error = true;  // MISCONF after a failed BGSAVE, with save points
+  int hz = 10;                              // clamped to 1..500 like Redis
   unsigned long long maxmemory = 0;
   MaxmemoryPolicy maxmemory_policy = MaxmemoryPolicy::kNoeviction;
   int list_max_listpack_size = -2;

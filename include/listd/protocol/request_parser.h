@@ -46,12 +46,12 @@ namespace listd::protocol {
 
 /// Size limits, Redis defaults. May be changed between parse() calls (CONFIG SET).
 struct ParserLimits {
-  std::size_t max_bulk_len = 512ull << 20;       ///< proto-max-bulk-len: largest `$<len>`.
-  std::size_t max_inline_len = 64 * 1024;        ///< PROTO_INLINE_MAX_SIZE: longest unterminated
-                                                 ///< inline line, `*<n>` line or `$<len>` line.
-  std::size_t max_multibulk_len = 2147483647;    ///< Largest `*<n>` element count (Redis 7.0:
-                                                 ///< INT_MAX; memory still grows only with
-                                                 ///< the arguments actually received).
+  std::size_t max_bulk_len = 512ull << 20;     ///< proto-max-bulk-len: largest `$<len>`.
+  std::size_t max_inline_len = 64 * 1024;      ///< PROTO_INLINE_MAX_SIZE: longest unterminated
+                                               ///< inline line, `*<n>` line or `$<len>` line.
+  std::size_t max_multibulk_len = 2147483647;  ///< Largest `*<n>` element count (Redis 7.0:
+                                               ///< INT_MAX; memory still grows only with
+                                               ///< the arguments actually received).
 };
 
 /// Error texts (the connection sends them as `-ERR <text>\r\n`), byte-identical to Redis 7.0.
@@ -155,15 +155,15 @@ class RequestParser {
   ParserLimits limits_;
   bool auth_required_ = false;
   State state_ = State::kIdle;
-  std::size_t pos_ = 0;          // Next unparsed byte of the current request (offset from buf[0]).
-  std::size_t scan_ = 0;         // Line search resumes here: [pos_, scan_) holds no terminator.
-  std::size_t remaining_ = 0;    // Bulk arguments still expected.
-  std::size_t bulk_len_ = 0;     // Length of the bulk being received (kBulkData).
-  std::size_t last_size_ = 0;    // buf.size() at the last parse(), for bytes_needed_hint().
+  std::size_t pos_ = 0;        // Next unparsed byte of the current request (offset from buf[0]).
+  std::size_t scan_ = 0;       // Line search resumes here: [pos_, scan_) holds no terminator.
+  std::size_t remaining_ = 0;  // Bulk arguments still expected.
+  std::size_t bulk_len_ = 0;   // Length of the bulk being received (kBulkData).
+  std::size_t last_size_ = 0;  // buf.size() at the last parse(), for bytes_needed_hint().
   std::size_t consumed_ = 0;
   std::uint64_t bytes_examined_ = 0;
   std::string_view error_;
-  char error_buf_[64] = {};      // The formatted "expected '$'" message.
+  char error_buf_[64] = {};  // The formatted "expected '$'" message.
   std::vector<ArgSpan> spans_;
   std::vector<std::string_view> argv_;
   std::string arena_;

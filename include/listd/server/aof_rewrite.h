@@ -18,11 +18,11 @@
 #include <string>
 #include <string_view>
 
+#include "listd/config/config.h"
 #include "listd/persistence/aof_manifest.h"
 #include "listd/persistence/background_child.h"
 #include "listd/server/aof_writer.h"
 #include "listd/server/clock.h"
-#include "listd/config/config.h"
 #include "listd/server/persistence_log.h"
 #include "listd/server/status.h"
 #include "listd/store/database.h"
@@ -47,8 +47,9 @@ class AofRewrite {
   /// True when a failed rewrite of `mode` in state `now` is retried from cron.
   static bool retries_after_failure(Mode mode, State now) noexcept;
 
-  AofRewrite(const config::ServerSettings& settings, const Clock& clock, const store::Keyspace& keyspace,
-             AofWriter& writer, persistence::BackgroundChild& child, const PersistenceLog& log);
+  AofRewrite(const config::ServerSettings& settings, const Clock& clock,
+             const store::Keyspace& keyspace, AofWriter& writer,
+             persistence::BackgroundChild& child, const PersistenceLog& log);
 
   State state() const noexcept { return state_; }
   bool enabled() const noexcept { return state_ != State::kOff; }

@@ -24,10 +24,10 @@
 #include <string_view>
 #include <thread>
 
+#include "listd/config/config.h"
 #include "listd/persistence/aof_encoder.h"
 #include "listd/persistence/background_child.h"
 #include "listd/persistence/file_io.h"
-#include "listd/config/config.h"
 #include "listd/server/persistence_log.h"
 
 namespace listd::server {

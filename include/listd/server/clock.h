@@ -32,8 +32,10 @@ class SystemClock final : public Clock {
   /// 100 ms (a clock read costs ~30 ns on this kind of VM, a quarter of a pipelined LPUSH's
   /// CPU when read four times per command; a wall-clock step shows within 100 ms).
   ClockReading read() const override {
-    const auto mono_us = static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
-        std::chrono::steady_clock::now().time_since_epoch()).count());
+    const auto mono_us =
+        static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
+                                       std::chrono::steady_clock::now().time_since_epoch())
+                                       .count());
     if (offset_taken_us_ == 0 || mono_us - offset_taken_us_ >= 100'000) {
       unix_minus_mono_us_ = unix_us() - static_cast<std::int64_t>(mono_us);
       offset_taken_us_ = mono_us;
@@ -42,15 +44,18 @@ class SystemClock final : public Clock {
   }
   std::uint64_t monotonic_ms() const override {
     return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
-        std::chrono::steady_clock::now().time_since_epoch()).count());
+                                          std::chrono::steady_clock::now().time_since_epoch())
+                                          .count());
   }
   std::int64_t unix_ms() const override {
     return std::chrono::duration_cast<std::chrono::milliseconds>(
-        std::chrono::system_clock::now().time_since_epoch()).count();
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
   }
   std::int64_t unix_us() const override {
     return std::chrono::duration_cast<std::chrono::microseconds>(
-        std::chrono::system_clock::now().time_since_epoch()).count();
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
   }
 
  private:

@@ -40,7 +40,6 @@ struct MpopArgs {
 /// one of `ends` (syntax error); COUNT not an integer >= 1 ("count should be greater than 0");
 /// any other, repeated or valueless option (syntax error). Replies the error and returns
 /// nullopt. The timeout of BLMPOP/BZMPOP is checked by the caller, after this.
-std::optional<MpopArgs> parse_mpop_args(CommandContext& ctx, std::size_t numkeys_at,
-                                        MpopEnds ends);
+std::optional<MpopArgs> parse_mpop_args(CommandContext& ctx, std::size_t numkeys_at, MpopEnds ends);
 
 }  // namespace listd::server

@@ -34,7 +34,7 @@ enum CommandFlag : std::uint32_t {
   kSkipMonitor = 1u << 9,
   kSkipSlowlog = 1u << 10,
   kFast = 1u << 11,
-  kNoAuth = 1u << 12,   ///< allowed before AUTH (AUTH, HELLO, QUIT, RESET)
+  kNoAuth = 1u << 12,  ///< allowed before AUTH (AUTH, HELLO, QUIT, RESET)
   kMayReplicate = 1u << 13,
   kNoMulti = 1u << 14,
   kAllowBusy = 1u << 15,
@@ -70,9 +70,9 @@ struct KeySpec {
 
 /// The key specs most commands have.
 inline constexpr KeySpec kNoKeys{};
-inline constexpr KeySpec kFirstKey{1, 1, 1};    ///< argv[1]
+inline constexpr KeySpec kFirstKey{1, 1, 1};      ///< argv[1]
 inline constexpr KeySpec kFirstTwoKeys{1, 2, 1};  ///< argv[1], argv[2] (source, destination)
-inline constexpr KeySpec kAllKeys{1, -1, 1};    ///< every argument after the name
+inline constexpr KeySpec kAllKeys{1, -1, 1};      ///< every argument after the name
 
 /// One command as registered. The registration fields come first; the rest is filled in by
 /// CommandTable (every member has a default, so a braced `{name, arity, ...}` may stop early).

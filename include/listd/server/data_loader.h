@@ -61,8 +61,7 @@ class DataLoader {
                 persistence::AofLoadResult& r);
   Status check_result(const persistence::AofLoadResult& r, const std::string& path,
                       const std::string& name, bool last);
-  Status cut_torn_tail(const std::string& path, const std::string& name,
-                       std::uint64_t valid_up_to);
+  Status cut_torn_tail(const std::string& path, const std::string& name, std::uint64_t valid_up_to);
 
   Executor& exec_;
   const PersistenceLog& log_;

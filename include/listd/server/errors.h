@@ -12,13 +12,15 @@ inline constexpr std::string_view kWrongTypeErr =
 inline constexpr std::string_view kSyntaxErr = "ERR syntax error";
 inline constexpr std::string_view kNotIntegerErr = "ERR value is not an integer or out of range";
 inline constexpr std::string_view kNotFloatErr = "ERR value is not a valid float";
-inline constexpr std::string_view kMustBePositiveErr = "ERR value is out of range, must be positive";
+inline constexpr std::string_view kMustBePositiveErr =
+    "ERR value is out of range, must be positive";
 inline constexpr std::string_view kOutOfRangeErr = "ERR value is out of range";
 inline constexpr std::string_view kNoSuchKeyErr = "ERR no such key";
 inline constexpr std::string_view kIndexOutOfRangeErr = "ERR index out of range";
 inline constexpr std::string_view kDbIndexOutOfRangeErr = "ERR DB index is out of range";
 inline constexpr std::string_view kInvalidDbIndexErr = "ERR invalid DB index";
-inline constexpr std::string_view kTimeoutNotFloatErr = "ERR timeout is not a float or out of range";
+inline constexpr std::string_view kTimeoutNotFloatErr =
+    "ERR timeout is not a float or out of range";
 inline constexpr std::string_view kTimeoutNegativeErr = "ERR timeout is negative";
 inline constexpr std::string_view kNumkeysErr = "ERR numkeys should be greater than 0";
 inline constexpr std::string_view kCountGreaterThanZeroErr = "ERR count should be greater than 0";
@@ -41,7 +43,8 @@ inline constexpr std::string_view kExecWithoutMultiErr = "ERR EXEC without MULTI
 inline constexpr std::string_view kDiscardWithoutMultiErr = "ERR DISCARD without MULTI";
 inline constexpr std::string_view kMultiNestedErr = "ERR MULTI calls can not be nested";
 inline constexpr std::string_view kWatchInMultiErr = "ERR WATCH inside MULTI is not allowed";
-inline constexpr std::string_view kSameObjectErr = "ERR source and destination objects are the same";
+inline constexpr std::string_view kSameObjectErr =
+    "ERR source and destination objects are the same";
 inline constexpr std::string_view kClientNameErr =
     "ERR Client names cannot contain spaces, newlines or special characters.";
 inline constexpr std::string_view kNoSuchClientErr = "ERR No such client";

@@ -20,12 +20,12 @@
 #include <string_view>
 #include <vector>
 
+#include "listd/config/config.h"
 #include "listd/server/blocking_service.h"
 #include "listd/server/client.h"
 #include "listd/server/client_registry.h"
 #include "listd/server/clock.h"
 #include "listd/server/command_table.h"
-#include "listd/config/config.h"
 #include "listd/server/effect_stream.h"
 #include "listd/server/pubsub.h"
 #include "listd/server/transaction.h"
@@ -38,7 +38,7 @@ class Persistence;
 
 /// Counters behind INFO stats / commandstats.
 struct ServerStats {
-  std::uint64_t start_ms = 0;              ///< monotonic
+  std::uint64_t start_ms = 0;  ///< monotonic
   std::int64_t start_unix_ms = 0;
   std::uint64_t total_connections = 0;
   std::uint64_t rejected_connections = 0;
@@ -77,7 +77,10 @@ class Executor {
   void execute(Client& client, std::span<const std::string_view> argv);
   /// Brackets requests executed back to back (a connection's pipelined batch): inside, each
   /// command's start time is the previous command's end time, one clock read per command.
-  void begin_batch() { in_batch_ = true; now_ = clock().read(); }
+  void begin_batch() {
+    in_batch_ = true;
+    now_ = clock().read();
+  }
   void end_batch() noexcept { in_batch_ = false; }
   /// Fires due waiter timeouts and runs a bounded step of active expiry. Call when
   /// next_wakeup_ms() is reached, and at least every 100 ms while keys have expiries.
@@ -154,7 +157,7 @@ class Executor {
   bool shutdown_requested_ = false;
   int expire_db_cursor_ = 0;
   const Clock* clock_override_ = nullptr;
-  ClockReading now_;      // the running command's start time
+  ClockReading now_;                         // the running command's start time
   const CommandSpec* last_found_ = nullptr;  // execute()'s one-entry lookup cache
   bool in_batch_ = false;
   EffectStream effects_;

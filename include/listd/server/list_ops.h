@@ -61,7 +61,7 @@ void emit_list_pop(Executor& exec, int db, std::string_view key, End end, bool w
                    std::size_t popped);
 /// The effect of a move (BLMOVE, BRPOPLPUSH served): `LMOVE src dst left|right left|right`, or
 /// `RPOPLPUSH src dst` when the client asked for it by that name.
-void emit_list_move(Executor& exec, int db, std::string_view src, std::string_view dst,
-                    End from, End to, bool as_rpoplpush);
+void emit_list_move(Executor& exec, int db, std::string_view src, std::string_view dst, End from,
+                    End to, bool as_rpoplpush);
 
 }  // namespace listd::server

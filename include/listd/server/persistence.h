@@ -18,10 +18,10 @@
 #include <string>
 #include <string_view>
 
+#include "listd/config/config.h"
 #include "listd/persistence/background_child.h"
 #include "listd/server/aof_rewrite.h"
 #include "listd/server/aof_writer.h"
-#include "listd/config/config.h"
 #include "listd/server/data_loader.h"
 #include "listd/server/effect_stream.h"
 #include "listd/server/persistence_log.h"

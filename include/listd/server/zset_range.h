@@ -28,8 +28,7 @@ struct ScoreRange {
 bool parse_score_bound(std::string_view text, double& v, bool& ex);
 /// argv[min_i], argv[max_i] as a score range; replies "min or max is not a float" and returns
 /// false otherwise.
-bool parse_score_range(CommandContext& ctx, std::size_t min_i, std::size_t max_i,
-                       ScoreRange& r);
+bool parse_score_range(CommandContext& ctx, std::size_t min_i, std::size_t max_i, ScoreRange& r);
 
 struct LexBound {
   enum class Kind : std::uint8_t { kMin, kMax, kValue };
@@ -97,8 +96,8 @@ void collect_by_rank(const store::ZSetValue& z, std::size_t from, std::size_t to
 /// Redis genericZrangebyscoreCommand / genericZrangebylexCommand: from the first element in
 /// range (the last one when `rev`), skip `offset` unchecked, then take up to `limit` (< 0 =
 /// all) while in range.
-void collect_by_bounds(const store::ZSetValue& z, const RangeBounds& b, bool rev,
-                       long long offset, long long limit, std::vector<ScoredMember>& out);
+void collect_by_bounds(const store::ZSetValue& z, const RangeBounds& b, bool rev, long long offset,
+                       long long limit, std::vector<ScoredMember>& out);
 
 /// Number of elements in range: Redis zcount/zlexcount (first in range .. last in range).
 std::size_t count_in(const store::ZSetValue& z, const RangeBounds& b);

@@ -235,7 +235,7 @@ class PackedList {
 
   void push_generic(std::string_view v, bool front);
   void drop_one(bool front) noexcept;
-  detail::Chain* to_chain();   // converts the small form; returns the chain
+  detail::Chain* to_chain();     // converts the small form; returns the chain
   void after_shrink() noexcept;  // small-form shrink / chain back to small / free when empty
 
   std::uintptr_t bits_ = 0;  // 0: empty; low bit 0: SmallHeader*; low bit 1: Chain*

@@ -270,7 +270,8 @@ class SetValue {
   /// Removes and returns a uniformly chosen member (the set must not be empty).
   std::string pop_random(std::mt19937_64& rng);
 
-  /// f(std::string_view member) for every member: intset ascending, hashtable in slot order. f must not modify the set; the view dies after the call.
+  /// f(std::string_view member) for every member: intset ascending, hashtable in slot order. f must
+  /// not modify the set; the view dies after the call.
   template <class F>
   void for_each(F&& f) const {
     visit(&invoke<F>, const_cast<void*>(static_cast<const void*>(&f)));

@@ -4,11 +4,11 @@
 //   both ways) / erase_ranks / for_each / scan / clone / memory_usage / encoding_name.
 // Forms (like Redis 7): "listpack" = one block [u32 used][u32 count] of entries
 //   [u8 score kind * 65 + member len][score: zigzag varint if integral, 4-byte float if exact,
-//   else the 8-byte double][member][u8 entry size], sorted, up to 128 members of <= 64 bytes; "skiplist" = Redis' skip list
-//   (p = 1/4, 32 levels, spans for ranks, backward links) whose nodes embed the member, plus a
-//   BlockSet (set_value.h) over the same nodes for member -> score in O(1). insert, update,
-//   erase, rank, partition_point and at_rank are O(log N); erase_ranks is O(log N + M).
-//   The listpack moves to the skip list when it would exceed its limits, never back.
+//   else the 8-byte double][member][u8 entry size], sorted, up to 128 members of <= 64 bytes;
+//   "skiplist" = Redis' skip list (p = 1/4, 32 levels, spans for ranks, backward links) whose nodes
+//   embed the member, plus a BlockSet (set_value.h) over the same nodes for member -> score in
+//   O(1). insert, update, erase, rank, partition_point and at_rank are O(log N); erase_ranks is
+//   O(log N + M). The listpack moves to the skip list when it would exceed its limits, never back.
 // Scores are never NaN (the commands reject NaN before calling in). Views (cursor members,
 // for_each) live until the next mutation.
 #pragma once

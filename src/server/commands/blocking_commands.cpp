@@ -160,9 +160,9 @@ ServeResult serve_blocked_client(Executor& exec, Client& c, const store::DbKey& 
   switch (spec.kind) {
     case BlockSpec::Kind::kPop:
     case BlockSpec::Kind::kMultiPop:
-      changes = pop_and_reply(reply, db, e, key.key, spec.from,
-                              spec.kind == BlockSpec::Kind::kMultiPop,
-                              static_cast<std::size_t>(spec.count));
+      changes =
+          pop_and_reply(reply, db, e, key.key, spec.from, spec.kind == BlockSpec::Kind::kMultiPop,
+                        static_cast<std::size_t>(spec.count));
       emit_list_pop(exec, key.db, key.key, spec.from, spec.kind == BlockSpec::Kind::kMultiPop,
                     changes);
       break;
@@ -183,8 +183,7 @@ ServeResult serve_blocked_client(Executor& exec, Client& c, const store::DbKey& 
       break;
     }
     case BlockSpec::Kind::kZPop:
-    case BlockSpec::Kind::kZMultiPop:
-      break;  // handled above
+    case BlockSpec::Kind::kZMultiPop: break;  // handled above
   }
   exec.touch_key(key.db, key.key);
   exec.stats().dirty += static_cast<long long>(changes);

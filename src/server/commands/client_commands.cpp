@@ -2,12 +2,12 @@
 // NO-TOUCH, UNBLOCK, HELP.
 #include <fmt/format.h>
 
+#include "listd/base/number.h"
 #include "listd/server/command_context.h"
 #include "listd/server/command_table.h"
 #include "listd/server/errors.h"
 #include "listd/server/executor.h"
 #include "listd/server/text.h"
-#include "listd/base/number.h"
 
 namespace listd::server {
 namespace {
@@ -42,13 +42,14 @@ std::string client_info_line(Executor& exec, const Client& c) {
       (now - c.last_interaction_ms) / 1000, client_flags(c), c.db, c.pubsub.channels.size(),
       c.pubsub.patterns.size(), c.pubsub.shard_channels.size(),
       c.in_multi ? static_cast<long long>(c.queued.size()) : -1LL, qbuf,
-      qbuf > 16384 ? 0 : 16384 - qbuf, multi_mem, omem,
-      qbuf + omem + multi_mem + 16384, c.last_command, static_cast<int>(c.resp), c.lib_name,
-      c.lib_ver);
+      qbuf > 16384 ? 0 : 16384 - qbuf, multi_mem, omem, qbuf + omem + multi_mem + 16384,
+      c.last_command, static_cast<int>(c.resp), c.lib_name, c.lib_ver);
 }
 
 // CLIENT ID
-void cmd_client_id(CommandContext& ctx) { ctx.reply().integer(static_cast<long long>(ctx.client().id)); }
+void cmd_client_id(CommandContext& ctx) {
+  ctx.reply().integer(static_cast<long long>(ctx.client().id));
+}
 
 // CLIENT SETNAME connection-name
 void cmd_client_setname(CommandContext& ctx) {
@@ -105,7 +106,8 @@ void cmd_client_list(CommandContext& ctx) {
   }
   std::vector<const Client*> rows;
   exec.clients().for_each([&](Client& c) { rows.push_back(&c); });
-  std::sort(rows.begin(), rows.end(), [](const Client* a, const Client* b) { return a->id < b->id; });
+  std::sort(rows.begin(), rows.end(),
+            [](const Client* a, const Client* b) { return a->id < b->id; });
   std::string text;
   for (const Client* c : rows) {
     if (only_none) break;
@@ -170,8 +172,10 @@ void cmd_client_kill(CommandContext& ctx) {
       }
       if (!base::iequals(val, "normal")) type_matches_none = true;
     } else if (base::iequals(opt, "skipme")) {
-      if (base::iequals(val, "yes")) skipme = true;
-      else if (base::iequals(val, "no")) skipme = false;
+      if (base::iequals(val, "yes"))
+        skipme = true;
+      else if (base::iequals(val, "no"))
+        skipme = false;
       else {
         ctx.reply().error(kSyntaxErr);
         return;
@@ -239,8 +243,10 @@ void cmd_client_reply(CommandContext& ctx) {
 }
 
 bool parse_on_off(CommandContext& ctx, bool& out) {
-  if (base::iequals(ctx.arg(2), "on")) out = true;
-  else if (base::iequals(ctx.arg(2), "off")) out = false;
+  if (base::iequals(ctx.arg(2), "on"))
+    out = true;
+  else if (base::iequals(ctx.arg(2), "off"))
+    out = false;
   else {
     ctx.reply().error(kSyntaxErr);
     return false;
@@ -264,7 +270,8 @@ void cmd_client_unblock(CommandContext& ctx) {
   if (!ctx.parse_integer(2, id)) return;
   bool with_error = false;
   if (ctx.argc() == 4) {
-    if (base::iequals(ctx.arg(3), "error")) with_error = true;
+    if (base::iequals(ctx.arg(3), "error"))
+      with_error = true;
     else if (!base::iequals(ctx.arg(3), "timeout")) {
       ctx.reply().error("ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR");
       return;
@@ -283,19 +290,30 @@ void cmd_client_unblock(CommandContext& ctx) {
 // CLIENT HELP
 void cmd_client_help(CommandContext& ctx) {
   static constexpr std::string_view kLines[] = {
-      "GETNAME", "    Return the name of the current connection.",
-      "ID", "    Return the ID of the current connection.",
-      "INFO", "    Return information about the current client connection.",
-      "KILL <ip:port>", "    Kill connection made from <ip:port>.",
+      "GETNAME",
+      "    Return the name of the current connection.",
+      "ID",
+      "    Return the ID of the current connection.",
+      "INFO",
+      "    Return information about the current client connection.",
+      "KILL <ip:port>",
+      "    Kill connection made from <ip:port>.",
       "KILL <option> <value> [<option> <value> [...]]",
       "    Kill connections. Options are: ID, ADDR, LADDR, TYPE, USER, SKIPME, MAXAGE.",
-      "LIST [options ...]", "    Return information about client connections (TYPE, ID).",
-      "UNBLOCK <clientid> [TIMEOUT|ERROR]", "    Unblock the specified blocked client.",
-      "REPLY (ON|OFF|SKIP)", "    Control the replies sent to the current connection.",
-      "SETNAME <name>", "    Assign the name <name> to the current connection.",
-      "SETINFO <option> <value>", "    Set client meta attr (LIB-NAME, LIB-VER).",
-      "NO-EVICT (ON|OFF)", "    Protect current client connection from eviction.",
-      "NO-TOUCH (ON|OFF)", "    Commands of this client do not touch the LRU/LFU of keys."};
+      "LIST [options ...]",
+      "    Return information about client connections (TYPE, ID).",
+      "UNBLOCK <clientid> [TIMEOUT|ERROR]",
+      "    Unblock the specified blocked client.",
+      "REPLY (ON|OFF|SKIP)",
+      "    Control the replies sent to the current connection.",
+      "SETNAME <name>",
+      "    Assign the name <name> to the current connection.",
+      "SETINFO <option> <value>",
+      "    Set client meta attr (LIB-NAME, LIB-VER).",
+      "NO-EVICT (ON|OFF)",
+      "    Protect current client connection from eviction.",
+      "NO-TOUCH (ON|OFF)",
+      "    Commands of this client do not touch the LRU/LFU of keys."};
   reply_help(ctx, kLines);
 }
 
@@ -303,20 +321,112 @@ void cmd_client_help(CommandContext& ctx) {
 
 void register_client_commands(CommandTable& t) {
   const std::uint32_t conn = kNoScript | kLoading | kStale;
-  CommandSpec& client = t.add({"client", -2, kSentinel, {}, nullptr, "connection", "2.4.0",
+  CommandSpec& client = t.add({"client",
+                               -2,
+                               kSentinel,
+                               {},
+                               nullptr,
+                               "connection",
+                               "2.4.0",
                                "A container for client connection commands"});
-  t.add_subcommand(client, {"id", 2, conn, {}, &cmd_client_id, "connection", "5.0.0", "Returns the client ID for the current connection"});
-  t.add_subcommand(client, {"setname", 3, conn, {}, &cmd_client_setname, "connection", "2.6.9", "Set the current connection name"});
-  t.add_subcommand(client, {"getname", 2, conn, {}, &cmd_client_getname, "connection", "2.6.9", "Get the current connection name"});
-  t.add_subcommand(client, {"list", -2, kAdmin | conn, {}, &cmd_client_list, "connection", "2.4.0", "Get the list of client connections"});
-  t.add_subcommand(client, {"info", 2, conn, {}, &cmd_client_info, "connection", "6.2.0", "Returns information about the current client connection."});
-  t.add_subcommand(client, {"kill", -3, kAdmin | conn, {}, &cmd_client_kill, "connection", "2.4.0", "Kill the connection of a client"});
-  t.add_subcommand(client, {"setinfo", 4, conn, {}, &cmd_client_setinfo, "connection", "7.2.0", "Set client or connection specific info"});
-  t.add_subcommand(client, {"reply", 3, conn, {}, &cmd_client_reply, "connection", "3.2.0", "Instruct the server whether to reply to commands"});
-  t.add_subcommand(client, {"no-evict", 3, kAdmin | conn, {}, &cmd_client_no_evict, "connection", "7.0.0", "Set client eviction mode for the current connection"});
-  t.add_subcommand(client, {"no-touch", 3, conn, {}, &cmd_client_no_touch, "connection", "7.2.0", "Controls whether commands sent by the client will alter the LRU/LFU of the keys they access."});
-  t.add_subcommand(client, {"unblock", -3, kAdmin | conn, {}, &cmd_client_unblock, "connection", "5.0.0", "Unblock a client blocked in a blocking command from a different connection"});
-  t.add_subcommand(client, {"help", 2, kLoading | kStale, {}, &cmd_client_help, "connection", "5.0.0", "Show helpful text about the different subcommands"});
+  t.add_subcommand(client, {"id",
+                            2,
+                            conn,
+                            {},
+                            &cmd_client_id,
+                            "connection",
+                            "5.0.0",
+                            "Returns the client ID for the current connection"});
+  t.add_subcommand(client, {"setname",
+                            3,
+                            conn,
+                            {},
+                            &cmd_client_setname,
+                            "connection",
+                            "2.6.9",
+                            "Set the current connection name"});
+  t.add_subcommand(client, {"getname",
+                            2,
+                            conn,
+                            {},
+                            &cmd_client_getname,
+                            "connection",
+                            "2.6.9",
+                            "Get the current connection name"});
+  t.add_subcommand(client, {"list",
+                            -2,
+                            kAdmin | conn,
+                            {},
+                            &cmd_client_list,
+                            "connection",
+                            "2.4.0",
+                            "Get the list of client connections"});
+  t.add_subcommand(client, {"info",
+                            2,
+                            conn,
+                            {},
+                            &cmd_client_info,
+                            "connection",
+                            "6.2.0",
+                            "Returns information about the current client connection."});
+  t.add_subcommand(client, {"kill",
+                            -3,
+                            kAdmin | conn,
+                            {},
+                            &cmd_client_kill,
+                            "connection",
+                            "2.4.0",
+                            "Kill the connection of a client"});
+  t.add_subcommand(client, {"setinfo",
+                            4,
+                            conn,
+                            {},
+                            &cmd_client_setinfo,
+                            "connection",
+                            "7.2.0",
+                            "Set client or connection specific info"});
+  t.add_subcommand(client, {"reply",
+                            3,
+                            conn,
+                            {},
+                            &cmd_client_reply,
+                            "connection",
+                            "3.2.0",
+                            "Instruct the server whether to reply to commands"});
+  t.add_subcommand(client, {"no-evict",
+                            3,
+                            kAdmin | conn,
+                            {},
+                            &cmd_client_no_evict,
+                            "connection",
+                            "7.0.0",
+                            "Set client eviction mode for the current connection"});
+  t.add_subcommand(client, {"no-touch",
+                            3,
+                            conn,
+                            {},
+                            &cmd_client_no_touch,
+                            "connection",
+                            "7.2.0",
+                            "Controls whether commands sent by the client will alter the LRU/LFU "
+                            "of the keys they access."});
+  t.add_subcommand(client,
+                   {"unblock",
+                    -3,
+                    kAdmin | conn,
+                    {},
+                    &cmd_client_unblock,
+                    "connection",
+                    "5.0.0",
+                    "Unblock a client blocked in a blocking command from a different connection"});
+  t.add_subcommand(client, {"help",
+                            2,
+                            kLoading | kStale,
+                            {},
+                            &cmd_client_help,
+                            "connection",
+                            "5.0.0",
+                            "Show helpful text about the different subcommands"});
 }
 
 }  // namespace listd::server

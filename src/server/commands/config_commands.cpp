@@ -27,8 +27,10 @@ void cmd_config_set(CommandContext& ctx) {
     return;
   }
   std::vector<config::Config::NameValue> pairs;
-  for (std::size_t i = 2; i + 1 < ctx.argc(); i += 2) pairs.emplace_back(ctx.arg(i), ctx.arg(i + 1));
-  const bool local = ctx.client().addr.rfind("127.", 0) == 0 || ctx.client().addr.rfind("::1", 0) == 0;
+  for (std::size_t i = 2; i + 1 < ctx.argc(); i += 2)
+    pairs.emplace_back(ctx.arg(i), ctx.arg(i + 1));
+  const bool local =
+      ctx.client().addr.rfind("127.", 0) == 0 || ctx.client().addr.rfind("::1", 0) == 0;
   if (auto err = ctx.exec().config().set_many(pairs, local))
     ctx.reply().error(*err);
   else
@@ -58,10 +60,14 @@ void cmd_config_rewrite(CommandContext& ctx) {
 // CONFIG HELP
 void cmd_config_help(CommandContext& ctx) {
   static constexpr std::string_view kLines[] = {
-      "GET <pattern>", "    Return parameters matching the glob-like <pattern> and their values.",
-      "SET <directive> <value>", "    Set the configuration <directive> to <value>.",
-      "RESETSTAT", "    Reset statistics reported by the INFO command.",
-      "REWRITE", "    Rewrite the configuration file."};
+      "GET <pattern>",
+      "    Return parameters matching the glob-like <pattern> and their values.",
+      "SET <directive> <value>",
+      "    Set the configuration <directive> to <value>.",
+      "RESETSTAT",
+      "    Reset statistics reported by the INFO command.",
+      "REWRITE",
+      "    Rewrite the configuration file."};
   reply_help(ctx, kLines);
 }
 
@@ -69,13 +75,54 @@ void cmd_config_help(CommandContext& ctx) {
 
 void register_config_commands(CommandTable& t) {
   const std::uint32_t admin = kAdmin | kNoScript | kLoading | kStale;
-  CommandSpec& config = t.add({"config", -2, 0, {}, nullptr, "server", "2.0.0",
+  CommandSpec& config = t.add({"config",
+                               -2,
+                               0,
+                               {},
+                               nullptr,
+                               "server",
+                               "2.0.0",
                                "A container for server configuration commands"});
-  t.add_subcommand(config, {"get", -3, admin, {}, &cmd_config_get, "server", "2.0.0", "Get the values of configuration parameters"});
-  t.add_subcommand(config, {"set", -4, admin | kMayReplicate, {}, &cmd_config_set, "server", "2.0.0", "Set configuration parameters to the given values"});
-  t.add_subcommand(config, {"resetstat", 2, admin, {}, &cmd_config_resetstat, "server", "2.0.0", "Reset the stats returned by INFO"});
-  t.add_subcommand(config, {"rewrite", 2, admin, {}, &cmd_config_rewrite, "server", "2.8.0", "Rewrite the configuration file with the in memory configuration"});
-  t.add_subcommand(config, {"help", 2, kLoading | kStale, {}, &cmd_config_help, "server", "5.0.0", "Show helpful text about the different subcommands"});
+  t.add_subcommand(config, {"get",
+                            -3,
+                            admin,
+                            {},
+                            &cmd_config_get,
+                            "server",
+                            "2.0.0",
+                            "Get the values of configuration parameters"});
+  t.add_subcommand(config, {"set",
+                            -4,
+                            admin | kMayReplicate,
+                            {},
+                            &cmd_config_set,
+                            "server",
+                            "2.0.0",
+                            "Set configuration parameters to the given values"});
+  t.add_subcommand(config, {"resetstat",
+                            2,
+                            admin,
+                            {},
+                            &cmd_config_resetstat,
+                            "server",
+                            "2.0.0",
+                            "Reset the stats returned by INFO"});
+  t.add_subcommand(config, {"rewrite",
+                            2,
+                            admin,
+                            {},
+                            &cmd_config_rewrite,
+                            "server",
+                            "2.8.0",
+                            "Rewrite the configuration file with the in memory configuration"});
+  t.add_subcommand(config, {"help",
+                            2,
+                            kLoading | kStale,
+                            {},
+                            &cmd_config_help,
+                            "server",
+                            "5.0.0",
+                            "Show helpful text about the different subcommands"});
 }
 
 }  // namespace listd::server

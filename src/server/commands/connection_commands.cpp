@@ -1,11 +1,11 @@
 // Connection commands: PING, ECHO, QUIT, SELECT, AUTH, HELLO, RESET.
+#include "listd/base/number.h"
 #include "listd/server/command_context.h"
 #include "listd/server/command_table.h"
 #include "listd/server/errors.h"
 #include "listd/server/executor.h"
 #include "listd/server/text.h"
 #include "listd/server/version.h"
-#include "listd/base/number.h"
 
 namespace listd::server {
 namespace {
@@ -169,18 +169,55 @@ void cmd_reset(CommandContext& ctx) {
 }  // namespace
 
 void register_connection_commands(CommandTable& t) {
-  t.add({"ping", -1, kFast | kSentinel | kDeniedOnDiskError, {}, &cmd_ping, "connection", "1.0.0", "Ping the server"});
+  t.add({"ping",
+         -1,
+         kFast | kSentinel | kDeniedOnDiskError,
+         {},
+         &cmd_ping,
+         "connection",
+         "1.0.0",
+         "Ping the server"});
   t.add({"echo", 2, kFast, {}, &cmd_echo, "connection", "1.0.0", "Echo the given string"});
-  t.add({"quit", -1, kAllowBusy | kNoAuth | kLoading | kStale | kFast | kNotQueued, {}, &cmd_quit,
-         "connection", "1.0.0", "Close the connection"});
-  t.add({"select", 2, kLoading | kStale | kFast, {}, &cmd_select, "connection", "1.0.0",
+  t.add({"quit",
+         -1,
+         kAllowBusy | kNoAuth | kLoading | kStale | kFast | kNotQueued,
+         {},
+         &cmd_quit,
+         "connection",
+         "1.0.0",
+         "Close the connection"});
+  t.add({"select",
+         2,
+         kLoading | kStale | kFast,
+         {},
+         &cmd_select,
+         "connection",
+         "1.0.0",
          "Change the selected database for the current connection"});
-  t.add({"auth", -2, kNoScript | kLoading | kStale | kFast | kNoAuth | kSentinel | kAllowBusy, {},
-         &cmd_auth, "connection", "1.0.0", "Authenticate to the server"});
-  t.add({"hello", -1, kNoScript | kLoading | kStale | kFast | kNoAuth | kSentinel | kAllowBusy, {},
-         &cmd_hello, "connection", "6.0.0", "Handshake with Redis"});
-  t.add({"reset", 1, kNoScript | kLoading | kStale | kFast | kNoAuth | kAllowBusy | kNotQueued, {},
-         &cmd_reset, "connection", "6.2.0", "Reset the connection"});
+  t.add({"auth",
+         -2,
+         kNoScript | kLoading | kStale | kFast | kNoAuth | kSentinel | kAllowBusy,
+         {},
+         &cmd_auth,
+         "connection",
+         "1.0.0",
+         "Authenticate to the server"});
+  t.add({"hello",
+         -1,
+         kNoScript | kLoading | kStale | kFast | kNoAuth | kSentinel | kAllowBusy,
+         {},
+         &cmd_hello,
+         "connection",
+         "6.0.0",
+         "Handshake with Redis"});
+  t.add({"reset",
+         1,
+         kNoScript | kLoading | kStale | kFast | kNoAuth | kAllowBusy | kNotQueued,
+         {},
+         &cmd_reset,
+         "connection",
+         "6.2.0",
+         "Reset the connection"});
 }
 
 }  // namespace listd::server

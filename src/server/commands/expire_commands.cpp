@@ -18,10 +18,14 @@ enum ExpireFlag : unsigned { kNx = 1, kXx = 2, kGt = 4, kLt = 8 };
 bool parse_expire_flags(CommandContext& ctx, unsigned& flags) {
   for (std::size_t i = 3; i < ctx.argc(); ++i) {
     const std::string_view a = ctx.arg(i);
-    if (base::iequals(a, "nx")) flags |= kNx;
-    else if (base::iequals(a, "xx")) flags |= kXx;
-    else if (base::iequals(a, "gt")) flags |= kGt;
-    else if (base::iequals(a, "lt")) flags |= kLt;
+    if (base::iequals(a, "nx"))
+      flags |= kNx;
+    else if (base::iequals(a, "xx"))
+      flags |= kXx;
+    else if (base::iequals(a, "gt"))
+      flags |= kGt;
+    else if (base::iequals(a, "lt"))
+      flags |= kLt;
     else {
       ctx.reply().error("ERR Unsupported option " + std::string(until_nul(a)));
       return false;

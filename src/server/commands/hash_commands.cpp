@@ -4,8 +4,8 @@
 // Argument checks follow Redis 7.0.15 t_hash.c in order (e.g. HSET's pair count before the key
 // type, HINCRBY's increment before the key type). A hash is created only when a field is about
 // to be written, and deleted as soon as its last field goes, so no empty hash is ever visible.
-#include <cerrno>
 #include <cctype>
+#include <cerrno>
 #include <climits>
 #include <cmath>
 #include <cstdlib>
@@ -13,14 +13,14 @@
 #include <unordered_set>
 #include <vector>
 
+#include "listd/base/glob.h"
+#include "listd/base/number.h"
 #include "listd/server/command_context.h"
 #include "listd/server/command_table.h"
 #include "listd/server/errors.h"
 #include "listd/server/executor.h"
 #include "listd/server/scan_args.h"
 #include "listd/server/text.h"
-#include "listd/base/glob.h"
-#include "listd/base/number.h"
 
 namespace listd::server {
 namespace {

@@ -1,10 +1,10 @@
 // COMMAND and its subcommands (COUNT, INFO, DOCS, GETKEYS, LIST, HELP), in Redis 7.0's reply
 // shapes, generated from the command table.
+#include "listd/base/glob.h"
 #include "listd/server/command_context.h"
 #include "listd/server/command_table.h"
 #include "listd/server/executor.h"
 #include "listd/server/text.h"
-#include "listd/base/glob.h"
 
 namespace listd::server {
 namespace {
@@ -15,11 +15,21 @@ struct FlagName {
 };
 
 constexpr FlagName kFlagNames[] = {
-    {kWrite, "write"},         {kReadonly, "readonly"},    {kDenyOom, "denyoom"},
-    {kAdmin, "admin"},         {kPubsub, "pubsub"},        {kNoScript, "noscript"},
-    {kBlocking, "blocking"},   {kLoading, "loading"},      {kStale, "stale"},
-    {kSkipMonitor, "skip_monitor"}, {kSkipSlowlog, "skip_slowlog"}, {kFast, "fast"},
-    {kNoAuth, "no_auth"},      {kMayReplicate, "may_replicate"}, {kNoMulti, "no_multi"},
+    {kWrite, "write"},
+    {kReadonly, "readonly"},
+    {kDenyOom, "denyoom"},
+    {kAdmin, "admin"},
+    {kPubsub, "pubsub"},
+    {kNoScript, "noscript"},
+    {kBlocking, "blocking"},
+    {kLoading, "loading"},
+    {kStale, "stale"},
+    {kSkipMonitor, "skip_monitor"},
+    {kSkipSlowlog, "skip_slowlog"},
+    {kFast, "fast"},
+    {kNoAuth, "no_auth"},
+    {kMayReplicate, "may_replicate"},
+    {kNoMulti, "no_multi"},
     {kAllowBusy, "allow_busy"},
 };
 
@@ -217,9 +227,12 @@ void cmd_command_list(CommandContext& ctx) {
   std::string_view pattern, aclcat;
   bool module_filter = false;
   if (ctx.argc() == 5 && base::iequals(ctx.arg(2), "filterby")) {
-    if (base::iequals(ctx.arg(3), "pattern")) pattern = ctx.arg(4);
-    else if (base::iequals(ctx.arg(3), "aclcat")) aclcat = ctx.arg(4);
-    else if (base::iequals(ctx.arg(3), "module")) module_filter = true;
+    if (base::iequals(ctx.arg(3), "pattern"))
+      pattern = ctx.arg(4);
+    else if (base::iequals(ctx.arg(3), "aclcat"))
+      aclcat = ctx.arg(4);
+    else if (base::iequals(ctx.arg(3), "module"))
+      module_filter = true;
     else {
       ctx.reply().error("ERR syntax error");
       return;
@@ -234,7 +247,8 @@ void cmd_command_list(CommandContext& ctx) {
     if (!pattern.empty() && !base::glob_match(pattern, c.full_name, true)) return;
     if (!aclcat.empty()) {
       bool hit = false;
-      for (const auto& cat : acl_categories(c)) hit = hit || base::iequals(std::string_view(cat).substr(1), aclcat);
+      for (const auto& cat : acl_categories(c))
+        hit = hit || base::iequals(std::string_view(cat).substr(1), aclcat);
       if (!hit) return;
     }
     names.push_back(c.full_name);
@@ -251,12 +265,18 @@ void cmd_command_list(CommandContext& ctx) {
 // COMMAND HELP
 void cmd_command_help(CommandContext& ctx) {
   static constexpr std::string_view kLines[] = {
-      "(no subcommand)", "    Return details about all commands.",
-      "COUNT", "    Return the total number of commands in this server.",
-      "LIST", "    Return a list of all commands in this server.",
-      "INFO [<command-name> ...]", "    Return details about the named commands.",
-      "DOCS [<command-name> ...]", "    Return documentation details about the named commands.",
-      "GETKEYS <full-command>", "    Return the keys from a full command."};
+      "(no subcommand)",
+      "    Return details about all commands.",
+      "COUNT",
+      "    Return the total number of commands in this server.",
+      "LIST",
+      "    Return a list of all commands in this server.",
+      "INFO [<command-name> ...]",
+      "    Return details about the named commands.",
+      "DOCS [<command-name> ...]",
+      "    Return documentation details about the named commands.",
+      "GETKEYS <full-command>",
+      "    Return the keys from a full command."};
   reply_help(ctx, kLines);
 }
 
@@ -264,14 +284,63 @@ void cmd_command_help(CommandContext& ctx) {
 
 void register_introspection_commands(CommandTable& t) {
   const std::uint32_t f = kLoading | kStale;
-  CommandSpec& command = t.add({"command", -1, f, {}, &cmd_command, "server", "2.8.13",
+  CommandSpec& command = t.add({"command",
+                                -1,
+                                f,
+                                {},
+                                &cmd_command,
+                                "server",
+                                "2.8.13",
                                 "Get array of Redis command details"});
-  t.add_subcommand(command, {"count", 2, f, {}, &cmd_command_count, "server", "2.8.13", "Get total number of Redis commands"});
-  t.add_subcommand(command, {"info", -2, f, {}, &cmd_command_info, "server", "2.8.13", "Get array of specific Redis command details, or all when no argument is given."});
-  t.add_subcommand(command, {"docs", -2, f, {}, &cmd_command_docs, "server", "7.0.0", "Get array of specific Redis command documentation"});
-  t.add_subcommand(command, {"getkeys", -4, f, {}, &cmd_command_getkeys, "server", "2.8.13", "Extract keys given a full Redis command"});
-  t.add_subcommand(command, {"list", -2, f, {}, &cmd_command_list, "server", "7.0.0", "Get an array of Redis command names"});
-  t.add_subcommand(command, {"help", 2, f, {}, &cmd_command_help, "server", "5.0.0", "Show helpful text about the different subcommands"});
+  t.add_subcommand(command, {"count",
+                             2,
+                             f,
+                             {},
+                             &cmd_command_count,
+                             "server",
+                             "2.8.13",
+                             "Get total number of Redis commands"});
+  t.add_subcommand(
+      command, {"info",
+                -2,
+                f,
+                {},
+                &cmd_command_info,
+                "server",
+                "2.8.13",
+                "Get array of specific Redis command details, or all when no argument is given."});
+  t.add_subcommand(command, {"docs",
+                             -2,
+                             f,
+                             {},
+                             &cmd_command_docs,
+                             "server",
+                             "7.0.0",
+                             "Get array of specific Redis command documentation"});
+  t.add_subcommand(command, {"getkeys",
+                             -4,
+                             f,
+                             {},
+                             &cmd_command_getkeys,
+                             "server",
+                             "2.8.13",
+                             "Extract keys given a full Redis command"});
+  t.add_subcommand(command, {"list",
+                             -2,
+                             f,
+                             {},
+                             &cmd_command_list,
+                             "server",
+                             "7.0.0",
+                             "Get an array of Redis command names"});
+  t.add_subcommand(command, {"help",
+                             2,
+                             f,
+                             {},
+                             &cmd_command_help,
+                             "server",
+                             "5.0.0",
+                             "Show helpful text about the different subcommands"});
 }
 
 }  // namespace listd::server

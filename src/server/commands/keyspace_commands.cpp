@@ -1,18 +1,18 @@
 // Keyspace commands: DEL, UNLINK, EXISTS, TYPE, KEYS, SCAN, RANDOMKEY, RENAME, RENAMENX, COPY,
 // MOVE, TOUCH, OBJECT, MEMORY USAGE.
-#include <climits>
 #include <cctype>
 #include <cerrno>
+#include <climits>
 #include <cstdlib>
 
+#include "listd/base/glob.h"
+#include "listd/base/number.h"
 #include "listd/server/command_context.h"
 #include "listd/server/command_table.h"
 #include "listd/server/errors.h"
 #include "listd/server/executor.h"
 #include "listd/server/scan_args.h"
 #include "listd/server/text.h"
-#include "listd/base/glob.h"
-#include "listd/base/number.h"
 
 namespace listd::server {
 namespace {
@@ -263,20 +263,21 @@ void cmd_object_freq(CommandContext& ctx) {
 
 // OBJECT HELP
 void cmd_object_help(CommandContext& ctx) {
-  reply_help(ctx, {
-      "ENCODING <key>",
-      "    Return the kind of internal representation used in order to store the value",
-      "    associated with a <key>.",
-      "FREQ <key>",
-      "    Return the access frequency index of the <key>. The returned integer is",
-      "    proportional to the logarithm of the recent access frequency of the key.",
-      "IDLETIME <key>",
-      "    Return the idle time of the <key>, that is the approximated number of",
-      "    seconds elapsed since the last access to the key.",
-      "REFCOUNT <key>",
-      "    Return the number of references of the value associated with the specified",
-      "    <key>.",
-  });
+  reply_help(ctx,
+             {
+                 "ENCODING <key>",
+                 "    Return the kind of internal representation used in order to store the value",
+                 "    associated with a <key>.",
+                 "FREQ <key>",
+                 "    Return the access frequency index of the <key>. The returned integer is",
+                 "    proportional to the logarithm of the recent access frequency of the key.",
+                 "IDLETIME <key>",
+                 "    Return the idle time of the <key>, that is the approximated number of",
+                 "    seconds elapsed since the last access to the key.",
+                 "REFCOUNT <key>",
+                 "    Return the number of references of the value associated with the specified",
+                 "    <key>.",
+             });
 }
 
 // MEMORY USAGE key [SAMPLES count]
@@ -302,9 +303,9 @@ void cmd_memory_usage(CommandContext& ctx) {
 // MEMORY HELP
 void cmd_memory_help(CommandContext& ctx) {
   reply_help(ctx, {
-      "USAGE <key> [SAMPLES <count>]",
-      "    Return memory in bytes used by <key> and its value.",
-  });
+                      "USAGE <key> [SAMPLES <count>]",
+                      "    Return memory in bytes used by <key> and its value.",
+                  });
 }
 
 }  // namespace

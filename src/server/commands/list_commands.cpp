@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "listd/base/number.h"
 #include "listd/server/command_args.h"
 #include "listd/server/command_context.h"
 #include "listd/server/command_table.h"
@@ -20,7 +21,6 @@
 #include "listd/server/executor.h"
 #include "listd/server/list_ops.h"
 #include "listd/server/text.h"
-#include "listd/base/number.h"
 
 namespace listd::server {
 namespace {

@@ -47,11 +47,29 @@ void cmd_bgrewriteaof(CommandContext& ctx) {
 }  // namespace
 
 void register_persistence_commands(CommandTable& t) {
-  t.add({"save", 1, kAdmin | kNoScript | kNoMulti, {}, &cmd_save, "server", "1.0.0",
+  t.add({"save",
+         1,
+         kAdmin | kNoScript | kNoMulti,
+         {},
+         &cmd_save,
+         "server",
+         "1.0.0",
          "Synchronously save the dataset to disk"});
-  t.add({"bgsave", -1, kAdmin | kNoScript, {}, &cmd_bgsave, "server", "1.0.0",
+  t.add({"bgsave",
+         -1,
+         kAdmin | kNoScript,
+         {},
+         &cmd_bgsave,
+         "server",
+         "1.0.0",
          "Asynchronously save the dataset to disk"});
-  t.add({"bgrewriteaof", 1, kAdmin | kNoScript, {}, &cmd_bgrewriteaof, "server", "1.0.0",
+  t.add({"bgrewriteaof",
+         1,
+         kAdmin | kNoScript,
+         {},
+         &cmd_bgrewriteaof,
+         "server",
+         "1.0.0",
          "Asynchronously rewrite the append-only file"});
 }
 

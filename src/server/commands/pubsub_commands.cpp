@@ -3,12 +3,12 @@
 // (Redis 7.0 pubsub.c). The registry and the frames are in src/server/pubsub.cpp.
 #include <vector>
 
+#include "listd/base/glob.h"
 #include "listd/server/command_context.h"
 #include "listd/server/command_table.h"
 #include "listd/server/executor.h"
 #include "listd/server/pubsub.h"
 #include "listd/server/text.h"
-#include "listd/base/glob.h"
 
 namespace listd::server {
 namespace {
@@ -148,15 +148,45 @@ void register_pubsub_commands(CommandTable& t) {
   // Shard channels are declared as keys (cluster slot routing) flagged not_key.
   const KeySpec all_channels{1, -1, 1, 0, true};
   const KeySpec one_channel{1, 1, 1, 0, true};
-  t.add({"subscribe", -2, subscriber, {}, &cmd_subscribe, "pubsub", "2.0.0",
+  t.add({"subscribe",
+         -2,
+         subscriber,
+         {},
+         &cmd_subscribe,
+         "pubsub",
+         "2.0.0",
          "Listen for messages published to the given channels"});
-  t.add({"unsubscribe", -1, subscriber, {}, &cmd_unsubscribe, "pubsub", "2.0.0",
+  t.add({"unsubscribe",
+         -1,
+         subscriber,
+         {},
+         &cmd_unsubscribe,
+         "pubsub",
+         "2.0.0",
          "Stop listening for messages posted to the given channels"});
-  t.add({"psubscribe", -2, subscriber, {}, &cmd_psubscribe, "pubsub", "2.0.0",
+  t.add({"psubscribe",
+         -2,
+         subscriber,
+         {},
+         &cmd_psubscribe,
+         "pubsub",
+         "2.0.0",
          "Listen for messages published to channels matching the given patterns"});
-  t.add({"punsubscribe", -1, subscriber, {}, &cmd_punsubscribe, "pubsub", "2.0.0",
+  t.add({"punsubscribe",
+         -1,
+         subscriber,
+         {},
+         &cmd_punsubscribe,
+         "pubsub",
+         "2.0.0",
          "Stop listening for messages posted to channels matching the given patterns"});
-  t.add({"publish", 3, publisher, {}, &cmd_publish, "pubsub", "2.0.0",
+  t.add({"publish",
+         3,
+         publisher,
+         {},
+         &cmd_publish,
+         "pubsub",
+         "2.0.0",
          "Post a message to a channel"});
   t.add({"ssubscribe", -2, subscriber, all_channels, &cmd_ssubscribe, "pubsub", "7.0.0",
          "Listen for messages published to the given shard channels"});
@@ -166,20 +196,56 @@ void register_pubsub_commands(CommandTable& t) {
          "Post a message to a shard channel"});
 
   const std::uint32_t introspection = kPubsub | kLoading | kStale;
-  CommandSpec& pubsub = t.add({"pubsub", -2, 0, {}, nullptr, "pubsub", "2.8.0",
-                               "A container for Pub/Sub commands"});
-  t.add_subcommand(pubsub, {"channels", -2, introspection, {}, &cmd_pubsub_channels, "pubsub",
-                            "2.8.0", "List active channels"});
-  t.add_subcommand(pubsub, {"numsub", -2, introspection, {}, &cmd_pubsub_numsub, "pubsub",
-                            "2.8.0", "Get the count of subscribers for channels"});
-  t.add_subcommand(pubsub, {"numpat", 2, introspection, {}, &cmd_pubsub_numpat, "pubsub",
-                            "2.8.0", "Get the count of unique patterns pattern subscriptions"});
-  t.add_subcommand(pubsub, {"help", 2, kLoading | kStale, {}, &cmd_pubsub_help, "pubsub",
-                            "6.2.0", "Show helpful text about the different subcommands"});
-  t.add_subcommand(pubsub, {"shardchannels", -2, introspection, {}, &cmd_pubsub_shardchannels,
-                            "pubsub", "7.0.0", "List active shard channels"});
-  t.add_subcommand(pubsub, {"shardnumsub", -2, introspection, {}, &cmd_pubsub_shardnumsub,
-                            "pubsub", "7.0.0", "Get the count of subscribers for shard channels"});
+  CommandSpec& pubsub =
+      t.add({"pubsub", -2, 0, {}, nullptr, "pubsub", "2.8.0", "A container for Pub/Sub commands"});
+  t.add_subcommand(pubsub, {"channels",
+                            -2,
+                            introspection,
+                            {},
+                            &cmd_pubsub_channels,
+                            "pubsub",
+                            "2.8.0",
+                            "List active channels"});
+  t.add_subcommand(pubsub, {"numsub",
+                            -2,
+                            introspection,
+                            {},
+                            &cmd_pubsub_numsub,
+                            "pubsub",
+                            "2.8.0",
+                            "Get the count of subscribers for channels"});
+  t.add_subcommand(pubsub, {"numpat",
+                            2,
+                            introspection,
+                            {},
+                            &cmd_pubsub_numpat,
+                            "pubsub",
+                            "2.8.0",
+                            "Get the count of unique patterns pattern subscriptions"});
+  t.add_subcommand(pubsub, {"help",
+                            2,
+                            kLoading | kStale,
+                            {},
+                            &cmd_pubsub_help,
+                            "pubsub",
+                            "6.2.0",
+                            "Show helpful text about the different subcommands"});
+  t.add_subcommand(pubsub, {"shardchannels",
+                            -2,
+                            introspection,
+                            {},
+                            &cmd_pubsub_shardchannels,
+                            "pubsub",
+                            "7.0.0",
+                            "List active shard channels"});
+  t.add_subcommand(pubsub, {"shardnumsub",
+                            -2,
+                            introspection,
+                            {},
+                            &cmd_pubsub_shardnumsub,
+                            "pubsub",
+                            "7.0.0",
+                            "Get the count of subscribers for shard channels"});
 }
 
 }  // namespace listd::server

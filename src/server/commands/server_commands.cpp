@@ -3,6 +3,7 @@
 #include <chrono>
 #include <thread>
 
+#include "listd/base/number.h"
 #include "listd/server/command_context.h"
 #include "listd/server/command_table.h"
 #include "listd/server/errors.h"
@@ -10,7 +11,6 @@
 #include "listd/server/info.h"
 #include "listd/server/persistence.h"
 #include "listd/server/text.h"
-#include "listd/base/number.h"
 
 namespace listd::server {
 namespace {
@@ -21,11 +21,13 @@ void cmd_info(CommandContext& ctx) {
 }
 
 // DBSIZE
-void cmd_dbsize(CommandContext& ctx) { ctx.reply().integer(static_cast<long long>(ctx.db().size())); }
+void cmd_dbsize(CommandContext& ctx) {
+  ctx.reply().integer(static_cast<long long>(ctx.db().size()));
+}
 
 bool parse_flush_mode(CommandContext& ctx) {
-  if (ctx.argc() > 2 ||
-      (ctx.argc() == 2 && !base::iequals(ctx.arg(1), "async") && !base::iequals(ctx.arg(1), "sync"))) {
+  if (ctx.argc() > 2 || (ctx.argc() == 2 && !base::iequals(ctx.arg(1), "async") &&
+                         !base::iequals(ctx.arg(1), "sync"))) {
     ctx.reply().error(kSyntaxErr);
     return false;
   }
@@ -179,24 +181,85 @@ void cmd_debug(CommandContext& ctx) {
 }  // namespace
 
 void register_server_commands(CommandTable& t) {
-  t.add({"info", -1, kLoading | kStale | kSentinel, {}, &cmd_info, "server", "1.0.0",
+  t.add({"info",
+         -1,
+         kLoading | kStale | kSentinel,
+         {},
+         &cmd_info,
+         "server",
+         "1.0.0",
          "Get information and statistics about the server"});
-  t.add({"dbsize", 1, kReadonly | kFast, {}, &cmd_dbsize, "server", "1.0.0",
+  t.add({"dbsize",
+         1,
+         kReadonly | kFast,
+         {},
+         &cmd_dbsize,
+         "server",
+         "1.0.0",
          "Return the number of keys in the selected database"});
-  t.add({"flushdb", -1, kWrite, {}, &cmd_flushdb, "server", "1.0.0",
+  t.add({"flushdb",
+         -1,
+         kWrite,
+         {},
+         &cmd_flushdb,
+         "server",
+         "1.0.0",
          "Remove all keys from the current database"});
-  t.add({"flushall", -1, kWrite, {}, &cmd_flushall, "server", "1.0.0",
+  t.add({"flushall",
+         -1,
+         kWrite,
+         {},
+         &cmd_flushall,
+         "server",
+         "1.0.0",
          "Remove all keys from all databases"});
-  t.add({"swapdb", 3, kWrite | kFast, {}, &cmd_swapdb, "server", "4.0.0", "Swaps two Redis databases"});
-  t.add({"time", 1, kLoading | kStale | kFast, {}, &cmd_time, "server", "2.6.0",
+  t.add({"swapdb",
+         3,
+         kWrite | kFast,
+         {},
+         &cmd_swapdb,
+         "server",
+         "4.0.0",
+         "Swaps two Redis databases"});
+  t.add({"time",
+         1,
+         kLoading | kStale | kFast,
+         {},
+         &cmd_time,
+         "server",
+         "2.6.0",
          "Return the current server time"});
-  t.add({"lastsave", 1, kLoading | kStale | kFast, {}, &cmd_lastsave, "server", "1.0.0",
+  t.add({"lastsave",
+         1,
+         kLoading | kStale | kFast,
+         {},
+         &cmd_lastsave,
+         "server",
+         "1.0.0",
          "Get the UNIX time stamp of the last successful save to disk"});
-  t.add({"shutdown", -1, kAdmin | kNoScript | kLoading | kStale | kNoMulti | kSentinel | kAllowBusy,
-         {}, &cmd_shutdown, "server", "1.0.0", "Synchronously save the dataset to disk and then shut down the server"});
-  t.add({"monitor", 1, kAdmin | kNoScript | kLoading | kStale, {}, &cmd_monitor, "server", "1.0.0",
+  t.add({"shutdown",
+         -1,
+         kAdmin | kNoScript | kLoading | kStale | kNoMulti | kSentinel | kAllowBusy,
+         {},
+         &cmd_shutdown,
+         "server",
+         "1.0.0",
+         "Synchronously save the dataset to disk and then shut down the server"});
+  t.add({"monitor",
+         1,
+         kAdmin | kNoScript | kLoading | kStale,
+         {},
+         &cmd_monitor,
+         "server",
+         "1.0.0",
          "Listen for all requests received by the server in real time"});
-  t.add({"debug", -2, kAdmin | kNoScript | kLoading | kStale, {}, &cmd_debug, "server", "1.0.0",
+  t.add({"debug",
+         -2,
+         kAdmin | kNoScript | kLoading | kStale,
+         {},
+         &cmd_debug,
+         "server",
+         "1.0.0",
          "A container for debugging commands"});
 }
 

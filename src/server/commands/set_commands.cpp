@@ -7,21 +7,21 @@
 // and the STORE forms replace the destination whatever its type, or delete it when the result
 // is empty.
 #include <algorithm>
-#include <cerrno>
 #include <cctype>
+#include <cerrno>
 #include <climits>
 #include <cstdlib>
 #include <string>
 #include <unordered_set>
 #include <vector>
 
+#include "listd/base/glob.h"
 #include "listd/server/command_context.h"
 #include "listd/server/command_table.h"
 #include "listd/server/errors.h"
 #include "listd/server/executor.h"
 #include "listd/server/scan_args.h"
 #include "listd/server/text.h"
-#include "listd/base/glob.h"
 
 namespace listd::server {
 namespace {

@@ -5,12 +5,12 @@
 #include <cmath>
 #include <vector>
 
+#include "listd/base/number.h"
 #include "listd/server/command_context.h"
 #include "listd/server/command_table.h"
 #include "listd/server/errors.h"
 #include "listd/server/executor.h"
 #include "listd/server/text.h"
-#include "listd/base/number.h"
 
 namespace listd::server {
 namespace {
@@ -30,8 +30,15 @@ store::Entry* store_string(CommandContext& ctx, std::string_view key, std::strin
 }
 
 enum SetFlag : unsigned {
-  kSetNx = 1, kSetXx = 2, kSetGet = 4, kSetKeepTtl = 8, kSetPersist = 16,
-  kSetEx = 32, kSetPx = 64, kSetExat = 128, kSetPxat = 256,
+  kSetNx = 1,
+  kSetXx = 2,
+  kSetGet = 4,
+  kSetKeepTtl = 8,
+  kSetPersist = 16,
+  kSetEx = 32,
+  kSetPx = 64,
+  kSetExat = 128,
+  kSetPxat = 256,
 };
 constexpr unsigned kSetAnyExpiry = kSetEx | kSetPx | kSetExat | kSetPxat;
 

@@ -21,6 +21,8 @@
 #include <string>
 #include <vector>
 
+#include "listd/base/glob.h"
+#include "listd/base/number.h"
 #include "listd/protocol/reply_writer.h"
 #include "listd/server/blocking_service.h"
 #include "listd/server/command_args.h"
@@ -31,8 +33,6 @@
 #include "listd/server/scan_args.h"
 #include "listd/server/text.h"
 #include "listd/server/zset_range.h"
-#include "listd/base/glob.h"
-#include "listd/base/number.h"
 
 namespace listd::server {
 namespace {
@@ -42,8 +42,7 @@ constexpr std::string_view kNanErr = "ERR resulting score is not a number (NaN)"
 // ---- replies ------------------------------------------------------------------------------
 
 /// ZRANGE-family reply: RESP2 flat (member, score) list; RESP3 [member, score] pairs.
-void reply_items(protocol::ReplyWriter r, const std::vector<ScoredMember>& items,
-                 bool withscores) {
+void reply_items(protocol::ReplyWriter r, const std::vector<ScoredMember>& items, bool withscores) {
   r.array_header(withscores && !r.resp3() ? items.size() * 2 : items.size());
   for (const ScoredMember& it : items) {
     if (withscores && r.resp3()) r.array_header(2);
@@ -70,13 +69,20 @@ std::size_t parse_zadd_options(CommandContext& ctx, unsigned& flags) {
   std::size_t scoreidx = 2;
   for (; scoreidx < ctx.argc(); ++scoreidx) {
     const std::string_view opt = ctx.arg(scoreidx);
-    if (base::iequals(opt, "nx")) flags |= kZaddNx;
-    else if (base::iequals(opt, "xx")) flags |= kZaddXx;
-    else if (base::iequals(opt, "ch")) flags |= kZaddCh;
-    else if (base::iequals(opt, "incr")) flags |= kZaddIncr;
-    else if (base::iequals(opt, "gt")) flags |= kZaddGt;
-    else if (base::iequals(opt, "lt")) flags |= kZaddLt;
-    else break;
+    if (base::iequals(opt, "nx"))
+      flags |= kZaddNx;
+    else if (base::iequals(opt, "xx"))
+      flags |= kZaddXx;
+    else if (base::iequals(opt, "ch"))
+      flags |= kZaddCh;
+    else if (base::iequals(opt, "incr"))
+      flags |= kZaddIncr;
+    else if (base::iequals(opt, "gt"))
+      flags |= kZaddGt;
+    else if (base::iequals(opt, "lt"))
+      flags |= kZaddLt;
+    else
+      break;
   }
   const bool nx = flags & kZaddNx, gt = flags & kZaddGt, lt = flags & kZaddLt;
   const std::size_t args = ctx.argc() - scoreidx;
@@ -323,7 +329,7 @@ void zrange_generic(CommandContext& ctx, RangeType type, Direction dir) {
         collect_by_rank(z, from, to, rev, items);
     } else {
       const RangeBounds b{type == RangeType::kScore ? &score_range : nullptr,
-                     type == RangeType::kLex ? &lex_range : nullptr};
+                          type == RangeType::kLex ? &lex_range : nullptr};
       collect_by_bounds(z, b, rev, offset, limit, items);
     }
   }
@@ -378,7 +384,7 @@ void zremrange_generic(CommandContext& ctx, RangeType type) {
     if (resolve_rank_range(start, end, z.size(), lo, to)) hi = to + 1;
   } else {
     const RangeBounds b{type == RangeType::kScore ? &score_range : nullptr,
-                   type == RangeType::kLex ? &lex_range : nullptr};
+                        type == RangeType::kLex ? &lex_range : nullptr};
     if (count_in(z, b) > 0) {
       lo = b.first(z);
       hi = b.end(z);
@@ -403,10 +409,10 @@ void cmd_zremrangebylex(CommandContext& ctx) { zremrange_generic(ctx, RangeType:
 // ---- pops -----------------------------------------------------------------------------------
 
 enum class PopShape : std::uint8_t {
-  kFlat,        ///< ZPOPMIN/ZPOPMAX (RESP2, or no count): [member, score, ...]
-  kNested,      ///< ZPOPMIN/ZPOPMAX with a count in RESP3: [[member, score], ...]
-  kKeyFlat,     ///< BZPOPMIN/BZPOPMAX: [key, member, score]
-  kKeyNested,   ///< ZMPOP/BZMPOP: [key, [[member, score], ...]]
+  kFlat,       ///< ZPOPMIN/ZPOPMAX (RESP2, or no count): [member, score, ...]
+  kNested,     ///< ZPOPMIN/ZPOPMAX with a count in RESP3: [[member, score], ...]
+  kKeyFlat,    ///< BZPOPMIN/BZPOPMAX: [key, member, score]
+  kKeyNested,  ///< ZMPOP/BZMPOP: [key, [[member, score], ...]]
 };
 
 /// Redis genericZpopCommand once the key is chosen: pops up to `count` elements from the
@@ -559,8 +565,7 @@ void cmd_bzmpop(CommandContext& ctx) {
   if (!args) return;
   long long timeout_ms = 0;
   if (!ctx.parse_timeout_ms(1, timeout_ms)) return;
-  blocking_zpop_generic(ctx, args->keys, args->where == End::kTail, timeout_ms, true,
-                        args->count);
+  blocking_zpop_generic(ctx, args->keys, args->where == End::kTail, timeout_ms, true, args->count);
 }
 
 /// Redis 7.0 d2string, the text a listpack stores for a score: integral values within

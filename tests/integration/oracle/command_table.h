@@ -14,7 +14,15 @@ namespace {
 // kSortPairs: also keep an array's consecutive pairs together (HGETALL in RESP2).
 // kTtlSeconds/kTtlMs (TTL, PTTL: relative to each server's clock) and kDeadlineSeconds/
 // kDeadlineMs (EXPIRETIME, PEXPIRETIME): compared by compare_ttl() (see there).
-enum class Normalize { kNone, kTtlSeconds, kTtlMs, kDeadlineSeconds, kDeadlineMs, kSortArray, kSortPairs };
+enum class Normalize {
+  kNone,
+  kTtlSeconds,
+  kTtlMs,
+  kDeadlineSeconds,
+  kDeadlineMs,
+  kSortArray,
+  kSortPairs
+};
 
 // How the replies are checked (see the top of the file): one exchange compared after
 // normalize(), or one of the property checks of the random and iterating commands.
@@ -545,7 +553,6 @@ const std::vector<CommandDef>& command_table() {
   };
   return kCommands;
 }
-
 
 }  // namespace
 }  // namespace listd::testing

@@ -61,13 +61,37 @@ class Rng {
 
 const std::vector<std::string> kKeys = {"k0", "k1", "k2", "k3", "k4", std::string("k\0\xff", 3)};
 
-const std::vector<std::string> kElements = {
-    "a", "b", "c", "a", "b", "007", "-0", "1", "0", "-1", "10", "9223372036854775808", "",
-    "x y", std::string("\0\xff\r\n", 4), "\xc3\xa9", std::string(70, 'L'), "1.5"};
+const std::vector<std::string> kElements = {"a",
+                                            "b",
+                                            "c",
+                                            "a",
+                                            "b",
+                                            "007",
+                                            "-0",
+                                            "1",
+                                            "0",
+                                            "-1",
+                                            "10",
+                                            "9223372036854775808",
+                                            "",
+                                            "x y",
+                                            std::string("\0\xff\r\n", 4),
+                                            "\xc3\xa9",
+                                            std::string(70, 'L'),
+                                            "1.5"};
 
-const std::vector<std::string> kBadIntegers = {
-    "1.5", "", "+1", " 1", "1 ", "01", "abc", "0x10", "1e3", "9223372036854775808",
-    "-9223372036854775809", "99999999999999999999"};
+const std::vector<std::string> kBadIntegers = {"1.5",
+                                               "",
+                                               "+1",
+                                               " 1",
+                                               "1 ",
+                                               "01",
+                                               "abc",
+                                               "0x10",
+                                               "1e3",
+                                               "9223372036854775808",
+                                               "-9223372036854775809",
+                                               "99999999999999999999"};
 
 const std::vector<std::string> kEdgeIntegers = {"9223372036854775807", "-9223372036854775808",
                                                 "-0"};
@@ -129,9 +153,10 @@ class TtlSource {
   /// EXPIRETIME's rounding and PTTL's precision are compared).
   std::string milliseconds(Rng& r) {
     std::string s = seconds(r);
-    const bool plain_positive = !s.empty() && s[0] != '-' && s != "0" &&
-                                std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }) &&
-                                s.size() < 10;
+    const bool plain_positive =
+        !s.empty() && s[0] != '-' && s != "0" &&
+        std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }) &&
+        s.size() < 10;
     return plain_positive ? s + sub_second(r) : s;
   }
   /// An absolute unix time: far future (unique), or in the past (deletes the key).
@@ -168,13 +193,11 @@ std::string expire_flag(Rng& r) {
   return r.pick(kFlags);
 }
 
-
-
 // Hashes, sets and sorted sets share the key space above. Fields and members come from small
 // alphabets (so collections stay small and mostly in packed encodings); element() now and then
 // yields a long string, which converts Redis' collection to a hashtable.
-const std::vector<std::string> kFields = {"f0", "f1", "f2", "f3", "a", "1", "", "-1",
-                                          std::string("f\0\xff", 3), "\xc3\xa9"};
+const std::vector<std::string> kFields = {
+    "f0", "f1", "f2", "f3", "a", "1", "", "-1", std::string("f\0\xff", 3), "\xc3\xa9"};
 
 std::string field(Rng& r) {
   if (r.chance(2)) return std::string(static_cast<std::size_t>(r.range(70, 300)), 'F');
@@ -189,17 +212,18 @@ std::string set_member(Rng& r) {
 
 /// A sorted-set member: a small alphabet (lexicographic ranges need ties on score 0).
 std::string zmember(Rng& r) {
-  static const std::vector<std::string> kMembers = {"a", "b", "c", "d", "e", "aa", "1", "",
-                                                    std::string("m\0\xff", 3), "\xc3\xa9"};
+  static const std::vector<std::string> kMembers = {
+      "a", "b", "c", "d", "e", "aa", "1", "", std::string("m\0\xff", 3), "\xc3\xa9"};
   if (r.chance(2)) return std::string(static_cast<std::size_t>(r.range(70, 300)), 'M');
   return r.pick(kMembers);
 }
 
 /// A score argument: integers, decimals, infinities, malformed values.
 std::string score(Rng& r) {
-  static const std::vector<std::string> kOdd = {
-      "1.5", "-2.5", "0.1", "1e3", "-0", "0.0", "inf", "-inf", "+inf", "1e308", "3.0",
-      "9007199254740993", "123456789012", "-1e-5"};
+  static const std::vector<std::string> kOdd = {"1.5",          "-2.5",  "0.1", "1e3",
+                                                "-0",           "0.0",   "inf", "-inf",
+                                                "+inf",         "1e308", "3.0", "9007199254740993",
+                                                "123456789012", "-1e-5"};
   static const std::vector<std::string> kBad = {"nan", "abc", "", "1.5x", "(1", " 1", "0x10"};
   const long long roll = r.range(1, 100);
   if (roll <= 5) return r.pick(kBad);
@@ -210,8 +234,8 @@ std::string score(Rng& r) {
 
 /// A score-range bound: inclusive/exclusive numbers, infinities, malformed values.
 std::string score_bound(Rng& r) {
-  static const std::vector<std::string> kSpecial = {"-inf", "+inf", "inf", "(-inf", "(+inf",
-                                                    "(1.5", "1.5", "(", "abc", "nan", "((1", ""};
+  static const std::vector<std::string> kSpecial = {"-inf", "+inf", "inf", "(-inf", "(+inf", "(1.5",
+                                                    "1.5",  "(",    "abc", "nan",   "((1",   ""};
   const long long roll = r.range(1, 100);
   if (roll <= 25) return r.pick(kSpecial);
   const std::string n = std::to_string(r.range(-5, 10));
@@ -235,9 +259,10 @@ void push_score_range(Rng& r, Args& a, bool rev) {
 
 /// A lexicographic-range bound: [x, (x, -, +, malformed.
 std::string lex_bound(Rng& r) {
-  static const std::vector<std::string> kSpecial = {"-", "+", "-", "+", "a", "", "[", "(",
-                                                    "+a", std::string("[m\0", 3)};
-  static const std::vector<std::string> kBase = {"a", "aa", "b", "c", "d", "e", "", "1", "\xc3\xa9"};
+  static const std::vector<std::string> kSpecial = {"-", "+", "-", "+",  "a",
+                                                    "",  "[", "(", "+a", std::string("[m\0", 3)};
+  static const std::vector<std::string> kBase = {"a", "aa", "b", "c",       "d",
+                                                 "e", "",   "1", "\xc3\xa9"};
   const long long roll = r.range(1, 100);
   if (roll <= 30) return r.pick(kSpecial);
   return (roll <= 65 ? "[" : "(") + r.pick(kBase);
@@ -318,10 +343,30 @@ std::string numkeys(Rng& r, long long n) {
 // ---------------------------------------------------------------------------------------------
 // Strings, random picks, SCAN and blocking arguments.
 
-const std::vector<std::string> kFloats = {
-    "1.5", "-2.25", "0.1", "3", "3.0", "1e3", "-0", "10.50", ".5", "5.", "1e300", "-1e300",
-    "123456789.123456789", "5e-324", "inf", "-inf", "nan", "abc", "", " 1", "1.5x", "0x10",
-    "1e400", "1e-400"};
+const std::vector<std::string> kFloats = {"1.5",
+                                          "-2.25",
+                                          "0.1",
+                                          "3",
+                                          "3.0",
+                                          "1e3",
+                                          "-0",
+                                          "10.50",
+                                          ".5",
+                                          "5.",
+                                          "1e300",
+                                          "-1e300",
+                                          "123456789.123456789",
+                                          "5e-324",
+                                          "inf",
+                                          "-inf",
+                                          "nan",
+                                          "abc",
+                                          "",
+                                          " 1",
+                                          "1.5x",
+                                          "0x10",
+                                          "1e400",
+                                          "1e-400"};
 
 /// An INCRBYFLOAT/HINCRBYFLOAT increment: integers, decimals, huge, infinite and malformed.
 std::string float_arg(Rng& r) { return r.chance(30) ? integer(r, -10, 10) : r.pick(kFloats); }
@@ -356,8 +401,8 @@ void push_expiry(Rng& r, TtlSource& t, Args& a, bool past_ok) {
 
 /// SET's options: NX/XX/GET/KEEPTTL and expiries in any order, bad combinations included.
 void push_set_options(Rng& r, TtlSource& t, Args& a) {
-  static const std::vector<std::string> kFlags = {"NX", "XX", "GET", "KEEPTTL", "nx", "get",
-                                                  "keepttl", "PERSIST", "FOO"};
+  static const std::vector<std::string> kFlags = {"NX",  "XX",      "GET",     "KEEPTTL", "nx",
+                                                  "get", "keepttl", "PERSIST", "FOO"};
   const long long n = r.chance(35) ? 0 : r.range(1, 3);
   for (long long i = 0; i < n; ++i) {
     if (r.chance(45)) {
@@ -377,7 +422,8 @@ void push_getex_options(Rng& r, TtlSource& t, Args& a) {
     if (r.chance(75))
       push_expiry(r, t, a, true);
     else
-      a.push_back(r.pick(std::vector<std::string>{"PERSIST", "persist", "PERSIST", "KEEPTTL", "NX"}));
+      a.push_back(
+          r.pick(std::vector<std::string>{"PERSIST", "persist", "PERSIST", "KEEPTTL", "NX"}));
   }
 }
 
@@ -404,17 +450,19 @@ std::string pick_count(Rng& r) {
 /// returns depends on each server's hash tables.
 std::string scan_cursor(Rng& r) {
   if (r.chance(92)) return "0";
-  return r.pick(std::vector<std::string>{"abc", "", " 0", "0 ", "1.5", "18446744073709551616", "0x"});
+  return r.pick(
+      std::vector<std::string>{"abc", "", " 0", "0 ", "1.5", "18446744073709551616", "0x"});
 }
 
-const std::vector<std::string> kKeyPatterns = {"*", "k?", "k[0-2]", "k[^0]", "*1*", "\\k*", "k[",
-                                               "", "K*", "k[!1]"};
-const std::vector<std::string> kMemberPatterns = {"*", "a*", "*a*", "?", "1*", "[0-9]*", "f*",
-                                                  "\\*", "*\xc3\xa9", "[", "B*", "-*", "M*"};
+const std::vector<std::string> kKeyPatterns = {"*",    "k?", "k[0-2]", "k[^0]", "*1*",
+                                               "\\k*", "k[", "",       "K*",    "k[!1]"};
+const std::vector<std::string> kMemberPatterns = {
+    "*", "a*", "*a*", "?", "1*", "[0-9]*", "f*", "\\*", "*\xc3\xa9", "[", "B*", "-*", "M*"};
 
 /// SCAN options (MATCH, COUNT, TYPE when allowed), sometimes malformed.
 void push_scan_options(Rng& r, Args& a, const std::vector<std::string>& patterns, bool type) {
-  static const std::vector<std::string> kCounts = {"1", "2", "3", "5", "10", "100", "0", "-1", "abc"};
+  static const std::vector<std::string> kCounts = {"1",   "2", "3",  "5",  "10",
+                                                   "100", "0", "-1", "abc"};
   static const std::vector<std::string> kTypes = {"string", "list", "hash", "set", "zset",
                                                   "String", "ZSET", "none", "foo"};
   const long long n = r.chance(40) ? 0 : r.range(1, 3);
@@ -464,7 +512,6 @@ std::string any_key(Rng& r) {
     default: return key(r);
   }
 }
-
 
 }  // namespace
 }  // namespace listd::testing

@@ -8,8 +8,9 @@
 // fixed seeds as integration.FixedSeeds/OracleTest.RepliesMatchRedisByteForByte/seed_*):
 //   integration_tests --gtest_filter='*Oracle*'                   # CI: 3 fixed seeds x 15,000
 //   ORACLE_COMMANDS=100000 integration_tests --gtest_filter='*Oracle*'   # 3 x 100,000
-//   ORACLE_SEED=42 ORACLE_COMMANDS=200000 integration_tests --gtest_filter=OracleReplay.SeedFromEnvironment
-//   integration_tests --gtest_filter=OracleReplay.SeedFromEnvironment --seed=42 --commands=100000
+//   ORACLE_SEED=42 ORACLE_COMMANDS=200000 integration_tests
+//   --gtest_filter=OracleReplay.SeedFromEnvironment integration_tests
+//   --gtest_filter=OracleReplay.SeedFromEnvironment --seed=42 --commands=100000
 //   ORACLE_TRACE=/tmp/oracle.log ...                              # every command and reply
 //   ORACLE_ONLY=LPOS,LPUSH ...                                    # restrict the command set
 //
@@ -107,8 +108,6 @@ std::uint64_t command_count() {
   return numeric_option("ORACLE_COMMANDS", "commands").value_or(kDefaultCommands);
 }
 
-
-
 // ---------------------------------------------------------------------------------------------
 // Reply comparison.
 
@@ -128,7 +127,8 @@ std::string normalize(const std::string& reply, Normalize how) {
     // Map replies (RESP3) and HGETALL's flat array (RESP2) are key/value pairs: sort the pairs.
     if (reply[0] == '%' || how == Normalize::kSortPairs) {
       std::vector<std::string> pairs;
-      for (std::size_t i = 0; i + 1 < items.size(); i += 2) pairs.push_back(items[i] + items[i + 1]);
+      for (std::size_t i = 0; i + 1 < items.size(); i += 2)
+        pairs.push_back(items[i] + items[i + 1]);
       if (items.size() % 2 == 1) pairs.push_back(items.back());
       items = std::move(pairs);
     }
@@ -172,7 +172,9 @@ Reply parse_reply(const std::string& buf, std::size_t& at, int depth = 0) {
   out.text = buf.substr(at + 1, eol - at - 1);
   at = eol + 2;
   switch (out.type) {
-    case '$': case '=': case '!': {
+    case '$':
+    case '=':
+    case '!': {
       const long long n = std::stoll(out.text);
       if (n < 0) {
         out.null = true;
@@ -183,7 +185,10 @@ Reply parse_reply(const std::string& buf, std::size_t& at, int depth = 0) {
       at += static_cast<std::size_t>(n) + 2;
       break;
     }
-    case '*': case '~': case '%': case '>': {
+    case '*':
+    case '~':
+    case '%':
+    case '>': {
       const long long n = std::stoll(out.text);
       if (n < 0) {
         out.null = true;
@@ -240,7 +245,8 @@ std::string check_pick(const Reply& rep, const Contents& from, std::optional<lon
                        bool withvalues, bool resp3, char aggregate) {
   if (!count) {
     if (rep.type != '$' || rep.null) return "expected a bulk string";
-    return from.count(rep.text) ? "" : "'" + escape_bytes(rep.text, 80) + "' is not in the collection";
+    return from.count(rep.text) ? ""
+                                : "'" + escape_bytes(rep.text, 80) + "' is not in the collection";
   }
   const auto want = static_cast<std::size_t>(*count < 0 ? -*count : *count);
   if (rep.type != aggregate) return std::string("expected a '") + aggregate + "' reply";
@@ -342,11 +348,11 @@ class OracleRun {
     out << "random picks " << picks_ << " (random " << random_picks_ << "), SPOP " << spops_
         << " (random " << random_spops_ << ", rebuilt " << rebuilt_spops_ << "), scans " << scans_
         << " (iterated " << iterated_scans_ << ", " << scan_calls_ << " extra calls), RANDOMKEY "
-        << random_keys_ << " (non-nil " << random_keys_found_ << "), transactions "
-        << transactions_ << " (watch invalidated " << invalidated_watches_ << ", aborted "
-        << aborted_transactions_ << "), pipelines " << pipelines_ << ", second connection "
-        << second_commands_ << ", TTLs within tolerance " << ttl_tolerated_ << " (exact "
-        << ttl_exact_ << "), snapshots " << snapshots_ << " (" << snapshot_keys_ << " keys)";
+        << random_keys_ << " (non-nil " << random_keys_found_ << "), transactions " << transactions_
+        << " (watch invalidated " << invalidated_watches_ << ", aborted " << aborted_transactions_
+        << "), pipelines " << pipelines_ << ", second connection " << second_commands_
+        << ", TTLs within tolerance " << ttl_tolerated_ << " (exact " << ttl_exact_
+        << "), snapshots " << snapshots_ << " (" << snapshot_keys_ << " keys)";
     return out.str();
   }
 
@@ -412,8 +418,10 @@ class OracleRun {
     def->make(rng_, ttls_, g);
     if (g.check == Check::kTransaction || g.check == Check::kPipeline) {
       if (nested) return g;  // not plain(): the caller draws again
-      if (g.check == Check::kTransaction) fill_transaction(g, enabled, total_weight);
-      else fill_pipeline(g, enabled, total_weight);
+      if (g.check == Check::kTransaction)
+        fill_transaction(g, enabled, total_weight);
+      else
+        fill_pipeline(g, enabled, total_weight);
       return g;
     }
     // Wrong arity now and then: drop the last argument or add a stray one.
@@ -451,7 +459,8 @@ class OracleRun {
   // [WATCH keys [second connection writes a watched key]] [UNWATCH] MULTI queued... EXEC|DISCARD.
   // Queued commands include unknown ones and wrong arities (EXECABORT), a nested MULTI or WATCH,
   // and "EXEC x" / "DISCARD x" (arity errors that leave the transaction open: an EXEC follows).
-  void fill_transaction(Generated& g, const std::vector<const CommandDef*>& enabled, int total_weight) {
+  void fill_transaction(Generated& g, const std::vector<const CommandDef*>& enabled,
+                        int total_weight) {
     std::vector<std::string> watched;
     if (rng_.chance(40)) {
       Args watch = {"WATCH"};
@@ -471,9 +480,12 @@ class OracleRun {
     const long long n = rng_.range(0, 6);
     for (long long i = 0; i < n; ++i) {
       const long long roll = rng_.range(1, 100);
-      if (roll <= 3) g.block.push_back({0, {"MULTI"}});
-      else if (roll <= 6) g.block.push_back({0, {"WATCH", any_key(rng_)}});
-      else g.block.push_back({0, plain_command(enabled, total_weight, false)});
+      if (roll <= 3)
+        g.block.push_back({0, {"MULTI"}});
+      else if (roll <= 6)
+        g.block.push_back({0, {"WATCH", any_key(rng_)}});
+      else
+        g.block.push_back({0, plain_command(enabled, total_weight, false)});
     }
     const long long end = rng_.range(1, 100);
     if (end <= 80) {
@@ -486,9 +498,11 @@ class OracleRun {
     }
   }
 
-  void fill_pipeline(Generated& g, const std::vector<const CommandDef*>& enabled, int total_weight) {
+  void fill_pipeline(Generated& g, const std::vector<const CommandDef*>& enabled,
+                     int total_weight) {
     const long long n = rng_.range(2, 6);
-    for (long long i = 0; i < n; ++i) g.block.push_back({0, plain_command(enabled, total_weight, true)});
+    for (long long i = 0; i < n; ++i)
+      g.block.push_back({0, plain_command(enabled, total_weight, true)});
   }
 
   static std::string describe_generated(const Generated& g) {
@@ -506,8 +520,8 @@ class OracleRun {
   /// and for the TTL commands not -1/-2.
   static bool data_bearing(const Generated& g, const std::string& r) {
     if (r.empty() || r[0] == '-' || r[0] == '!' || r[0] == '_') return false;
-    static const std::set<std::string> kEmpty = {"$-1\r\n", "*-1\r\n", ":0\r\n", "*0\r\n",
-                                                 "~0\r\n", "%0\r\n", "$0\r\n\r\n"};
+    static const std::set<std::string> kEmpty = {"$-1\r\n", "*-1\r\n", ":0\r\n",    "*0\r\n",
+                                                 "~0\r\n",  "%0\r\n",  "$0\r\n\r\n"};
     if (kEmpty.count(r)) return false;
     if (g.normalize >= Normalize::kTtlSeconds && g.normalize <= Normalize::kDeadlineMs)
       return r != ":-1\r\n" && r != ":-2\r\n";
@@ -546,11 +560,13 @@ class OracleRun {
       same = false;
     }
     const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(
-        std::chrono::steady_clock::now() - step_start_).count();
+                          std::chrono::steady_clock::now() - step_start_)
+                          .count();
     max_step_ms_ = std::max<long long>(max_step_ms_, took + 1);
     if (trace_) {
-      trace_ << "seed=" << seed_ << " #" << index << " " << describe_generated(g) << "\n  redis: "
-             << escape_bytes(r, 2000) << "\n  listd: " << escape_bytes(l, 2000) << "\n";
+      trace_ << "seed=" << seed_ << " #" << index << " " << describe_generated(g)
+             << "\n  redis: " << escape_bytes(r, 2000) << "\n  listd: " << escape_bytes(l, 2000)
+             << "\n";
     }
     if (problem.empty() && same) {
       // The selected db, for the second connection (SELECT only runs outside blocks).
@@ -571,12 +587,13 @@ class OracleRun {
                        const std::string& why, const std::string& problem, std::uint64_t index,
                        int sequence) {
     ++mismatches_;
-    report_ << "\nORACLE MISMATCH seed=" << seed_ << " command #" << index << " (sequence " << sequence
-            << ")\n  command: " << what << "\n  redis:   " << escape_bytes(r, 1000)
+    report_ << "\nORACLE MISMATCH seed=" << seed_ << " command #" << index << " (sequence "
+            << sequence << ")\n  command: " << what << "\n  redis:   " << escape_bytes(r, 1000)
             << "\n  listd:   " << escape_bytes(l, 1000) << "\n";
     if (!why.empty()) report_ << "  check:   " << why << "\n";
     if (!problem.empty()) report_ << "  error:   " << problem << "\n";
-    report_ << "  the " << history_.size() << " commands before it in this sequence (redis' reply):\n";
+    report_ << "  the " << history_.size()
+            << " commands before it in this sequence (redis' reply):\n";
     for (const std::string& h : history_) report_ << "    " << h << "\n";
     report_ << "  reproduce: ORACLE_SEED=" << seed_ << " ORACLE_COMMANDS=" << index
             << " integration_tests --gtest_filter=OracleReplay.SeedFromEnvironment\n";
@@ -606,7 +623,9 @@ class OracleRun {
   std::string side(RespClient& c, const Args& args, const char* who) {
     if (!c.send_command(args)) throw std::runtime_error(std::string("send to ") + who + " failed");
     std::string reply = c.read_reply(10s);
-    if (trace_) trace_ << "    (" << who << " only) " << describe(args) << " -> " << escape_bytes(reply, 400) << "\n";
+    if (trace_)
+      trace_ << "    (" << who << " only) " << describe(args) << " -> " << escape_bytes(reply, 400)
+             << "\n";
     return reply;
   }
 
@@ -624,13 +643,16 @@ class OracleRun {
     return c;
   }
 
-  bool compare(RespClient& listd, RespClient& redis, const Generated& g, std::string& l, std::string& r) {
+  bool compare(RespClient& listd, RespClient& redis, const Generated& g, std::string& l,
+               std::string& r) {
     Normalize how = g.normalize;
-    if (g.ordered_if_compact && g.args.size() >= 2 && compact_encoding(redis_encoding(redis, g.args[1])))
+    if (g.ordered_if_compact && g.args.size() >= 2 &&
+        compact_encoding(redis_encoding(redis, g.args[1])))
       how = Normalize::kNone;
     exchange(listd, redis, g.args, l, r);
     if (g.args[0] == "HELLO") return same_hello(r, l);
-    if (how >= Normalize::kTtlSeconds && how <= Normalize::kDeadlineMs) return compare_ttl(r, l, how);
+    if (how >= Normalize::kTtlSeconds && how <= Normalize::kDeadlineMs)
+      return compare_ttl(r, l, how);
     return normalize(r, how) == normalize(l, how);
   }
 
@@ -651,7 +673,8 @@ class OracleRun {
   /// (and within this one), so the longest step of the sequence bounds the difference.
   long long clock_slack_ms() const {
     const auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
-        std::chrono::steady_clock::now() - step_start_).count();
+                         std::chrono::steady_clock::now() - step_start_)
+                         .count();
     return max_step_ms_ + now + 2;
   }
 
@@ -769,11 +792,18 @@ class OracleRun {
         const std::string type = call({"TYPE", k.text}).text;
         Reply v;
         bool sort = false, pairs = false;
-        if (type == "string") v = call({"GET", k.text});
-        else if (type == "list") v = call({"LRANGE", k.text, "0", "-1"});
-        else if (type == "hash") { v = call({"HGETALL", k.text}); sort = pairs = true; }
-        else if (type == "set") { v = call({"SMEMBERS", k.text}); sort = true; }
-        else if (type == "zset") v = call({"ZRANGE", k.text, "0", "-1", "WITHSCORES"});
+        if (type == "string")
+          v = call({"GET", k.text});
+        else if (type == "list")
+          v = call({"LRANGE", k.text, "0", "-1"});
+        else if (type == "hash") {
+          v = call({"HGETALL", k.text});
+          sort = pairs = true;
+        } else if (type == "set") {
+          v = call({"SMEMBERS", k.text});
+          sort = true;
+        } else if (type == "zset")
+          v = call({"ZRANGE", k.text, "0", "-1", "WITHSCORES"});
         std::vector<std::string> items;
         for (std::size_t i = 0; i < v.items.size(); i += pairs ? 2 : 1)
           items.push_back(pairs ? v.items[i].raw + v.items[i + 1].raw : v.items[i].raw);
@@ -909,7 +939,8 @@ class OracleRun {
       ++rebuilt_spops_;
       const Reply at = parse_reply(side(redis, {"PEXPIRETIME", args[1]}, "redis"));
       side(redis, {"SINTERSTORE", args[1], args[1]}, "redis");
-      if (at.type == ':' && at.text[0] != '-') side(redis, {"PEXPIREAT", args[1], at.text}, "redis");
+      if (at.type == ':' && at.text[0] != '-')
+        side(redis, {"PEXPIREAT", args[1], at.text}, "redis");
     }
     return true;
   }
@@ -997,7 +1028,8 @@ class OracleTest : public ::testing::TestWithParam<std::uint64_t> {
   static void SetUpTestSuite() {
     // hz 100: Redis 7.0 notices a blocked client's timeout in its cron, so at the default hz 10 a
     // BZPOPMIN with a 10 ms timeout answers after up to 100 ms. No reply depends on hz.
-    servers_ = new Servers{ServerProcess::start_listd(), ServerProcess::start_redis({"--hz", "100"})};
+    servers_ =
+        new Servers{ServerProcess::start_listd(), ServerProcess::start_redis({"--hz", "100"})};
     select_commands();
   }
   static void TearDownTestSuite() {
@@ -1013,7 +1045,8 @@ class OracleTest : public ::testing::TestWithParam<std::uint64_t> {
     if (const char* o = std::getenv("ORACLE_ONLY")) only_env = "," + std::string(o) + ",";
     std::string unknown, disabled, filtered, active;
     for (const CommandDef& c : command_table()) {
-      if (!only_env.empty() && only_env.find("," + std::string(c.name) + ",") == std::string::npos) {
+      if (!only_env.empty() &&
+          only_env.find("," + std::string(c.name) + ",") == std::string::npos) {
         filtered += std::string(" ") + c.name;
       } else if (!c.enabled) {
         disabled += std::string(" ") + c.name;
@@ -1030,8 +1063,8 @@ class OracleTest : public ::testing::TestWithParam<std::uint64_t> {
       }
     }
     std::cout << "[oracle] commands compared:" << (active.empty() ? " (none)" : active) << "\n";
-    std::cout << "[oracle] SKIPPED, not implemented in listd:" << (unknown.empty() ? " (none)" : unknown)
-              << "\n";
+    std::cout << "[oracle] SKIPPED, not implemented in listd:"
+              << (unknown.empty() ? " (none)" : unknown) << "\n";
     std::cout << "[oracle] SKIPPED, disabled in oracle_test.cpp (known listd differences):"
               << (disabled.empty() ? " (none)" : disabled) << "\n";
     if (!filtered.empty()) std::cout << "[oracle] left out by ORACLE_ONLY:" << filtered << "\n";
@@ -1065,8 +1098,8 @@ class OracleTest : public ::testing::TestWithParam<std::uint64_t> {
       data += c.data;
       table << "  " << name << " " << c.data << "/" << c.total;
     }
-    std::cout << "[oracle] seed=" << seed << " data-bearing replies " << data << "/" << total << " ("
-              << (total ? 100 * data / total : 0) << " %):" << table.str() << "\n";
+    std::cout << "[oracle] seed=" << seed << " data-bearing replies " << data << "/" << total
+              << " (" << (total ? 100 * data / total : 0) << " %):" << table.str() << "\n";
     // Minimums, only for a whole table at the CI volume or more (a shorter or filtered run
     // replays a seed; it is not expected to reach them). The CI seeds exceed them comfortably.
     if (only_ || commands < kDefaultCommands) return;
@@ -1095,8 +1128,8 @@ class OracleTest : public ::testing::TestWithParam<std::uint64_t> {
 
   static inline Servers* servers_ = nullptr;
   static inline std::vector<const CommandDef*> enabled_;
-  static inline bool only_ = false;        // ORACLE_ONLY is set
-  static inline std::string missing_;      // enabled entries COMMAND INFO does not list
+  static inline bool only_ = false;    // ORACLE_ONLY is set
+  static inline std::string missing_;  // enabled entries COMMAND INFO does not list
 };
 
 TEST_P(OracleTest, RepliesMatchRedisByteForByte) { run_seed(GetParam()); }
@@ -1115,7 +1148,6 @@ TEST_F(OracleReplay, SeedFromEnvironment) {
   run_seed(*seed);
 }
 
-
 // O7: the property checks above accept any member, so a listd that always returned the first one
 // would pass them. 2,000 draws over 10 members (about 200 each): every member is drawn and the
 // most drawn one at most twice as often as the least (a uniform draw passes with overwhelming
@@ -1126,7 +1158,8 @@ class OracleDistribution : public ::testing::Test {
   static constexpr int kMembers = 10;
 
   static void expect_uniform(const std::map<std::string, int>& hits, const char* what) {
-    ASSERT_EQ(hits.size(), static_cast<std::size_t>(kMembers)) << what << ": not every member drawn";
+    ASSERT_EQ(hits.size(), static_cast<std::size_t>(kMembers))
+        << what << ": not every member drawn";
     int lo = kDraws, hi = 0, sum = 0;
     for (const auto& [m, n] : hits) {
       lo = std::min(lo, n);

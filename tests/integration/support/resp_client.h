@@ -57,19 +57,31 @@ inline std::size_t complete_reply_length(std::string_view buf, std::size_t pos =
     try {
       return std::stoll(std::string(head));
     } catch (...) {
-      throw std::runtime_error("malformed RESP length line: " + std::string(buf.substr(pos, eol - pos)));
+      throw std::runtime_error("malformed RESP length line: " +
+                               std::string(buf.substr(pos, eol - pos)));
     }
   };
   switch (type) {
-    case '+': case '-': case ':': case ',': case '_': case '#': case '(':
-      return after_line - pos;
-    case '$': case '!': case '=': {
+    case '+':
+    case '-':
+    case ':':
+    case ',':
+    case '_':
+    case '#':
+    case '(': return after_line - pos;
+    case '$':
+    case '!':
+    case '=': {
       const long long len = number();
       if (len < 0) return after_line - pos;  // $-1 null bulk
       const std::size_t end = after_line + static_cast<std::size_t>(len) + 2;
       return end <= buf.size() ? end - pos : 0;
     }
-    case '*': case '~': case '>': case '%': case '|': {
+    case '*':
+    case '~':
+    case '>':
+    case '%':
+    case '|': {
       const long long n = number();
       if (n < 0) return after_line - pos;  // *-1 null array
       const long long items = (type == '%' || type == '|') ? 2 * n : n;
@@ -87,8 +99,9 @@ inline std::size_t complete_reply_length(std::string_view buf, std::size_t pos =
       return at - pos;
     }
     default:
-      throw std::runtime_error("not a RESP reply at byte " + std::to_string(pos) + ": '" +
-                               std::string(buf.substr(pos, std::min<std::size_t>(40, buf.size() - pos))) + "'");
+      throw std::runtime_error(
+          "not a RESP reply at byte " + std::to_string(pos) + ": '" +
+          std::string(buf.substr(pos, std::min<std::size_t>(40, buf.size() - pos))) + "'");
   }
 }
 
@@ -152,8 +165,9 @@ class RespClient {
   std::string read_reply(Ms timeout = kDefaultTimeout) {
     std::optional<std::string> r = try_read_reply(timeout);
     if (!r) {
-      throw std::runtime_error(closed_ ? "connection closed before a complete reply; got '" + buf_ + "'"
-                                       : "timed out waiting for a reply; got '" + buf_ + "'");
+      throw std::runtime_error(closed_
+                                   ? "connection closed before a complete reply; got '" + buf_ + "'"
+                                   : "timed out waiting for a reply; got '" + buf_ + "'");
     }
     return *r;
   }

@@ -104,7 +104,8 @@ class ServerProcess {
   redisContext* connect() const {
     timeval tv{10, 0};
     redisContext* c = redisConnectWithTimeout("127.0.0.1", port_, tv);
-    if (!c || c->err) throw std::runtime_error("cannot connect to 127.0.0.1:" + std::to_string(port_));
+    if (!c || c->err)
+      throw std::runtime_error("cannot connect to 127.0.0.1:" + std::to_string(port_));
     redisSetTimeout(c, tv);
     return c;
   }

@@ -52,7 +52,7 @@ TEST(SplitArgs, HandlesQuotesAndEscapes) {
   EXPECT_EQ(split_args("x \"open"), std::nullopt);
   EXPECT_EQ(split_args("x 'open"), std::nullopt);
   EXPECT_EQ(split_args("x \"a\"b"), std::nullopt);
-  EXPECT_EQ(split_args("x \"a\\"), std::nullopt);  // a backslash cannot escape the line's end
+  EXPECT_EQ(split_args("x \"a\\"), std::nullopt);       // a backslash cannot escape the line's end
   EXPECT_EQ(split_args("x \"\\x4\""), (V{"x", "x4"}));  // half a hex escape is \x then "4"
 }
 

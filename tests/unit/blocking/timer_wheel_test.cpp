@@ -432,24 +432,16 @@ TEST(TimerWheelTest, MatchesMultimapModelUnderRandomOperations) {
 
   auto random_deadline = [&](Ms base) -> Ms {
     switch (rng() % 10) {
-      case 0:
-        return base - std::min<Ms>(base, rng() % 100);  // past or now
-      case 1:
-        return base + rng() % 4;
+      case 0: return base - std::min<Ms>(base, rng() % 100);  // past or now
+      case 1: return base + rng() % 4;
       case 2:
       case 3:
-      case 4:
-        return base + rng() % 300;  // levels 0-1
-      case 5:
-        return base + rng() % 70'000;  // level 2
-      case 6:
-        return ((base >> 8) + 1 + rng() % 3) * 256 + rng() % 2;  // on a slot edge
-      case 7:
-        return base + rng() % 20'000'000;  // level 3
-      case 8:
-        return base + rng() % 400'000;
-      default:
-        return base + (rng() % 3 == 0 ? rng() % 20'000'000'000ULL : rng() % 2'000'000);
+      case 4: return base + rng() % 300;                               // levels 0-1
+      case 5: return base + rng() % 70'000;                            // level 2
+      case 6: return ((base >> 8) + 1 + rng() % 3) * 256 + rng() % 2;  // on a slot edge
+      case 7: return base + rng() % 20'000'000;                        // level 3
+      case 8: return base + rng() % 400'000;
+      default: return base + (rng() % 3 == 0 ? rng() % 20'000'000'000ULL : rng() % 2'000'000);
     }
   };
   auto model_schedule = [&](int id, Ms deadline, Ms cursor) {
@@ -476,23 +468,13 @@ TEST(TimerWheelTest, MatchesMultimapModelUnderRandomOperations) {
     } else {
       Ms target = now;
       switch (rng() % 8) {
-        case 0:
-          target = now;
-          break;
+        case 0: target = now; break;
         case 1:
-        case 2:
-          target = now + rng() % 5;
-          break;
+        case 2: target = now + rng() % 5; break;
         case 3:
-        case 4:
-          target = now + rng() % 600;
-          break;
-        case 5:
-          target = now + rng() % 100'000;
-          break;
-        case 6:
-          target = now + rng() % 30'000'000;
-          break;
+        case 4: target = now + rng() % 600; break;
+        case 5: target = now + rng() % 100'000; break;
+        case 6: target = now + rng() % 30'000'000; break;
         default:
           target = rng() % 50 == 0 ? now + rng() % 30'000'000'000ULL : now + rng() % 2000;
           break;
@@ -530,8 +512,7 @@ TEST(TimerWheelTest, MatchesMultimapModelUnderRandomOperations) {
             model_schedule(other, deadline, cursor);
             break;
           }
-          default:
-            break;
+          default: break;
         }
       });
       now = std::max(now, target);

@@ -38,7 +38,6 @@ std::string fatal_at(int line, const std::string& text, const std::string& reaso
          std::to_string(line) + "\n>>> '" + text + "'\n" + reason + "\n";
 }
 
-
 // ---- Config text ------------------------------------------------------------------------------
 
 TEST(ConfigFileTest, ReadsDirectivesCommentsAndBlankLines) {

@@ -67,5 +67,6 @@ TEST(AofEncoder, TimestampAnnotationIsARedisCommentLine) {
   e.annotate_timestamp(1764500000);
   const std::string_view a[] = {"LPUSH", "q", "x"};
   e.append(0, a);
-  EXPECT_EQ(e.buffer(), "#TS:1764500000\r\n*2\r\n$6\r\nSELECT\r\n$1\r\n0\r\n" + enc({"LPUSH", "q", "x"}));
+  EXPECT_EQ(e.buffer(),
+            "#TS:1764500000\r\n*2\r\n$6\r\nSELECT\r\n$1\r\n0\r\n" + enc({"LPUSH", "q", "x"}));
 }

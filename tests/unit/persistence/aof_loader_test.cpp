@@ -33,26 +33,34 @@ struct Model {
       db = std::stoi(a[1]);
     } else if (c == "LPUSH" || c == "RPUSH") {
       for (std::size_t i = 2; i < a.size(); ++i) {
-        if (c == "LPUSH") l[a[1]].push_front(a[i]);
-        else l[a[1]].push_back(a[i]);
+        if (c == "LPUSH")
+          l[a[1]].push_front(a[i]);
+        else
+          l[a[1]].push_back(a[i]);
       }
     } else if (c == "LPOP" || c == "RPOP") {
       long n = a.size() > 2 ? std::stol(a[2]) : 1;
       auto it = l.find(a[1]);
       for (; it != l.end() && n > 0 && !it->second.empty(); --n) {
-        if (c == "LPOP") it->second.pop_front();
-        else it->second.pop_back();
+        if (c == "LPOP")
+          it->second.pop_front();
+        else
+          it->second.pop_back();
       }
       if (it != l.end() && it->second.empty()) l.erase(it);
     } else if (c == "LMOVE") {
       auto it = l.find(a[1]);
       if (it == l.end()) return;
       std::string v = a[3] == "LEFT" ? it->second.front() : it->second.back();
-      if (a[3] == "LEFT") it->second.pop_front();
-      else it->second.pop_back();
+      if (a[3] == "LEFT")
+        it->second.pop_front();
+      else
+        it->second.pop_back();
       if (it->second.empty()) l.erase(it);
-      if (a[4] == "LEFT") l[a[2]].push_front(v);
-      else l[a[2]].push_back(v);
+      if (a[4] == "LEFT")
+        l[a[2]].push_front(v);
+      else
+        l[a[2]].push_back(v);
     } else if (c == "DEL") {
       l.erase(a[1]);
       strings[db].erase(a[1]);
@@ -75,8 +83,10 @@ struct Model {
       queued.clear();
       return;
     }
-    if (in_multi) queued.push_back(a);
-    else apply(a);
+    if (in_multi)
+      queued.push_back(a);
+    else
+      apply(a);
   }
   void revert_multi() {
     in_multi = false;
@@ -124,7 +134,8 @@ std::string generate(std::vector<Unit>& units, unsigned seed, int n) {
     units.push_back(std::move(u));
   };
   const std::vector<std::string> keys = {"jobs", "processing", "q", "k\r\nx"};
-  const std::vector<std::string> values = {"a", "bb", std::string("c\r\n\0d", 5), "", "v-long-" + std::string(40, 'z')};
+  const std::vector<std::string> values = {"a", "bb", std::string("c\r\n\0d", 5), "",
+                                           "v-long-" + std::string(40, 'z')};
   int counter = 0;
   emit({"SELECT", "0"});
   for (int i = 0; i < n; ++i) {
@@ -220,8 +231,10 @@ TEST(AofLoader, EveryPrefixLoadsToTheModelReplayOfItsCompleteCommands) {
     ASSERT_TRUE(got == want.model) << "prefix " << len;
     // Loading the repaired file (cut at valid_up_to) gives the same data and is clean.
     Model again;
-    const AofLoadResult r2 = load_aof_bytes(std::string_view(aof).substr(0, r.valid_up_to), model_sink(again));
-    ASSERT_TRUE(r2.status == AofLoadStatus::kOk || r2.status == AofLoadStatus::kEmpty) << "prefix " << len;
+    const AofLoadResult r2 =
+        load_aof_bytes(std::string_view(aof).substr(0, r.valid_up_to), model_sink(again));
+    ASSERT_TRUE(r2.status == AofLoadStatus::kOk || r2.status == AofLoadStatus::kEmpty)
+        << "prefix " << len;
     ASSERT_TRUE(again == want.model) << "prefix " << len;
   }
 }
@@ -305,14 +318,15 @@ TEST(AofLoader, ARefusedCommandStopsLoading) {
   append_resp_command(data, b);
   append_resp_command(data, a);
   int seen = 0;
-  const AofLoadResult r = load_aof_bytes(data, [&](std::span<const std::string_view> argv, std::string& err) {
-    if (argv[0] == "LISTDNOTE") {
-      err = "Unknown command 'LISTDNOTE'";
-      return false;
-    }
-    ++seen;
-    return true;
-  });
+  const AofLoadResult r =
+      load_aof_bytes(data, [&](std::span<const std::string_view> argv, std::string& err) {
+        if (argv[0] == "LISTDNOTE") {
+          err = "Unknown command 'LISTDNOTE'";
+          return false;
+        }
+        ++seen;
+        return true;
+      });
   EXPECT_EQ(r.status, AofLoadStatus::kFailed);
   EXPECT_EQ(r.error, "Unknown command 'LISTDNOTE'");
   EXPECT_EQ(r.error_offset, at);

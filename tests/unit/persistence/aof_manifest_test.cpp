@@ -18,9 +18,10 @@ ManifestError parse_error(std::string_view text) {
 TEST(AofManifest, ParsesWhatRedisWrites) {
   AofManifest m;
   ManifestError e;
-  ASSERT_TRUE(parse_manifest("file appendonly.aof.1.base.rdb seq 1 type b\n"
-                             "file appendonly.aof.1.incr.aof seq 1 type i\n",
-                             m, e))
+  ASSERT_TRUE(
+      parse_manifest("file appendonly.aof.1.base.rdb seq 1 type b\n"
+                     "file appendonly.aof.1.incr.aof seq 1 type i\n",
+                     m, e))
       << e.message;
   ASSERT_TRUE(m.base);
   EXPECT_EQ(m.base->name, "appendonly.aof.1.base.rdb");
@@ -33,11 +34,12 @@ TEST(AofManifest, ParsesWhatRedisWrites) {
 TEST(AofManifest, KeysInAnyOrderExtraPairsAndCommentsAreAccepted) {
   AofManifest m;
   ManifestError e;
-  ASSERT_TRUE(parse_manifest("# listd\n"
-                             "type b seq 4 file b.rdb\n"
-                             "file i2 seq 2 type i future yes\n"
-                             "FILE i5 SEQ 5 TYPE i\n",
-                             m, e))
+  ASSERT_TRUE(
+      parse_manifest("# listd\n"
+                     "type b seq 4 file b.rdb\n"
+                     "file i2 seq 2 type i future yes\n"
+                     "FILE i5 SEQ 5 TYPE i\n",
+                     m, e))
       << e.message;
   EXPECT_EQ(m.base->seq, 4);
   ASSERT_EQ(m.incrs.size(), 2u);
@@ -67,13 +69,15 @@ TEST(AofManifest, RoundTripsInRedisOrderWithQuotedNames) {
 
 TEST(AofManifest, ErrorsAreRedisOnes) {
   EXPECT_EQ(parse_error("").message, "Found an empty AOF manifest");
-  EXPECT_EQ(parse_error("file a seq 1 type b").message, "The AOF manifest file contains too long line");
+  EXPECT_EQ(parse_error("file a seq 1 type b").message,
+            "The AOF manifest file contains too long line");
   EXPECT_EQ(parse_error("file a seq 1 type b\n\n").message, "Invalid AOF manifest file format");
   EXPECT_EQ(parse_error("file a seq 1\n").message, "Invalid AOF manifest file format");
   EXPECT_EQ(parse_error("file a seq 1 type\n").message, "Invalid AOF manifest file format");
   EXPECT_EQ(parse_error("file a seq 0 type i\n").message, "Invalid AOF manifest file format");
   EXPECT_EQ(parse_error("file \"a seq 1 type i\n").message, "Invalid AOF manifest file format");
-  EXPECT_EQ(parse_error("file dir/a seq 1 type i\n").message, "File can't be a path, just a filename");
+  EXPECT_EQ(parse_error("file dir/a seq 1 type i\n").message,
+            "File can't be a path, just a filename");
   EXPECT_EQ(parse_error("file a seq 1 type b\nfile b seq 2 type b\n").message,
             "Found duplicate base file information");
   EXPECT_EQ(parse_error("file a seq 2 type i\nfile b seq 2 type i\n").message,

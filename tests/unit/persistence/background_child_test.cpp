@@ -30,12 +30,13 @@ BackgroundChild::Exit poll_until_done(BackgroundChild& child) {
 TEST(BackgroundChild, ASuccessfulChildIsReapedWithItsBookkeeping) {
   BackgroundChild child;
   std::string err;
-  ASSERT_TRUE(child.start(BackgroundChild::Kind::kRdb, temp_for,
-                          [](const std::string& temp) {
-                            std::string e;
-                            return listd::persistence::touch_file(temp, e);
-                          },
-                          1234, err))
+  ASSERT_TRUE(child.start(
+      BackgroundChild::Kind::kRdb, temp_for,
+      [](const std::string& temp) {
+        std::string e;
+        return listd::persistence::touch_file(temp, e);
+      },
+      1234, err))
       << err;
   EXPECT_TRUE(child.running());
   EXPECT_EQ(child.kind(), BackgroundChild::Kind::kRdb);
@@ -56,8 +57,8 @@ TEST(BackgroundChild, ASuccessfulChildIsReapedWithItsBookkeeping) {
 TEST(BackgroundChild, ABodyThatFailsIsAFailedExit) {
   BackgroundChild child;
   std::string err;
-  ASSERT_TRUE(child.start(BackgroundChild::Kind::kRewrite, temp_for,
-                          [](const std::string&) { return false; }, 0, err));
+  ASSERT_TRUE(child.start(
+      BackgroundChild::Kind::kRewrite, temp_for, [](const std::string&) { return false; }, 0, err));
   const auto e = child.wait();
   ASSERT_TRUE(e);
   EXPECT_FALSE(e->ok);
@@ -70,15 +71,16 @@ TEST(BackgroundChild, ABodyThatFailsIsAFailedExit) {
 TEST(BackgroundChild, KillStopsTheChildAndRemovesItsTempFile) {
   BackgroundChild child;
   std::string err;
-  ASSERT_TRUE(child.start(BackgroundChild::Kind::kRewrite, temp_for,
-                          [](const std::string&) {
-                            ::pause();  // until SIGUSR1
-                            return true;
-                          },
-                          0, err));
+  ASSERT_TRUE(child.start(
+      BackgroundChild::Kind::kRewrite, temp_for,
+      [](const std::string&) {
+        ::pause();  // until SIGUSR1
+        return true;
+      },
+      0, err));
   const std::string temp = child.temp_path();
   ASSERT_TRUE(listd::persistence::touch_file(temp, err));  // as if the child had begun writing
-  EXPECT_FALSE(child.poll());  // still running
+  EXPECT_FALSE(child.poll());                              // still running
   child.kill();
   EXPECT_FALSE(child.running());
   EXPECT_FALSE(std::filesystem::exists(temp));

@@ -67,7 +67,8 @@ TEST(Rdb, HeaderIsVersion9AndTrailerIsTheCrc) {
   EXPECT_EQ(static_cast<unsigned char>(rdb[rdb.size() - 9]), 0xFF);
   std::uint64_t trailer = 0;
   for (int i = 0; i < 8; ++i)
-    trailer |= static_cast<std::uint64_t>(static_cast<unsigned char>(rdb[rdb.size() - 8 + i])) << (8 * i);
+    trailer |= static_cast<std::uint64_t>(static_cast<unsigned char>(rdb[rdb.size() - 8 + i]))
+               << (8 * i);
   EXPECT_EQ(trailer, crc64(0, std::string_view(rdb).substr(0, rdb.size() - 8)));
 }
 
@@ -78,7 +79,11 @@ TEST(Rdb, ListIsThePlainListType) {
   l->value.as_list().push_back("bc");
   const std::string rdb = rdb_to_string(ks, save_opts());
   // SELECTDB 0, RESIZEDB 1 0, type 1, key "q", length 2, "a", "bc", EOF.
-  const std::string body("\xFE\x00\xFB\x01\x00\x01\x01q\x02\x01" "a\x02" "bc\xFF", 15);
+  const std::string body(
+      "\xFE\x00\xFB\x01\x00\x01\x01q\x02\x01"
+      "a\x02"
+      "bc\xFF",
+      15);
   EXPECT_NE(rdb.find(body), std::string::npos);
 }
 
@@ -163,7 +168,8 @@ TEST(Rdb, ReadsRedisCompactEncodings) {
   lp += lp_body;
   lp += '\xFF';
   const std::uint32_t total = static_cast<std::uint32_t>(lp.size());
-  for (int i = 0; i < 4; ++i) lp[static_cast<std::size_t>(i)] = static_cast<char>((total >> (8 * i)) & 0xff);
+  for (int i = 0; i < 4; ++i)
+    lp[static_cast<std::size_t>(i)] = static_cast<char>((total >> (8 * i)) & 0xff);
   f += std::string("\xFE\x00", 2);
   f += static_cast<char>(18);
   f += "\x01q";
@@ -184,7 +190,10 @@ TEST(Rdb, ReadsRedisCompactEncodings) {
   // LZF string: literal run "abc" then a back reference of length 3 at distance 3 ("abcabc")
   f += static_cast<char>(0);
   f += "\x01z";
-  f += std::string("\xC3\x06\x06\x02" "abc\x20\x02", 9);
+  f += std::string(
+      "\xC3\x06\x06\x02"
+      "abc\x20\x02",
+      9);
   f += '\xFF';
   f += std::string(8, '\0');
   store::Keyspace ks(16);

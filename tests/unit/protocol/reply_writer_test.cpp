@@ -37,17 +37,23 @@ TEST(ReplyWriter, DoublesAndVerbatim) {
   EXPECT_EQ(encode(RespVersion::kResp2, [](ReplyWriter& w) { w.double_value(1.1); }),
             "$18\r\n1.1000000000000001\r\n");
   EXPECT_EQ(encode(RespVersion::kResp3, [](ReplyWriter& w) { w.double_value(3); }), ",3\r\n");
-  EXPECT_EQ(encode(RespVersion::kResp3, [](ReplyWriter& w) { w.double_value(1.0 / 0.0); }), ",inf\r\n");
-  EXPECT_EQ(encode(RespVersion::kResp3, [](ReplyWriter& w) { w.verbatim("a:1"); }), "=7\r\ntxt:a:1\r\n");
-  EXPECT_EQ(encode(RespVersion::kResp2, [](ReplyWriter& w) { w.verbatim("a:1"); }), "$3\r\na:1\r\n");
+  EXPECT_EQ(encode(RespVersion::kResp3, [](ReplyWriter& w) { w.double_value(1.0 / 0.0); }),
+            ",inf\r\n");
+  EXPECT_EQ(encode(RespVersion::kResp3, [](ReplyWriter& w) { w.verbatim("a:1"); }),
+            "=7\r\ntxt:a:1\r\n");
+  EXPECT_EQ(encode(RespVersion::kResp2, [](ReplyWriter& w) { w.verbatim("a:1"); }),
+            "$3\r\na:1\r\n");
 }
 
 TEST(ReplyWriter, ErrorsStayOnOneLineAndBulksAreBinarySafe) {
-  EXPECT_EQ(encode(RespVersion::kResp2, [](ReplyWriter& w) { w.error("ERR a\r\nb"); }), "-ERR a  b\r\n");
-  EXPECT_EQ(encode(RespVersion::kResp2, [](ReplyWriter& w) { w.bulk(std::string_view("\0\r\n", 3)); }),
-            std::string("$3\r\n\0\r\n\r\n", 9));
-  EXPECT_EQ(encode(RespVersion::kResp2, [](ReplyWriter& w) { w.integer(-9223372036854775807LL - 1); }),
-            ":-9223372036854775808\r\n");
+  EXPECT_EQ(encode(RespVersion::kResp2, [](ReplyWriter& w) { w.error("ERR a\r\nb"); }),
+            "-ERR a  b\r\n");
+  EXPECT_EQ(
+      encode(RespVersion::kResp2, [](ReplyWriter& w) { w.bulk(std::string_view("\0\r\n", 3)); }),
+      std::string("$3\r\n\0\r\n\r\n", 9));
+  EXPECT_EQ(
+      encode(RespVersion::kResp2, [](ReplyWriter& w) { w.integer(-9223372036854775807LL - 1); }),
+      ":-9223372036854775808\r\n");
 }
 
 }  // namespace

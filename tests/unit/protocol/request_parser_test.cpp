@@ -56,9 +56,7 @@ class AllocationCounter {
   std::size_t bytes() const { return g_allocated_bytes.load(); }
 };
 
-Argv to_argv(std::span<const std::string_view> views) {
-  return Argv(views.begin(), views.end());
-}
+Argv to_argv(std::span<const std::string_view> views) { return Argv(views.begin(), views.end()); }
 
 // What a connection sees: the requests in order (with their sizes), then how it stopped.
 struct Outcome {
@@ -229,14 +227,12 @@ TEST(RequestParserTest, InlinePlainWordsAreViewsIntoTheBuffer) {
 }
 
 TEST(RequestParserTest, InlineDoubleQuotesUnescapeLikeSdssplitargs) {
-  expect_incomplete_until_last_byte(
-      "SET \"a b\" \"\\n\\r\\t\\b\\a\\\\\\\"\\x41\\x7a\\xZZ\\q\"\r\n",
-      {"SET", "a b", "\n\r\t\b\a\\\"AzxZZq"});
+  expect_incomplete_until_last_byte("SET \"a b\" \"\\n\\r\\t\\b\\a\\\\\\\"\\x41\\x7a\\xZZ\\q\"\r\n",
+                                    {"SET", "a b", "\n\r\t\b\a\\\"AzxZZq"});
 }
 
 TEST(RequestParserTest, InlineSingleQuotesOnlyUnescapeTheQuote) {
-  expect_incomplete_until_last_byte("SET 'it\\'s' 'a\\nb \"c\"'\n",
-                                    {"SET", "it's", "a\\nb \"c\""});
+  expect_incomplete_until_last_byte("SET 'it\\'s' 'a\\nb \"c\"'\n", {"SET", "it's", "a\\nb \"c\""});
 }
 
 TEST(RequestParserTest, InlineQuotedEmptyStringIsAnArgument) {
@@ -315,8 +311,8 @@ TEST(RequestParserTest, PipelinedRequestsInOneBufferComeOutInOrder) {
 
 TEST(RequestParserTest, RedisCliPipeSequenceSwitchesBackToMultibulk) {
   // redis-cli --pipe: user data, an empty inline line, then the ECHO of 20 random bytes.
-  const std::string in = "RPUSH pl a\r\nRPUSH pl b\r\n\r\n*2\r\n$4\r\nECHO\r\n$20\r\n" + kBinary20 +
-                         "\r\n";
+  const std::string in =
+      "RPUSH pl a\r\nRPUSH pl b\r\n\r\n*2\r\n$4\r\nECHO\r\n$20\r\n" + kBinary20 + "\r\n";
   const Outcome o = run_whole(in);
   EXPECT_EQ(o.requests, (std::vector<Argv>{
                             {"RPUSH", "pl", "a"}, {"RPUSH", "pl", "b"}, {}, {"ECHO", kBinary20}}));
@@ -325,12 +321,25 @@ TEST(RequestParserTest, RedisCliPipeSequenceSwitchesBackToMultibulk) {
 }
 
 TEST(RequestParserTest, MixedPipelineSurvivesEverySplit) {
-  const std::string in = "*1\r\n$4\r\nPING\r\n" "*0\r\n" "PING\n" "\r\n" "*-1\r\n"
-                         "SET \"a\\x00b\" 'c d'\r\n" "$4\r\nPING\r\n" +
-                         multibulk({"ECHO", "x\r\ny"}) + "*2\r\n$3\r\nGET\r\n$1\r\n";
+  const std::string in =
+      "*1\r\n$4\r\nPING\r\n"
+      "*0\r\n"
+      "PING\n"
+      "\r\n"
+      "*-1\r\n"
+      "SET \"a\\x00b\" 'c d'\r\n"
+      "$4\r\nPING\r\n" +
+      multibulk({"ECHO", "x\r\ny"}) + "*2\r\n$3\r\nGET\r\n$1\r\n";
   const Outcome o = run_whole(in);
-  EXPECT_EQ(o.requests, (std::vector<Argv>{{"PING"}, {}, {"PING"}, {}, {}, {"SET", "a\0b"s, "c d"},
-                                           {"$4"}, {"PING"}, {"ECHO", "x\r\ny"}}));
+  EXPECT_EQ(o.requests, (std::vector<Argv>{{"PING"},
+                                           {},
+                                           {"PING"},
+                                           {},
+                                           {},
+                                           {"SET", "a\0b"s, "c d"},
+                                           {"$4"},
+                                           {"PING"},
+                                           {"ECHO", "x\r\ny"}}));
   EXPECT_EQ(o.last, ParseStatus::kIncomplete);
   expect_same_at_every_split(in);
 }
@@ -381,18 +390,18 @@ TEST(RequestParserTest, ExpectedDollarNamesTheByteFound) {
 }
 
 TEST(RequestParserTest, InvalidBulkLengthIsRejected) {
-  for (std::string in : {"*1\r\n$\r\n", "*1\r\n$-1\r\n", "*1\r\n$-0\r\n", "*1\r\n$abc\r\n",
-                         "*1\r\n$ 1\r\n", "*1\r\n$01\r\n", "*1\r\n$+1\r\n",
-                         "*1\r\n$9223372036854775807\r\n", "*1\r\n$9223372036854775808\r\n",
-                         "*1\r\n$536870913\r\n"}) {
+  for (std::string in :
+       {"*1\r\n$\r\n", "*1\r\n$-1\r\n", "*1\r\n$-0\r\n", "*1\r\n$abc\r\n", "*1\r\n$ 1\r\n",
+        "*1\r\n$01\r\n", "*1\r\n$+1\r\n", "*1\r\n$9223372036854775807\r\n",
+        "*1\r\n$9223372036854775808\r\n", "*1\r\n$536870913\r\n"}) {
     EXPECT_EQ(error_of(in), kProtoErrInvalidBulkLength) << in;
   }
 }
 
 TEST(RequestParserTest, UnbalancedInlineQuotesAreRejected) {
-  for (std::string in : {"SET k \"abc\r\n", "SET k 'abc\r\n", "SET k \"abc\"def\r\n",
-                         "SET k 'a'b\r\n", "SET k \"abc\\\"\r\n", "\"\r\n", "ECHO \"a\\\"\n",
-                         "ECHO \"\\\r\n"}) {
+  for (std::string in :
+       {"SET k \"abc\r\n", "SET k 'abc\r\n", "SET k \"abc\"def\r\n", "SET k 'a'b\r\n",
+        "SET k \"abc\\\"\r\n", "\"\r\n", "ECHO \"a\\\"\n", "ECHO \"\\\r\n"}) {
     EXPECT_EQ(error_of(in), kProtoErrUnbalancedQuotes) << in;
   }
 }
@@ -456,8 +465,8 @@ TEST(RequestParserTest, DesyncedStreamsEndInAProtocolErrorNotAHang) {
     }
     ASSERT_EQ(st, ParseStatus::kError);
     EXPECT_LE(stream.size(), 64u * 1024 + 8);
-    EXPECT_EQ(parser.error_message(), prefix == "*\0"s ? kProtoErrTooBigMbulkCount
-                                                        : kProtoErrTooBigInline);
+    EXPECT_EQ(parser.error_message(),
+              prefix == "*\0"s ? kProtoErrTooBigMbulkCount : kProtoErrTooBigInline);
   }
 }
 
@@ -600,8 +609,8 @@ TEST(RequestParserTest, BytesNeededHintSizesTheNextReadForBigBulks) {
 
 TEST(RequestParserTest, OneMegabyteBulkFedByteByByteExaminesOnlyItsHeaders) {
   const std::string payload(1 << 20, 'p');
-  const std::string in = "*2\r\n$4\r\nECHO\r\n$" + std::to_string(payload.size()) + "\r\n" +
-                         payload + "\r\n";
+  const std::string in =
+      "*2\r\n$4\r\nECHO\r\n$" + std::to_string(payload.size()) + "\r\n" + payload + "\r\n";
   RequestParser parser;
   for (std::size_t k = 1; k < in.size(); ++k) {
     ASSERT_EQ(parser.parse(std::string_view(in.data(), k)), ParseStatus::kIncomplete);

@@ -18,12 +18,12 @@ using namespace listd::testing::resp;
 
 const blocking::TimerWheel& timers_of(Executor& exec) { return exec.blocking().timers(); }
 
-
 class BlockingCommandsTest : public ::testing::Test {
  protected:
   void TearDown() override {
     EXPECT_EQ(t.exec().blocking().waiters().blocked_count(), 0u) << "a waiter was leaked";
-    EXPECT_EQ(t.exec().blocking().waiters().blocking_key_count(), 0u) << "a waiting list was leaked";
+    EXPECT_EQ(t.exec().blocking().waiters().blocking_key_count(), 0u)
+        << "a waiting list was leaked";
   }
 
   /// `n` fresh clients, each running `argv` (which must block), in this order.
@@ -362,8 +362,8 @@ TEST_F(BlockingCommandsTest, BlockingCommandsInsideExecPopWhenThereIsData) {
   EXPECT_EQ(t.run(c, {"BRPOP", "k", "0"}), "+QUEUED\r\n");
   EXPECT_EQ(t.run(c, {"BLMOVE", "k", "d", "LEFT", "RIGHT", "0"}), "+QUEUED\r\n");
   EXPECT_EQ(t.run(c, {"BLMPOP", "0", "1", "k", "LEFT", "COUNT", "5"}), "+QUEUED\r\n");
-  EXPECT_EQ(t.run(c, {"EXEC"}),
-            "*3\r\n" + key_value("k", "c") + bulk("a") + "*2\r\n" + bulk("k") + "*1\r\n" + bulk("b"));
+  EXPECT_EQ(t.run(c, {"EXEC"}), "*3\r\n" + key_value("k", "c") + bulk("a") + "*2\r\n" + bulk("k") +
+                                    "*1\r\n" + bulk("b"));
 }
 
 TEST_F(BlockingCommandsTest, ServingAWaiterTouchesWatchedKeysAndCountsAChange) {
@@ -485,7 +485,8 @@ TEST_F(BlockingCommandsTest, EveryBlockingCommandTimesOutWithANullArray) {
     cs.push_back(&c);
   }
   t.advance_ms(1001);
-  for (std::size_t i = 0; i < cs.size(); ++i) EXPECT_EQ(t.take_output(*cs[i]), kNullArray) << commands[i][0];
+  for (std::size_t i = 0; i < cs.size(); ++i)
+    EXPECT_EQ(t.take_output(*cs[i]), kNullArray) << commands[i][0];
 }
 
 TEST_F(BlockingCommandsTest, Resp3TimeoutIsNull) {
@@ -686,7 +687,8 @@ TEST_F(BlockingCommandsTest, WaitersAreKeptPerDatabase) {
   EXPECT_EQ(t.run(p, {"LLEN", "k"}), integer(1));
 }
 
-// ---- scale: serving, timing out and disconnecting one waiter are O(1) -----------------------------
+// ---- scale: serving, timing out and disconnecting one waiter are O(1)
+// -----------------------------
 
 struct Counters {
   std::uint64_t scheduled, cancelled, fired, cascaded, probes;
@@ -695,8 +697,13 @@ struct Counters {
 
 Counters snapshot(Executor& exec) {
   const auto& s = timers_of(exec).stats();
-  return {s.scheduled, s.cancelled, s.fired, s.cascaded, s.bitmap_probes,
-          exec.blocking().waiters().blocked_count(), exec.blocking().waiters().blocking_key_count()};
+  return {s.scheduled,
+          s.cancelled,
+          s.fired,
+          s.cascaded,
+          s.bitmap_probes,
+          exec.blocking().waiters().blocked_count(),
+          exec.blocking().waiters().blocking_key_count()};
 }
 
 class BlockingScaleTest : public BlockingCommandsTest {
@@ -745,7 +752,8 @@ class BlockingScaleTest : public BlockingCommandsTest {
     EXPECT_EQ(after.fired - before.fired, 0u);
     EXPECT_EQ(after.probes - before.probes, 0u);
     EXPECT_EQ(before.blocked - after.blocked, 1u);
-    EXPECT_EQ(t.exec().blocking().waiters().waiter_count(0, one_key ? "q" : "q:2"), one_key ? kWaiters - 2 : 1u);
+    EXPECT_EQ(t.exec().blocking().waiters().waiter_count(0, one_key ? "q" : "q:2"),
+              one_key ? kWaiters - 2 : 1u);
 
     // Disconnect one in the middle: one timer cancelled, one waiter gone, the rest untouched.
     before = snapshot(t.exec());

@@ -112,8 +112,7 @@ TEST(ClientRegistry, MonitorsGetEveryOtherClientsCommandsAndAreFlushed) {
 TEST(ClientRegistry, MonitorLineEscapesArgumentsAsSdscatrepr) {
   Client c(7);
   c.addr = "a:1";
-  const std::vector<std::string_view> argv{std::string_view("q\"\\\n\r\t\a\b\x01\x7f\xff", 11),
-                                           ""};
+  const std::vector<std::string_view> argv{std::string_view("q\"\\\n\r\t\a\b\x01\x7f\xff", 11), ""};
   EXPECT_EQ(listd::server::format_monitor_line(c, 5'000'000, argv),
             "+5.000000 [0 a:1] \"q\\\"\\\\\\n\\r\\t\\a\\b\\x01\\x7f\\xff\" \"\"\r\n");
 }

@@ -39,8 +39,8 @@ const std::vector<Case> kGrammarCases = {
     {{"2", "k", "HEAD"}, kSyntax},  // WHERE would be past the end
     {{"99999999999999", "k", "HEAD"}, kSyntax},
     {{"1", "k", "UP"}, kSyntax},
-    {{"1", "k", "OTHER"}, kSyntax},  // the other family's word
-    {{"abc", "k", "UP"}, kNumkeys},  // numkeys before WHERE
+    {{"1", "k", "OTHER"}, kSyntax},             // the other family's word
+    {{"abc", "k", "UP"}, kNumkeys},             // numkeys before WHERE
     {{"1", "k", "UP", "COUNT", "0"}, kSyntax},  // WHERE before COUNT
     {{"1", "k", "HEAD", "COUNT", "0"}, kCount},
     {{"1", "k", "HEAD", "COUNT", "x"}, kCount},

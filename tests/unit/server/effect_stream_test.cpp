@@ -62,10 +62,10 @@ TEST(EffectStream, AUnitOfSeveralIsWrappedWithTheDbsOfItsEnds) {
   s.end_unit();
   EXPECT_TRUE(r.seen.empty()) << "nothing leaves before the outermost unit ends";
   s.end_unit();
-  EXPECT_EQ(r.seen, (Effects{{"db=2", "MULTI"},
-                             {"db=2", "DEL", "e"},
-                             {"db=5", "SET", "e", "2"},
-                             {"db=5", "EXEC"}}));
+  EXPECT_EQ(
+      r.seen,
+      (Effects{
+          {"db=2", "MULTI"}, {"db=2", "DEL", "e"}, {"db=5", "SET", "e", "2"}, {"db=5", "EXEC"}}));
 }
 
 TEST(EffectStream, UnwrappableUnitsAndEffectsOutsideUnitsGoOneByOne) {
@@ -156,7 +156,9 @@ std::vector<EffectCase> cases() {
       {"lmpop", {list}, {"LMPOP", "2", "none", "l", "LEFT", "COUNT", "5"}, {{"LPOP", "l", "3"}}},
       {"blpop", {list}, {"BLPOP", "none", "l", "0"}, {{"LPOP", "l"}}},
       {"brpop", {list}, {"BRPOP", "l", "1"}, {{"RPOP", "l"}}},
-      {"blmove", {list}, {"BLMOVE", "l", "d", "right", "LEFT", "0"},
+      {"blmove",
+       {list},
+       {"BLMOVE", "l", "d", "right", "LEFT", "0"},
        {{"LMOVE", "l", "d", "right", "LEFT"}}},
       {"brpoplpush", {list}, {"BRPOPLPUSH", "l", "d", "0"}, {{"RPOPLPUSH", "l", "d"}}},
       {"blmpop", {list}, {"BLMPOP", "0", "1", "l", "RIGHT", "COUNT", "2"}, {{"RPOP", "l", "2"}}},
@@ -200,7 +202,9 @@ std::vector<EffectCase> cases() {
       {"sunionstore", {set, set2}, {"SUNIONSTORE", "d", "st", "st2"}, {}},
       {"sdiffstore", {set, set2}, {"SDIFFSTORE", "d", "st", "st2"}, {}},
       {"spop", {set}, {"SPOP", "st"}, {{"SREM", "st", "<member>"}}},
-      {"spop", {set}, {"SPOP", "st", "2"},
+      {"spop",
+       {set},
+       {"SPOP", "st", "2"},
        {{"MULTI"}, {"SREM", "st", "<member>"}, {"SREM", "st", "<member>"}, {"EXEC"}}},
       {"spop", {set}, {"SPOP", "st", "3"}, {{"DEL", "st"}}},
       // Sorted sets: the blocking and multi-key pops as the ZPOPMIN/ZPOPMAX they performed
@@ -209,7 +213,10 @@ std::vector<EffectCase> cases() {
       {"zrem", {zset}, {"ZREM", "z", "a"}, {}},
       {"zremrangebyscore", {zset}, {"ZREMRANGEBYSCORE", "z", "1", "2"}, {}},
       {"zremrangebyrank", {zset}, {"ZREMRANGEBYRANK", "z", "0", "0"}, {}},
-      {"zremrangebylex", {{"ZADD", "z", "0", "a", "0", "b"}}, {"ZREMRANGEBYLEX", "z", "-", "+"}, {}},
+      {"zremrangebylex",
+       {{"ZADD", "z", "0", "a", "0", "b"}},
+       {"ZREMRANGEBYLEX", "z", "-", "+"},
+       {}},
       {"zpopmin", {zset}, {"ZPOPMIN", "z", "5"}, {}},
       {"zpopmax", {zset}, {"ZPOPMAX", "z"}, {}},
       {"zmpop", {zset}, {"ZMPOP", "1", "z", "MAX", "COUNT", "2"}, {{"ZPOPMAX", "z", "2"}}},
@@ -284,10 +291,17 @@ TEST(CommandEffects, CommandsThatChangeNothingEmitNothing) {
   Recorder r;
   t.exec().effects().subscribe(r);
   auto& a = t.client();
-  for (const std::vector<std::string>& cmd : std::vector<std::vector<std::string>>{
-           {"RPOP", "none"}, {"DEL", "none"}, {"SET", "s", "v", "XX"}, {"EXPIRE", "none", "5"},
-           {"SPOP", "none"}, {"GETEX", "none", "EX", "5"}, {"LMPOP", "1", "none", "LEFT"},
-           {"MULTI"}, {"RPOP", "none"}, {"EXEC"}})
+  for (const std::vector<std::string>& cmd :
+       std::vector<std::vector<std::string>>{{"RPOP", "none"},
+                                             {"DEL", "none"},
+                                             {"SET", "s", "v", "XX"},
+                                             {"EXPIRE", "none", "5"},
+                                             {"SPOP", "none"},
+                                             {"GETEX", "none", "EX", "5"},
+                                             {"LMPOP", "1", "none", "LEFT"},
+                                             {"MULTI"},
+                                             {"RPOP", "none"},
+                                             {"EXEC"}})
     t.run_strings(a, cmd);
   EXPECT_TRUE(r.seen.empty()) << ::testing::PrintToString(r.seen);
   t.exec().effects().unsubscribe(r);

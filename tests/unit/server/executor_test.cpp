@@ -11,12 +11,15 @@ namespace {
 TEST(Executor, UnknownCommandQuotesArgsWithTrailingSpace) {
   TestServer t;
   auto& c = t.client();
-  EXPECT_EQ(t.run(c, {"foo", "a", "b"}), "-ERR unknown command 'foo', with args beginning with: 'a' 'b' \r\n");
+  EXPECT_EQ(t.run(c, {"foo", "a", "b"}),
+            "-ERR unknown command 'foo', with args beginning with: 'a' 'b' \r\n");
   EXPECT_EQ(t.run(c, {"NOPE"}), "-ERR unknown command 'NOPE', with args beginning with: \r\n");
-  EXPECT_EQ(t.run(c, {"nope", "a\r\nb"}), "-ERR unknown command 'nope', with args beginning with: 'a  b' \r\n");
+  EXPECT_EQ(t.run(c, {"nope", "a\r\nb"}),
+            "-ERR unknown command 'nope', with args beginning with: 'a  b' \r\n");
   const std::string long_arg(200, 'x');
   const std::string out = t.run(c, {"nope", long_arg, "y"});
-  EXPECT_EQ(out, "-ERR unknown command 'nope', with args beginning with: '" + std::string(128, 'x') + "' \r\n");
+  EXPECT_EQ(out, "-ERR unknown command 'nope', with args beginning with: '" +
+                     std::string(128, 'x') + "' \r\n");
 }
 
 TEST(Executor, CommandNamesAreCaseInsensitiveAndArityUsesLowerCase) {
@@ -24,8 +27,10 @@ TEST(Executor, CommandNamesAreCaseInsensitiveAndArityUsesLowerCase) {
   auto& c = t.client();
   EXPECT_EQ(t.run(c, {"PiNg"}), "+PONG\r\n");
   EXPECT_EQ(t.run(c, {"ECHO"}), "-ERR wrong number of arguments for 'echo' command\r\n");
-  EXPECT_EQ(t.run(c, {"client", "setname"}), "-ERR wrong number of arguments for 'client|setname' command\r\n");
-  EXPECT_EQ(t.run(c, {"CLIENT", "nosuch"}), "-ERR unknown subcommand 'nosuch'. Try CLIENT HELP.\r\n");
+  EXPECT_EQ(t.run(c, {"client", "setname"}),
+            "-ERR wrong number of arguments for 'client|setname' command\r\n");
+  EXPECT_EQ(t.run(c, {"CLIENT", "nosuch"}),
+            "-ERR unknown subcommand 'nosuch'. Try CLIENT HELP.\r\n");
   EXPECT_EQ(t.run(c, {"CLIENT"}), "-ERR wrong number of arguments for 'client' command\r\n");
 }
 
@@ -37,10 +42,12 @@ TEST(Executor, RepeatedCommandNamesResolveThroughTheLookupCache) {
   EXPECT_EQ(t.run(c, {"LPUSH", "k", "a"}), ":1\r\n");
   EXPECT_EQ(t.run(c, {"lpush", "k", "b"}), ":2\r\n");
   EXPECT_EQ(t.run(c, {"LPUSHX", "k", "c"}), ":3\r\n");
-  EXPECT_EQ(t.run(c, {"LPUS", "k", "c"}), "-ERR unknown command 'LPUS', with args beginning with: 'k' 'c' \r\n");
+  EXPECT_EQ(t.run(c, {"LPUS", "k", "c"}),
+            "-ERR unknown command 'LPUS', with args beginning with: 'k' 'c' \r\n");
   EXPECT_EQ(t.run(c, {"lPush", "k", "d"}), ":4\r\n");
   EXPECT_EQ(t.run(c, {"CLIENT", "ID"}).substr(0, 1), ":");
-  EXPECT_EQ(t.run(c, {"client", "nosuch"}), "-ERR unknown subcommand 'nosuch'. Try CLIENT HELP.\r\n");
+  EXPECT_EQ(t.run(c, {"client", "nosuch"}),
+            "-ERR unknown subcommand 'nosuch'. Try CLIENT HELP.\r\n");
   const std::string stats = t.run(c, {"INFO", "commandstats"});
   EXPECT_NE(stats.find("cmdstat_lpush:calls=3,"), std::string::npos) << stats;
   EXPECT_NE(stats.find("cmdstat_lpushx:calls=1,"), std::string::npos) << stats;
@@ -50,7 +57,8 @@ TEST(Executor, AuthGatesEveryCommandButAuthHelloQuit) {
   TestServer t(std::vector<std::pair<std::string, std::string>>{{"requirepass", "pw"}});
   auto& c = t.client();
   EXPECT_EQ(t.run(c, {"PING"}), "-NOAUTH Authentication required.\r\n");
-  EXPECT_EQ(t.run(c, {"AUTH", "bad"}), "-WRONGPASS invalid username-password pair or user is disabled.\r\n");
+  EXPECT_EQ(t.run(c, {"AUTH", "bad"}),
+            "-WRONGPASS invalid username-password pair or user is disabled.\r\n");
   EXPECT_EQ(t.run(c, {"AUTH", "pw"}), "+OK\r\n");
   EXPECT_EQ(t.run(c, {"PING"}), "+PONG\r\n");
   auto& d = t.client();
@@ -63,7 +71,8 @@ TEST(Executor, AuthWithoutPasswordConfigured) {
   EXPECT_EQ(t.run(c, {"AUTH", "x"}),
             "-ERR AUTH <password> called without any password configured for the default user. "
             "Are you sure your configuration is correct?\r\n");
-  EXPECT_EQ(t.run(c, {"AUTH", "u", "p"}), "-WRONGPASS invalid username-password pair or user is disabled.\r\n");
+  EXPECT_EQ(t.run(c, {"AUTH", "u", "p"}),
+            "-WRONGPASS invalid username-password pair or user is disabled.\r\n");
   EXPECT_EQ(t.run(c, {"AUTH", "a", "b", "c"}), "-ERR syntax error\r\n");
 }
 
@@ -71,13 +80,17 @@ TEST(Executor, HelloSwitchesProtocolAndRepliesAMap) {
   TestServer t;
   auto& c = t.client();
   EXPECT_EQ(t.run(c, {"HELLO", "4"}), "-NOPROTO unsupported protocol version\r\n");
-  EXPECT_EQ(t.run(c, {"HELLO", "x"}), "-ERR Protocol version is not an integer or out of range\r\n");
+  EXPECT_EQ(t.run(c, {"HELLO", "x"}),
+            "-ERR Protocol version is not an integer or out of range\r\n");
   EXPECT_EQ(t.run(c, {"HELLO", "3", "FOO"}), "-ERR Syntax error in HELLO option 'FOO'\r\n");
   const std::string id = std::to_string(c.id);
-  EXPECT_EQ(t.run(c, {"HELLO", "3"}),
-            "%7\r\n$6\r\nserver\r\n$5\r\nredis\r\n$7\r\nversion\r\n$6\r\n7.0.15\r\n$5\r\nproto\r\n:3\r\n"
-            "$2\r\nid\r\n:" + id + "\r\n$4\r\nmode\r\n$10\r\nstandalone\r\n$4\r\nrole\r\n$6\r\nmaster\r\n"
-            "$7\r\nmodules\r\n*0\r\n");
+  EXPECT_EQ(
+      t.run(c, {"HELLO", "3"}),
+      "%7\r\n$6\r\nserver\r\n$5\r\nredis\r\n$7\r\nversion\r\n$6\r\n7.0.15\r\n$5\r\nproto\r\n:3\r\n"
+      "$2\r\nid\r\n:" +
+          id +
+          "\r\n$4\r\nmode\r\n$10\r\nstandalone\r\n$4\r\nrole\r\n$6\r\nmaster\r\n"
+          "$7\r\nmodules\r\n*0\r\n");
   EXPECT_EQ(t.run(c, {"GET", "nokey"}), "_\r\n");
   EXPECT_EQ(t.run(c, {"CONFIG", "GET", "appendonly"}), "%1\r\n$10\r\nappendonly\r\n$2\r\nno\r\n");
   EXPECT_EQ(t.run(c, {"RESET"}), "+RESET\r\n");
@@ -168,11 +181,15 @@ TEST(Executor, ClientKillClosesTheTarget) {
 TEST(Executor, CommandIntrospection) {
   TestServer t;
   auto& c = t.client();
-  EXPECT_EQ(t.run(c, {"COMMAND", "GETKEYS", "ping", "x"}), "-ERR The command has no key arguments\r\n");
-  EXPECT_EQ(t.run(c, {"COMMAND", "GETKEYS", "get"}), "-ERR wrong number of arguments for 'command|getkeys' command\r\n");
-  EXPECT_EQ(t.run(c, {"COMMAND", "GETKEYS", "lpush", "k"}), "-ERR Invalid number of arguments specified for command\r\n");
+  EXPECT_EQ(t.run(c, {"COMMAND", "GETKEYS", "ping", "x"}),
+            "-ERR The command has no key arguments\r\n");
+  EXPECT_EQ(t.run(c, {"COMMAND", "GETKEYS", "get"}),
+            "-ERR wrong number of arguments for 'command|getkeys' command\r\n");
+  EXPECT_EQ(t.run(c, {"COMMAND", "GETKEYS", "lpush", "k"}),
+            "-ERR Invalid number of arguments specified for command\r\n");
   EXPECT_EQ(t.run(c, {"COMMAND", "GETKEYS", "nosuch", "x"}), "-ERR Invalid command specified\r\n");
-  EXPECT_EQ(t.run(c, {"COMMAND", "GETKEYS", "mset", "a", "1", "b", "2"}), "*2\r\n$1\r\na\r\n$1\r\nb\r\n");
+  EXPECT_EQ(t.run(c, {"COMMAND", "GETKEYS", "mset", "a", "1", "b", "2"}),
+            "*2\r\n$1\r\na\r\n$1\r\nb\r\n");
   EXPECT_EQ(t.run(c, {"COMMAND", "INFO", "nosuch"}), "*1\r\n$-1\r\n");
   const std::string info = t.run(c, {"COMMAND", "INFO", "get"});
   EXPECT_EQ(info.substr(0, 30), "*1\r\n*10\r\n$3\r\nget\r\n:2\r\n*2\r\n+rea");
@@ -198,11 +215,11 @@ TEST(Executor, InfoHasTheFieldsToolsRead) {
   TestServer t;
   auto& c = t.client();
   const std::string info = t.run(c, {"INFO"});
-  for (const char* field : {"redis_version:7.0.15", "listd_version:", "connected_clients:1",
-                            "blocked_clients:0", "used_memory:", "loading:0",
-                            "total_commands_processed:", "total_connections_received:",
-                            "rdb_bgsave_in_progress:0", "aof_rewrite_in_progress:0",
-                            "total_blocking_keys:0", "# Keyspace"})
+  for (const char* field :
+       {"redis_version:7.0.15", "listd_version:", "connected_clients:1", "blocked_clients:0",
+        "used_memory:", "loading:0",
+        "total_commands_processed:", "total_connections_received:", "rdb_bgsave_in_progress:0",
+        "aof_rewrite_in_progress:0", "total_blocking_keys:0", "# Keyspace"})
     EXPECT_NE(info.find(field), std::string::npos) << field;
   const std::string stats = t.run(c, {"INFO", "commandstats"});
   EXPECT_NE(stats.find("cmdstat_info:calls=1"), std::string::npos) << stats;
@@ -229,7 +246,8 @@ TEST(Executor, RejectedExecEndsTheTransaction) {
   auto& c = t.client();
   EXPECT_EQ(t.run(c, {"MULTI"}), "+OK\r\n");
   EXPECT_EQ(t.run(c, {"EXEC", "x"}),
-            "-EXECABORT Transaction discarded because of: wrong number of arguments for 'exec' command\r\n");
+            "-EXECABORT Transaction discarded because of: wrong number of arguments for 'exec' "
+            "command\r\n");
   EXPECT_EQ(t.run(c, {"DISCARD"}), "-ERR DISCARD without MULTI\r\n");
 }
 

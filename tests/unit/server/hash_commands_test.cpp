@@ -14,7 +14,6 @@ using namespace listd::testing::resp;
 
 namespace {
 
-
 class HashCommandsTest : public ::testing::Test {
  protected:
   TestServer t;
@@ -24,12 +23,13 @@ class HashCommandsTest : public ::testing::Test {
 TEST_F(HashCommandsTest, SetGetAndFieldOrderFollowInsertion) {
   EXPECT_EQ(t.run(c, {"HSET", "h", "a", "1", "b", "2", "c", "3"}), ":3\r\n");
   EXPECT_EQ(t.run(c, {"HSET", "h", "a", "10", "d", "4"}), ":1\r\n");
-  EXPECT_EQ(t.run(c, {"HGETALL", "h"}),
-            "*8\r\n" + bulk("a") + bulk("10") + bulk("b") + bulk("2") + bulk("c") + bulk("3") + bulk("d") + bulk("4"));
+  EXPECT_EQ(t.run(c, {"HGETALL", "h"}), "*8\r\n" + bulk("a") + bulk("10") + bulk("b") + bulk("2") +
+                                            bulk("c") + bulk("3") + bulk("d") + bulk("4"));
   EXPECT_EQ(t.run(c, {"HGET", "h", "a"}), bulk("10"));
   EXPECT_EQ(t.run(c, {"HGET", "h", "zz"}), "$-1\r\n");
   EXPECT_EQ(t.run(c, {"HGET", "nokey", "a"}), "$-1\r\n");
-  EXPECT_EQ(t.run(c, {"HMGET", "h", "a", "zz", "c"}), "*3\r\n" + bulk("10") + "$-1\r\n" + bulk("3"));
+  EXPECT_EQ(t.run(c, {"HMGET", "h", "a", "zz", "c"}),
+            "*3\r\n" + bulk("10") + "$-1\r\n" + bulk("3"));
   EXPECT_EQ(t.run(c, {"HKEYS", "h"}), "*4\r\n" + bulk("a") + bulk("b") + bulk("c") + bulk("d"));
   EXPECT_EQ(t.run(c, {"HVALS", "nokey"}), "*0\r\n");
   EXPECT_EQ(t.run(c, {"HLEN", "h"}), ":4\r\n");
@@ -44,12 +44,20 @@ TEST_F(HashCommandsTest, SetGetAndFieldOrderFollowInsertion) {
 
 TEST_F(HashCommandsTest, OddPairCountIsAnArityErrorBeforeTheTypeCheck) {
   EXPECT_EQ(t.run(c, {"SET", "s", "v"}), "+OK\r\n");
-  EXPECT_EQ(t.run(c, {"HSET", "s", "a", "1", "b"}), error("ERR wrong number of arguments for 'hset' command"));
-  EXPECT_EQ(t.run(c, {"HMSET", "s", "a"}), error("ERR wrong number of arguments for 'hmset' command"));
+  EXPECT_EQ(t.run(c, {"HSET", "s", "a", "1", "b"}),
+            error("ERR wrong number of arguments for 'hset' command"));
+  EXPECT_EQ(t.run(c, {"HMSET", "s", "a"}),
+            error("ERR wrong number of arguments for 'hmset' command"));
   EXPECT_EQ(t.run(c, {"HSET", "s", "a", "1"}), error(listd::server::kWrongTypeErr));
-  for (auto argv : std::initializer_list<std::initializer_list<std::string_view>>{
-           {"HGET", "s", "a"}, {"HGETALL", "s"}, {"HDEL", "s", "a"}, {"HLEN", "s"}, {"HSCAN", "s", "0"},
-           {"HINCRBY", "s", "a", "1"}, {"HRANDFIELD", "s"}, {"HMGET", "s", "a"}})
+  for (auto argv :
+       std::initializer_list<std::initializer_list<std::string_view>>{{"HGET", "s", "a"},
+                                                                      {"HGETALL", "s"},
+                                                                      {"HDEL", "s", "a"},
+                                                                      {"HLEN", "s"},
+                                                                      {"HSCAN", "s", "0"},
+                                                                      {"HINCRBY", "s", "a", "1"},
+                                                                      {"HRANDFIELD", "s"},
+                                                                      {"HMGET", "s", "a"}})
     EXPECT_EQ(t.run(c, argv), error(listd::server::kWrongTypeErr)) << *argv.begin();
 }
 
@@ -65,7 +73,8 @@ TEST_F(HashCommandsTest, IncrementsFollowRedisErrorsAndFormats) {
   EXPECT_EQ(t.run(c, {"HINCRBY", "h", "n", "x"}), error(listd::server::kNotIntegerErr));
   EXPECT_EQ(t.run(c, {"EXISTS", "h"}), ":0\r\n");
   EXPECT_EQ(t.run(c, {"HINCRBY", "h", "n", "9223372036854775807"}), ":9223372036854775807\r\n");
-  EXPECT_EQ(t.run(c, {"HINCRBY", "h", "n", "1"}), error("ERR increment or decrement would overflow"));
+  EXPECT_EQ(t.run(c, {"HINCRBY", "h", "n", "1"}),
+            error("ERR increment or decrement would overflow"));
   t.run(c, {"HSET", "h", "s", "abc"});
   EXPECT_EQ(t.run(c, {"HINCRBY", "h", "s", "1"}), error("ERR hash value is not an integer"));
   EXPECT_EQ(t.run(c, {"HINCRBYFLOAT", "h", "s", "1"}), error("ERR hash value is not a float"));
@@ -95,10 +104,13 @@ TEST_F(HashCommandsTest, RandfieldCountsAndErrors) {
   EXPECT_EQ(t.run(c, {"HRANDFIELD", "h", "0"}), "*0\r\n");
   EXPECT_EQ(t.run(c, {"HRANDFIELD", "nokey", "3"}), "*0\r\n");
   EXPECT_EQ(t.run(c, {"HRANDFIELD", "h", "x"}), error(listd::server::kNotIntegerErr));
-  EXPECT_EQ(t.run(c, {"HRANDFIELD", "h", "1", "WITHVALUES", "x"}), error(listd::server::kSyntaxErr));
+  EXPECT_EQ(t.run(c, {"HRANDFIELD", "h", "1", "WITHVALUES", "x"}),
+            error(listd::server::kSyntaxErr));
   EXPECT_EQ(t.run(c, {"HRANDFIELD", "h", "-9223372036854775808"}),
-            error("ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"));
-  EXPECT_EQ(t.run(c, {"HRANDFIELD", "h", "9223372036854775807", "WITHVALUES"}), error("ERR value is out of range"));
+            error("ERR value is out of range, value must between -9223372036854775807 and "
+                  "9223372036854775807"));
+  EXPECT_EQ(t.run(c, {"HRANDFIELD", "h", "9223372036854775807", "WITHVALUES"}),
+            error("ERR value is out of range"));
   // Negative counts repeat; positive counts below the size never do.
   const std::string rep = t.run(c, {"HRANDFIELD", "h", "-7"});
   EXPECT_EQ(rep.substr(0, 4), "*7\r\n");

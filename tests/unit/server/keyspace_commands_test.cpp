@@ -11,7 +11,6 @@ using namespace listd::testing::resp;
 
 namespace {
 
-
 TEST(KeyspaceCommands, DelExistsTypeCountOnlyLiveKeys) {
   TestServer t;
   auto& c = t.client();
@@ -69,7 +68,8 @@ TEST(KeyspaceCommands, ScanVisitsEveryKeyOnceWhileTheTableGrows) {
   TestServer t;
   auto& c = t.client();
   auto& db = t.exec().keyspace().db(0);
-  for (int i = 0; i < 100; ++i) db.add("k" + std::to_string(i), listd::store::Value::make_string("v"));
+  for (int i = 0; i < 100; ++i)
+    db.add("k" + std::to_string(i), listd::store::Value::make_string("v"));
   std::multiset<std::string> seen;
   std::string cursor = "0";
   int added = 0;
@@ -137,7 +137,8 @@ TEST(ExpireCommands, ActiveExpiryReclaimsWithoutAccess) {
   TestServer t;
   auto& c = t.client();
   auto& db = t.exec().keyspace().db(0);
-  for (int i = 0; i < 3000; ++i) db.add("k" + std::to_string(i), listd::store::Value::make_string("v"));
+  for (int i = 0; i < 3000; ++i)
+    db.add("k" + std::to_string(i), listd::store::Value::make_string("v"));
   for (int i = 0; i < 3000; ++i) t.run_strings(c, {"PEXPIRE", "k" + std::to_string(i), "50"});
   EXPECT_EQ(db.expires_count(), 3000u);
   t.advance_ms(60);  // one tick reclaims a bounded batch
@@ -158,7 +159,8 @@ TEST(ExpireCommands, FlagsAndErrorsMatchRedis) {
   EXPECT_EQ(t.run(c, {"EXPIRE", "k", "10", "GT", "LT"}),
             "-ERR GT and LT options at the same time are not compatible\r\n");
   EXPECT_EQ(t.run(c, {"EXPIRE", "k", "x"}), "-ERR value is not an integer or out of range\r\n");
-  EXPECT_EQ(t.run(c, {"EXPIRE", "k", "99999999999999999"}), "-ERR invalid expire time in 'expire' command\r\n");
+  EXPECT_EQ(t.run(c, {"EXPIRE", "k", "99999999999999999"}),
+            "-ERR invalid expire time in 'expire' command\r\n");
   EXPECT_EQ(t.run(c, {"EXPIRE", "k", "10", "GT"}), ":0\r\n");  // no TTL counts as infinite
   EXPECT_EQ(t.run(c, {"EXPIRE", "k", "10", "XX"}), ":0\r\n");
   EXPECT_EQ(t.run(c, {"EXPIRE", "k", "10", "NX"}), ":1\r\n");

@@ -18,7 +18,6 @@ using listd::testing::TestServer;
 using namespace listd::testing::resp;
 using listd::server::Client;
 
-
 const std::string kWrongType = error(listd::server::kWrongTypeErr);
 const std::string kNotInt = error(listd::server::kNotIntegerErr);
 const std::string kSyntax = error(listd::server::kSyntaxErr);
@@ -408,14 +407,21 @@ TEST_F(ListCommandsTest, LmpopStopsAtTheFirstWrongTypeBeforeData) {
 TEST_F(ListCommandsTest, EveryCommandRefusesANonListKey) {
   add_string("s");
   const std::vector<std::vector<std::string_view>> cmds = {
-      {"LPUSH", "s", "a"},         {"RPUSH", "s", "a"},
-      {"LPUSHX", "s", "a"},        {"RPUSHX", "s", "a"},
-      {"LPOP", "s"},               {"RPOP", "s", "2"},
-      {"LLEN", "s"},               {"LRANGE", "s", "0", "-1"},
-      {"LINDEX", "s", "0"},        {"LSET", "s", "0", "a"},
+      {"LPUSH", "s", "a"},
+      {"RPUSH", "s", "a"},
+      {"LPUSHX", "s", "a"},
+      {"RPUSHX", "s", "a"},
+      {"LPOP", "s"},
+      {"RPOP", "s", "2"},
+      {"LLEN", "s"},
+      {"LRANGE", "s", "0", "-1"},
+      {"LINDEX", "s", "0"},
+      {"LSET", "s", "0", "a"},
       {"LINSERT", "s", "AFTER", "a", "b"},
-      {"LREM", "s", "0", "a"},     {"LTRIM", "s", "0", "1"},
-      {"LPOS", "s", "a"},          {"RPOPLPUSH", "s", "d"},
+      {"LREM", "s", "0", "a"},
+      {"LTRIM", "s", "0", "1"},
+      {"LPOS", "s", "a"},
+      {"RPOPLPUSH", "s", "d"},
       {"LMOVE", "s", "d", "LEFT", "LEFT"},
       {"LMPOP", "1", "s", "LEFT"},
   };
@@ -429,8 +435,8 @@ TEST_F(ListCommandsTest, EveryCommandRefusesANonListKey) {
 TEST_F(ListCommandsTest, ElementsAreBinarySafeAndByteIdentical) {
   const std::string zero("a\0b", 3);
   const std::string crlf = "x\r\ny";
-  const std::vector<std::string> values = {zero, crlf, "", "007", "-0", "+1", "1.50",
-                                           "9223372036854775808", " 1"};
+  const std::vector<std::string> values = {
+      zero, crlf, "", "007", "-0", "+1", "1.50", "9223372036854775808", " 1"};
   for (const auto& v : values) t.run_strings(c, {"RPUSH", "k", v});
   EXPECT_EQ(range("k"), array(values));
   EXPECT_EQ(t.run(c, {"LINDEX", "k", "0"}), bulk(zero));
@@ -501,9 +507,13 @@ TEST_F(ListCommandsTest, PushOntoAnExpiredKeyStartsAFreshList) {
 
 TEST_F(ListCommandsTest, EveryRemovingCommandDeletesAnEmptiedList) {
   const std::vector<std::vector<std::string_view>> cmds = {
-      {"LPOP", "k"},           {"RPOP", "k", "5"},      {"LREM", "k", "0", "a"},
-      {"LTRIM", "k", "1", "0"}, {"LMPOP", "1", "k", "RIGHT"},
-      {"LMOVE", "k", "d", "LEFT", "LEFT"}, {"RPOPLPUSH", "k", "d"},
+      {"LPOP", "k"},
+      {"RPOP", "k", "5"},
+      {"LREM", "k", "0", "a"},
+      {"LTRIM", "k", "1", "0"},
+      {"LMPOP", "1", "k", "RIGHT"},
+      {"LMOVE", "k", "d", "LEFT", "LEFT"},
+      {"RPOPLPUSH", "k", "d"},
   };
   for (const auto& cmd : cmds) {
     t.run(c, {"RPUSH", "k", "a"});
@@ -515,17 +525,25 @@ TEST_F(ListCommandsTest, EveryRemovingCommandDeletesAnEmptiedList) {
 TEST_F(ListCommandsTest, DirtyCountsChangesAsRedisDoes) {
   // Captured from Redis 7.0.15 rdb_changes_since_last_save on ["a","b","a","c","a","d"].
   const std::vector<std::pair<std::vector<std::string_view>, long long>> cases = {
-      {{"LPUSH", "L", "x", "y", "z"}, 3}, {{"RPUSHX", "L", "x", "y"}, 2},
-      {{"LPOP", "L", "2"}, 2},            {{"RPOP", "L"}, 1},
-      {{"LTRIM", "L", "1", "-2"}, 2},     {{"LTRIM", "L", "0", "-1"}, 0},
-      {{"LREM", "L", "0", "a"}, 3},       {{"LMOVE", "L", "D", "left", "left"}, 1},
+      {{"LPUSH", "L", "x", "y", "z"}, 3},
+      {{"RPUSHX", "L", "x", "y"}, 2},
+      {{"LPOP", "L", "2"}, 2},
+      {{"RPOP", "L"}, 1},
+      {{"LTRIM", "L", "1", "-2"}, 2},
+      {{"LTRIM", "L", "0", "-1"}, 0},
+      {{"LREM", "L", "0", "a"}, 3},
+      {{"LMOVE", "L", "D", "left", "left"}, 1},
       {{"LMPOP", "1", "L", "LEFT", "COUNT", "3"}, 3},
       {{"LMPOP", "1", "L", "LEFT", "COUNT", "100"}, 6},
-      {{"LSET", "L", "0", "q"}, 1},       {{"LINSERT", "L", "before", "a", "q"}, 1},
+      {{"LSET", "L", "0", "q"}, 1},
+      {{"LINSERT", "L", "before", "a", "q"}, 1},
       {{"LINSERT", "L", "before", "zz", "q"}, 0},
-      {{"LPOP", "L", "100"}, 6},          {{"RPOPLPUSH", "L", "L"}, 1},
-      {{"LPOP", "L", "0"}, 0},            {{"LPUSHX", "nokey", "a"}, 0},
-      {{"LRANGE", "L", "0", "-1"}, 0},    {{"LPOS", "L", "a"}, 0},
+      {{"LPOP", "L", "100"}, 6},
+      {{"RPOPLPUSH", "L", "L"}, 1},
+      {{"LPOP", "L", "0"}, 0},
+      {{"LPUSHX", "nokey", "a"}, 0},
+      {{"LRANGE", "L", "0", "-1"}, 0},
+      {{"LPOS", "L", "a"}, 0},
   };
   for (const auto& [cmd, delta] : cases) {
     t.run(c, {"DEL", "L", "D"});

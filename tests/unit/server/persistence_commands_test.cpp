@@ -65,7 +65,11 @@ TEST_F(PersistenceCommandsTest, ABgrewriteaofThatCannotStartRepliesItsError) {
   auto& c = t_.client();
   // appendonly no: a base-only AOF, whose directory cannot be created under a file.
   std::filesystem::remove_all(dir_);
-  { std::FILE* f = std::fopen(dir_.c_str(), "w"); ASSERT_TRUE(f); std::fclose(f); }
+  {
+    std::FILE* f = std::fopen(dir_.c_str(), "w");
+    ASSERT_TRUE(f);
+    std::fclose(f);
+  }
   const std::string r = t_.run(c, {"BGREWRITEAOF"});
   EXPECT_EQ(r.rfind("-ERR Can't open or create append-only dir ", 0), 0u) << r;
   std::filesystem::remove(dir_);

@@ -25,7 +25,8 @@ class TempDir {
  public:
   TempDir() {
     static int n = 0;
-    path_ = ::testing::TempDir() + "/listd_prop_" + std::to_string(::getpid()) + "_" + std::to_string(n++);
+    path_ = ::testing::TempDir() + "/listd_prop_" + std::to_string(::getpid()) + "_" +
+            std::to_string(n++);
     std::filesystem::remove_all(path_);
     std::filesystem::create_directories(path_);
   }
@@ -48,10 +49,11 @@ void enable_aof(TestServer& t, const std::string& dir) {
 
 Cmds decode(std::string_view bytes) {
   Cmds out;
-  listd::persistence::load_aof_bytes(bytes, [&](std::span<const std::string_view> argv, std::string&) {
-    out.emplace_back(argv.begin(), argv.end());
-    return true;
-  });
+  listd::persistence::load_aof_bytes(bytes,
+                                     [&](std::span<const std::string_view> argv, std::string&) {
+                                       out.emplace_back(argv.begin(), argv.end());
+                                       return true;
+                                     });
   return out;
 }
 
@@ -216,10 +218,13 @@ std::string dump(TestServer& t) {
     std::vector<std::string> keys;
     ks.db(i).dict().for_each([&](const listd::store::Entry& e) {
       std::string line = std::to_string(i) + " " + std::string(e.key()) + " " +
-                         std::string(e.value.type_name()) + " " + std::to_string(e.expire_at_ms) + ":";
-      if (e.value.is(listd::store::ValueType::kString)) line += std::string(e.value.as_string().view());
+                         std::string(e.value.type_name()) + " " + std::to_string(e.expire_at_ms) +
+                         ":";
+      if (e.value.is(listd::store::ValueType::kString))
+        line += std::string(e.value.as_string().view());
       if (e.value.is(listd::store::ValueType::kList))
-        e.value.as_list().scan_forward([&](std::size_t, std::string_view v) { line += std::string(v) + ","; });
+        e.value.as_list().scan_forward(
+            [&](std::size_t, std::string_view v) { line += std::string(v) + ","; });
       keys.push_back(line);
     });
     std::sort(keys.begin(), keys.end());
@@ -250,8 +255,12 @@ TEST(Propagation, ARandomWorkloadReloadsToTheSameData) {
         case 2: t.run(a, {"LPOP", k}); break;
         case 3: t.run(a, {"RPOP", k, "2"}); break;
         case 4: t.run(a, {"LMOVE", k, k2, "LEFT", "RIGHT"}); break;
-        case 5: if (!w1.blocked()) t.run(w1, {"BLMOVE", k, k2, "RIGHT", "LEFT", "0"}); break;
-        case 6: if (!w2.blocked()) t.run(w2, {"BRPOP", k, k2, "0"}); break;
+        case 5:
+          if (!w1.blocked()) t.run(w1, {"BLMOVE", k, k2, "RIGHT", "LEFT", "0"});
+          break;
+        case 6:
+          if (!w2.blocked()) t.run(w2, {"BRPOP", k, k2, "0"});
+          break;
         case 7: t.run(a, {"SET", "s" + k, v, "PX", std::to_string(rng() % 500)}); break;
         case 8: t.run(a, {"SELECT", std::to_string(rng() % 3)}); break;
         case 9: t.run(a, {"LREM", k, "1", "v" + std::to_string(i - 7)}); break;
@@ -314,7 +323,11 @@ TEST(Propagation, LoadingRefusesAnUnknownCommandNamingFileAndOffset) {
   back.exec().persistence().set_logger([](listd::config::LogLevel, std::string_view) {});
   std::string err;
   EXPECT_FALSE(back.exec().persistence().load_at_startup(err));
-  EXPECT_NE(err.find("Unknown command 'LISTDNOTE' reading the append only file appendonly.aof.1.incr.aof"), std::string::npos) << err;
+  EXPECT_NE(
+      err.find(
+          "Unknown command 'LISTDNOTE' reading the append only file appendonly.aof.1.incr.aof"),
+      std::string::npos)
+      << err;
   EXPECT_NE(err.find("offset " + std::to_string(size)), std::string::npos) << err;
 }
 
@@ -336,7 +349,8 @@ TEST(Propagation, TornTailIsCutAtStartUnlessForbidden) {
     TestServer strict;
     ASSERT_FALSE(strict.config().apply_directive(std::vector<std::string>{"dir", d.path()}));
     ASSERT_FALSE(strict.config().apply_directive(std::vector<std::string>{"appendonly", "yes"}));
-    ASSERT_FALSE(strict.config().apply_directive(std::vector<std::string>{"aof-load-truncated", "no"}));
+    ASSERT_FALSE(
+        strict.config().apply_directive(std::vector<std::string>{"aof-load-truncated", "no"}));
     strict.exec().persistence().set_logger([](listd::config::LogLevel, std::string_view) {});
     std::string err;
     EXPECT_FALSE(strict.exec().persistence().load_at_startup(err));

@@ -18,12 +18,21 @@ std::string bulk(std::string_view s) {
   return "$" + std::to_string(s.size()) + "\r\n" + std::string(s) + "\r\n";
 }
 std::string frame3(char type, std::string_view kind, std::string_view name, long long n) {
-  return std::string(1, type) + "3\r\n" + bulk(kind) + bulk(name) + ":" + std::to_string(n) + "\r\n";
+  return std::string(1, type) + "3\r\n" + bulk(kind) + bulk(name) + ":" + std::to_string(n) +
+         "\r\n";
 }
-std::string sub(std::string_view ch, long long n, char t = '*') { return frame3(t, "subscribe", ch, n); }
-std::string unsub(std::string_view ch, long long n, char t = '*') { return frame3(t, "unsubscribe", ch, n); }
-std::string psub(std::string_view p, long long n, char t = '*') { return frame3(t, "psubscribe", p, n); }
-std::string punsub(std::string_view p, long long n, char t = '*') { return frame3(t, "punsubscribe", p, n); }
+std::string sub(std::string_view ch, long long n, char t = '*') {
+  return frame3(t, "subscribe", ch, n);
+}
+std::string unsub(std::string_view ch, long long n, char t = '*') {
+  return frame3(t, "unsubscribe", ch, n);
+}
+std::string psub(std::string_view p, long long n, char t = '*') {
+  return frame3(t, "psubscribe", p, n);
+}
+std::string punsub(std::string_view p, long long n, char t = '*') {
+  return frame3(t, "punsubscribe", p, n);
+}
 std::string message(std::string_view ch, std::string_view m, char t = '*') {
   return std::string(1, t) + "3\r\n" + bulk("message") + bulk(ch) + bulk(m);
 }
@@ -108,7 +117,7 @@ TEST(PubSub, MessagesArriveInPublishOrderAndSubscriptionOrder) {
   EXPECT_EQ(t.take_output(first), message("ch", "1") + message("ch", "2"));
   EXPECT_EQ(t.take_output(second), message("ch", "1") + message("ch", "2"));
   // The flush list names both receivers (subscription order), each once.
-  std::vector<listd::server::Client*> flushed = t.exec().take_flush_list();
+  std::vector<listd::server::Client*> flushed = t.exec().clients().take_flush_list();
   EXPECT_NE(std::find(flushed.begin(), flushed.end(), &first), flushed.end());
   EXPECT_NE(std::find(flushed.begin(), flushed.end(), &second), flushed.end());
   EXPECT_EQ(std::count(flushed.begin(), flushed.end(), &first), 1);
@@ -148,7 +157,8 @@ TEST(PubSub, Resp2SubscribedModeAllowsOnlyTheSubscribeFamilyPingQuitReset) {
   EXPECT_EQ(t.run(a, {"PUBSUB", "NUMSUB", "a"}), subscribed_mode_error("pubsub|numsub"));
   EXPECT_EQ(t.run(a, {"PUBLISH", "a", "m"}), subscribed_mode_error("publish"));
   // Existence and arity are checked first, as in processCommand.
-  EXPECT_EQ(t.run(a, {"nosuch", "x"}), "-ERR unknown command 'nosuch', with args beginning with: 'x' \r\n");
+  EXPECT_EQ(t.run(a, {"nosuch", "x"}),
+            "-ERR unknown command 'nosuch', with args beginning with: 'x' \r\n");
   EXPECT_EQ(t.run(a, {"GET"}), "-ERR wrong number of arguments for 'get' command\r\n");
   EXPECT_EQ(t.run(a, {"PING"}), "*2\r\n$4\r\npong\r\n$0\r\n\r\n");
   EXPECT_EQ(t.run(a, {"PING", "hi"}), "*2\r\n$4\r\npong\r\n$2\r\nhi\r\n");
@@ -252,7 +262,8 @@ TEST(PubSub, SubscribeInsideMultiAndSsubscribeRefusedThere) {
   t.run(c, {"MULTI"});
   EXPECT_EQ(t.run(c, {"SUBSCRIBE", "m", "n"}), "+QUEUED\r\n");
   t.run(c, {"PING"});
-  EXPECT_EQ(t.run(c, {"EXEC"}), "*2\r\n" + sub("m", 1) + sub("n", 2) + "*2\r\n$4\r\npong\r\n$0\r\n\r\n");
+  EXPECT_EQ(t.run(c, {"EXEC"}),
+            "*2\r\n" + sub("m", 1) + sub("n", 2) + "*2\r\n$4\r\npong\r\n$0\r\n\r\n");
   EXPECT_EQ(t.run(c, {"MULTI"}), subscribed_mode_error("multi"));
 
   auto& d = t.client();
@@ -311,19 +322,25 @@ TEST(PubSub, PubsubIntrospection) {
             "*6\r\n$1\r\na\r\n:1\r\n$1\r\nb\r\n:1\r\n$2\r\nzz\r\n:0\r\n");
   EXPECT_EQ(t.run(b, {"PUBSUB", "NUMSUB"}), "*0\r\n");
   EXPECT_EQ(t.run(b, {"PUBSUB", "NUMPAT"}), ":2\r\n");
-  EXPECT_EQ(t.run(b, {"PUBSUB", "SHARDNUMSUB", "s1", "q"}), "*4\r\n$2\r\ns1\r\n:1\r\n$1\r\nq\r\n:0\r\n");
+  EXPECT_EQ(t.run(b, {"PUBSUB", "SHARDNUMSUB", "s1", "q"}),
+            "*4\r\n$2\r\ns1\r\n:1\r\n$1\r\nq\r\n:0\r\n");
   const std::string all = t.run(b, {"PUBSUB", "CHANNELS"});
-  EXPECT_TRUE(all == "*2\r\n$1\r\na\r\n$1\r\nb\r\n" || all == "*2\r\n$1\r\nb\r\n$1\r\na\r\n") << all;
+  EXPECT_TRUE(all == "*2\r\n$1\r\na\r\n$1\r\nb\r\n" || all == "*2\r\n$1\r\nb\r\n$1\r\na\r\n")
+      << all;
   EXPECT_EQ(t.run(b, {"PUBSUB", "CHANNELS", "a*"}), "*1\r\n$1\r\na\r\n");
   EXPECT_EQ(t.run(b, {"PUBSUB", "SHARDCHANNELS"}), "*1\r\n$2\r\ns1\r\n");
   EXPECT_EQ(t.run(b, {"PUBSUB", "SHARDCHANNELS", "x*"}), "*0\r\n");
-  EXPECT_EQ(t.run(b, {"PUBSUB", "CHANNELS", "a", "b"}),
-            "-ERR unknown subcommand or wrong number of arguments for 'CHANNELS'. Try PUBSUB HELP.\r\n");
+  EXPECT_EQ(
+      t.run(b, {"PUBSUB", "CHANNELS", "a", "b"}),
+      "-ERR unknown subcommand or wrong number of arguments for 'CHANNELS'. Try PUBSUB HELP.\r\n");
   EXPECT_EQ(t.run(b, {"PUBSUB", "shardchannels", "a", "b"}),
-            "-ERR unknown subcommand or wrong number of arguments for 'shardchannels'. Try PUBSUB HELP.\r\n");
-  EXPECT_EQ(t.run(b, {"PUBSUB", "NUMPAT", "x"}), "-ERR wrong number of arguments for 'pubsub|numpat' command\r\n");
+            "-ERR unknown subcommand or wrong number of arguments for 'shardchannels'. Try PUBSUB "
+            "HELP.\r\n");
+  EXPECT_EQ(t.run(b, {"PUBSUB", "NUMPAT", "x"}),
+            "-ERR wrong number of arguments for 'pubsub|numpat' command\r\n");
   EXPECT_EQ(t.run(b, {"PUBSUB", "foo"}), "-ERR unknown subcommand 'foo'. Try PUBSUB HELP.\r\n");
-  EXPECT_EQ(t.run(b, {"PUBSUB", "help", "x"}), "-ERR wrong number of arguments for 'pubsub|help' command\r\n");
+  EXPECT_EQ(t.run(b, {"PUBSUB", "help", "x"}),
+            "-ERR wrong number of arguments for 'pubsub|help' command\r\n");
   EXPECT_EQ(t.run(b, {"PUBSUB"}), "-ERR wrong number of arguments for 'pubsub' command\r\n");
   EXPECT_EQ(t.run(b, {"PUBSUB", "HELP"}),
             "*14\r\n+PUBSUB <subcommand> [<arg> [value] [opt] ...]. Subcommands are:\r\n"
@@ -334,13 +351,15 @@ TEST(PubSub, PubsubIntrospection) {
             "+    Return the number of subscribers for the specified channels, excluding\r\n"
             "+    pattern subscriptions(default: no channels).\r\n"
             "+SHARDCHANNELS [<pattern>]\r\n"
-            "+    Return the currently active shard level channels matching a <pattern> (default: '*').\r\n"
+            "+    Return the currently active shard level channels matching a <pattern> (default: "
+            "'*').\r\n"
             "+SHARDNUMSUB [<shardchannel> ...]\r\n"
             "+    Return the number of subscribers for the specified shard level channel(s)\r\n"
             "+HELP\r\n+    Prints this help.\r\n");
   EXPECT_EQ(t.run(b, {"PUBLISH"}), "-ERR wrong number of arguments for 'publish' command\r\n");
   EXPECT_EQ(t.run(b, {"SUBSCRIBE"}), "-ERR wrong number of arguments for 'subscribe' command\r\n");
-  EXPECT_EQ(t.run(b, {"SPUBLISH", "a"}), "-ERR wrong number of arguments for 'spublish' command\r\n");
+  EXPECT_EQ(t.run(b, {"SPUBLISH", "a"}),
+            "-ERR wrong number of arguments for 'spublish' command\r\n");
 }
 
 TEST(PubSub, ClientListAndInfoShowSubscriptions) {
@@ -361,7 +380,8 @@ TEST(PubSub, ClientListAndInfoShowSubscriptions) {
   EXPECT_EQ(normal.find("id=" + std::to_string(a.id) + " "), std::string::npos);
   const std::string info = t.run(b, {"INFO", "stats"});
   EXPECT_NE(info.find("\r\npubsub_channels:2\r\npubsub_patterns:2\r\npubsubshard_channels:1\r\n"),
-            std::string::npos) << info;
+            std::string::npos)
+      << info;
 }
 
 TEST(PubSub, CommandInfoMatchesRedis) {
@@ -373,21 +393,24 @@ TEST(PubSub, CommandInfoMatchesRedis) {
   EXPECT_EQ(t.run(c, {"COMMAND", "INFO", "subscribe"}),
             "*1\r\n*10\r\n$9\r\nsubscribe\r\n:-2\r\n*4\r\n+pubsub\r\n+noscript\r\n+loading\r\n"
             "+stale\r\n:0\r\n:0\r\n:0\r\n*2\r\n+@pubsub\r\n+@slow\r\n*0\r\n*0\r\n*0\r\n");
-  EXPECT_EQ(t.run(c, {"COMMAND", "INFO", "spublish"}),
-            "*1\r\n*10\r\n$8\r\nspublish\r\n:3\r\n*4\r\n+pubsub\r\n+loading\r\n+stale\r\n+fast\r\n"
-            ":1\r\n:1\r\n:1\r\n*2\r\n+@pubsub\r\n+@fast\r\n*0\r\n"
-            "*1\r\n*6\r\n$5\r\nflags\r\n*1\r\n+not_key\r\n$12\r\nbegin_search\r\n*4\r\n$4\r\ntype\r\n"
-            "$5\r\nindex\r\n$4\r\nspec\r\n*2\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n*4\r\n"
-            "$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n*6\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n"
-            ":1\r\n$5\r\nlimit\r\n:0\r\n*0\r\n");
-  EXPECT_EQ(t.run(c, {"COMMAND", "INFO", "pubsub|help"}),
-            "*1\r\n*10\r\n$11\r\npubsub|help\r\n:2\r\n*2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n"
-            "*1\r\n+@slow\r\n*0\r\n*0\r\n*0\r\n");
+  EXPECT_EQ(
+      t.run(c, {"COMMAND", "INFO", "spublish"}),
+      "*1\r\n*10\r\n$8\r\nspublish\r\n:3\r\n*4\r\n+pubsub\r\n+loading\r\n+stale\r\n+fast\r\n"
+      ":1\r\n:1\r\n:1\r\n*2\r\n+@pubsub\r\n+@fast\r\n*0\r\n"
+      "*1\r\n*6\r\n$5\r\nflags\r\n*1\r\n+not_key\r\n$12\r\nbegin_search\r\n*4\r\n$4\r\ntype\r\n"
+      "$5\r\nindex\r\n$4\r\nspec\r\n*2\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n*4\r\n"
+      "$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n*6\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n"
+      ":1\r\n$5\r\nlimit\r\n:0\r\n*0\r\n");
+  EXPECT_EQ(
+      t.run(c, {"COMMAND", "INFO", "pubsub|help"}),
+      "*1\r\n*10\r\n$11\r\npubsub|help\r\n:2\r\n*2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n"
+      "*1\r\n+@slow\r\n*0\r\n*0\r\n*0\r\n");
   const std::string ssubscribe = t.run(c, {"COMMAND", "INFO", "ssubscribe"});
   EXPECT_NE(ssubscribe.find(":1\r\n:-1\r\n:1\r\n*2\r\n+@pubsub\r\n+@slow\r\n"), std::string::npos);
   EXPECT_NE(ssubscribe.find("$7\r\nlastkey\r\n:-1\r\n"), std::string::npos);
   EXPECT_EQ(t.run(c, {"COMMAND", "INFO", "pubsub"}).substr(0, 66),
-            "*1\r\n*10\r\n$6\r\npubsub\r\n:-2\r\n*0\r\n:0\r\n:0\r\n:0\r\n*1\r\n+@slow\r\n*0\r\n*0\r\n*6\r\n");
+            "*1\r\n*10\r\n$6\r\npubsub\r\n:-2\r\n*0\r\n:0\r\n:0\r\n:0\r\n*1\r\n+@slow\r\n*0\r\n*"
+            "0\r\n*6\r\n");
   EXPECT_EQ(t.run(c, {"COMMAND", "GETKEYS", "ssubscribe", "a", "b"}),
             "-ERR The command has no key arguments\r\n");
 }

@@ -49,7 +49,8 @@ TEST_F(SetCommandsTest, PopAndRandomMemberShapesAndErrors) {
   EXPECT_EQ(t.run(c, {"SRANDMEMBER", "s", "5"}), "*3\r\n" + bulk("1") + bulk("2") + bulk("3"));
   EXPECT_EQ(t.run(c, {"SRANDMEMBER", "s", "-5"}).substr(0, 4), "*5\r\n");
   EXPECT_EQ(t.run(c, {"SRANDMEMBER", "s", "-9223372036854775808"}),
-            error("ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"));
+            error("ERR value is out of range, value must between -9223372036854775807 and "
+                  "9223372036854775807"));
   EXPECT_EQ(t.run(c, {"SRANDMEMBER", "nokey"}), "$-1\r\n");
   EXPECT_EQ(t.run(c, {"SRANDMEMBER", "nokey", "2"}), "*0\r\n");
   EXPECT_EQ(t.run(c, {"SPOP", "s", "10"}), "*3\r\n" + bulk("1") + bulk("2") + bulk("3"));
@@ -79,7 +80,8 @@ TEST_F(SetCommandsTest, AlgebraAndStoreForms) {
   t.run(c, {"SADD", "s", "1", "2", "3"});
   t.run(c, {"SADD", "t", "2", "3", "4"});
   EXPECT_EQ(t.run(c, {"SINTER", "s", "t"}), "*2\r\n" + bulk("2") + bulk("3"));
-  EXPECT_EQ(t.run(c, {"SUNION", "s", "t"}), "*4\r\n" + bulk("1") + bulk("2") + bulk("3") + bulk("4"));
+  EXPECT_EQ(t.run(c, {"SUNION", "s", "t"}),
+            "*4\r\n" + bulk("1") + bulk("2") + bulk("3") + bulk("4"));
   EXPECT_EQ(t.run(c, {"SDIFF", "s", "t"}), "*1\r\n" + bulk("1"));
   EXPECT_EQ(t.run(c, {"SDIFF", "nokey", "s"}), "*0\r\n");
   EXPECT_EQ(t.run(c, {"SINTER", "s", "nokey"}), "*0\r\n");
@@ -101,12 +103,19 @@ TEST_F(SetCommandsTest, EveryKeyIsTypeCheckedEvenAfterAMissingOne) {
   EXPECT_EQ(t.run(c, {"SINTER", "nokey", "str"}), kWrongType);
   EXPECT_EQ(t.run(c, {"SDIFF", "nokey", "str"}), kWrongType);
   EXPECT_EQ(t.run(c, {"SUNIONSTORE", "d", "s", "str"}), kWrongType);
-  EXPECT_EQ(t.run(c, {"SUNIONSTORE", "str", "s"}), ":1\r\n");  // the destination's type is irrelevant
+  EXPECT_EQ(t.run(c, {"SUNIONSTORE", "str", "s"}),
+            ":1\r\n");  // the destination's type is irrelevant
   EXPECT_EQ(t.run(c, {"TYPE", "str"}), "+set\r\n");
   t.run(c, {"SET", "str", "v"});
-  for (auto argv : std::initializer_list<std::initializer_list<std::string_view>>{
-           {"SADD", "str", "a"}, {"SREM", "str", "a"}, {"SMEMBERS", "str"}, {"SCARD", "str"},
-           {"SPOP", "str"}, {"SRANDMEMBER", "str"}, {"SSCAN", "str", "0"}, {"SMISMEMBER", "str", "a"}})
+  for (auto argv :
+       std::initializer_list<std::initializer_list<std::string_view>>{{"SADD", "str", "a"},
+                                                                      {"SREM", "str", "a"},
+                                                                      {"SMEMBERS", "str"},
+                                                                      {"SCARD", "str"},
+                                                                      {"SPOP", "str"},
+                                                                      {"SRANDMEMBER", "str"},
+                                                                      {"SSCAN", "str", "0"},
+                                                                      {"SMISMEMBER", "str", "a"}})
     EXPECT_EQ(t.run(c, argv), kWrongType) << *argv.begin();
 }
 
@@ -159,7 +168,8 @@ TEST_F(SetCommandsTest, SscanOfCompactFormsIsOneStep) {
   EXPECT_EQ(t.run(c, {"SSCAN", "s", "0", "MATCH", "2"}), "*2\r\n$1\r\n0\r\n*1\r\n" + bulk("2"));
   EXPECT_EQ(t.run(c, {"SSCAN", "s", "x"}), error("ERR invalid cursor"));
   // strtoul, as in Redis: an empty cursor is 0.
-  EXPECT_EQ(t.run(c, {"SSCAN", "s", ""}), "*2\r\n$1\r\n0\r\n*3\r\n" + bulk("1") + bulk("2") + bulk("3"));
+  EXPECT_EQ(t.run(c, {"SSCAN", "s", ""}),
+            "*2\r\n$1\r\n0\r\n*3\r\n" + bulk("1") + bulk("2") + bulk("3"));
   EXPECT_EQ(t.run(c, {"SSCAN", "s", "0", "COUNT", "0"}), error(listd::server::kSyntaxErr));
   EXPECT_EQ(t.run(c, {"SSCAN", "nokey", "0", "FOO"}), "*2\r\n$1\r\n0\r\n*0\r\n");
 }

@@ -16,8 +16,10 @@ TEST(StringCommands, SetGetAndOptions) {
   EXPECT_EQ(t.run(c, {"SET", "k", "w", "NX"}), "$-1\r\n");
   EXPECT_EQ(t.run(c, {"SET", "k", "w", "XX", "GET"}), "$1\r\nv\r\n");
   EXPECT_EQ(t.run(c, {"SET", "n", "w", "XX"}), "$-1\r\n");
-  EXPECT_EQ(t.run(c, {"SET", "k", "1", "EX", "0"}), "-ERR invalid expire time in 'set' command\r\n");
-  EXPECT_EQ(t.run(c, {"SET", "k", "1", "EX", "x"}), "-ERR value is not an integer or out of range\r\n");
+  EXPECT_EQ(t.run(c, {"SET", "k", "1", "EX", "0"}),
+            "-ERR invalid expire time in 'set' command\r\n");
+  EXPECT_EQ(t.run(c, {"SET", "k", "1", "EX", "x"}),
+            "-ERR value is not an integer or out of range\r\n");
   EXPECT_EQ(t.run(c, {"SET", "k", "1", "EX"}), "-ERR syntax error\r\n");
   EXPECT_EQ(t.run(c, {"SET", "k", "1", "NX", "XX"}), "-ERR syntax error\r\n");
   EXPECT_EQ(t.run(c, {"SET", "k", "1", "KEEPTTL", "EX", "5"}), "-ERR syntax error\r\n");
@@ -109,13 +111,15 @@ TEST(StringCommands, OptionKeywordsAreCheckedBeforeTheExpiryValue) {
             "-ERR value is not an integer or out of range\r\n");
   t.run(c, {"LPUSH", "l", "x"});
   // The expiry's value is read before GET's type check.
-  EXPECT_EQ(t.run(c, {"SET", "l", "v", "GET", "EX", "0"}), "-ERR invalid expire time in 'set' command\r\n");
+  EXPECT_EQ(t.run(c, {"SET", "l", "v", "GET", "EX", "0"}),
+            "-ERR invalid expire time in 'set' command\r\n");
   EXPECT_EQ(t.run(c, {"SET", "l", "v", "EX", "10", "EX", "20", "GET"}),
             "-WRONGTYPE Operation against a key holding the wrong kind of value\r\n");
   // GETEX: a missing key answers nil before the expiry's value is read; PERSIST may repeat.
   EXPECT_EQ(t.run(c, {"GETEX", "nokey", "EX", "abc"}), "$-1\r\n");
   EXPECT_EQ(t.run(c, {"GETEX", "nokey", "EX", "5", "PX", "5"}), "-ERR syntax error\r\n");
-  EXPECT_EQ(t.run(c, {"GETEX", "k", "EX", "abc"}), "-ERR value is not an integer or out of range\r\n");
+  EXPECT_EQ(t.run(c, {"GETEX", "k", "EX", "abc"}),
+            "-ERR value is not an integer or out of range\r\n");
   EXPECT_EQ(t.run(c, {"GETEX", "k", "PERSIST", "PERSIST"}), "$1\r\nv\r\n");
   EXPECT_EQ(t.run(c, {"TTL", "k"}), ":-1\r\n");
 }

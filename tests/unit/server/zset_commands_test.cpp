@@ -15,12 +15,12 @@ using namespace listd::testing::resp;
 
 namespace {
 
-
 class ZSetCommandsTest : public ::testing::Test {
  protected:
   void TearDown() override {
     EXPECT_EQ(t.exec().blocking().waiters().blocked_count(), 0u) << "a waiter was leaked";
-    EXPECT_EQ(t.exec().blocking().waiters().blocking_key_count(), 0u) << "a waiting list was leaked";
+    EXPECT_EQ(t.exec().blocking().waiters().blocking_key_count(), 0u)
+        << "a waiting list was leaked";
   }
   TestServer t;
   listd::server::Client& c = t.client();
@@ -29,28 +29,33 @@ class ZSetCommandsTest : public ::testing::Test {
 TEST_F(ZSetCommandsTest, ScoresAreFormattedAsRedis70) {
   EXPECT_EQ(t.run(c, {"ZADD", "z", "1.1", "a", "3", "b", "1e20", "c", "1e-5", "d"}), ":4\r\n");
   EXPECT_EQ(t.run(c, {"ZSCORE", "z", "a"}), bulk("1.1000000000000001"));
-  EXPECT_EQ(t.run(c, {"ZRANGE", "z", "0", "-1", "WITHSCORES"}),
-            array({"d", "1.0000000000000001e-05", "a", "1.1000000000000001", "b", "3", "c", "1e+20"}));
+  EXPECT_EQ(
+      t.run(c, {"ZRANGE", "z", "0", "-1", "WITHSCORES"}),
+      array({"d", "1.0000000000000001e-05", "a", "1.1000000000000001", "b", "3", "c", "1e+20"}));
   EXPECT_EQ(t.run(c, {"ZADD", "z", "-0", "neg"}), ":1\r\n");
   EXPECT_EQ(t.run(c, {"ZSCORE", "z", "neg"}), bulk("0"));  // a listpack turns -0 into 0
   EXPECT_EQ(t.run(c, {"ZADD", "z", "inf", "top"}), ":1\r\n");
   EXPECT_EQ(t.run(c, {"ZSCORE", "z", "top"}), bulk("inf"));
-  EXPECT_EQ(t.run(c, {"ZINCRBY", "z", "-inf", "top"}), error("ERR resulting score is not a number (NaN)"));
+  EXPECT_EQ(t.run(c, {"ZINCRBY", "z", "-inf", "top"}),
+            error("ERR resulting score is not a number (NaN)"));
   ASSERT_EQ(t.run(c, {"HELLO", "3"}).substr(0, 1), "%");
   EXPECT_EQ(t.run(c, {"ZSCORE", "z", "a"}), ",1.1000000000000001\r\n");
   EXPECT_EQ(t.run(c, {"ZSCORE", "z", "zz"}), "_\r\n");
   EXPECT_EQ(t.run(c, {"ZMSCORE", "z", "b", "zz"}), "*2\r\n,3\r\n_\r\n");
-  EXPECT_EQ(t.run(c, {"ZRANGE", "z", "0", "1", "WITHSCORES"}),
-            "*2\r\n*2\r\n" + bulk("neg") + ",0\r\n*2\r\n" + bulk("d") + ",1.0000000000000001e-05\r\n");
+  EXPECT_EQ(
+      t.run(c, {"ZRANGE", "z", "0", "1", "WITHSCORES"}),
+      "*2\r\n*2\r\n" + bulk("neg") + ",0\r\n*2\r\n" + bulk("d") + ",1.0000000000000001e-05\r\n");
   EXPECT_EQ(t.run(c, {"ZSCAN", "z", "0", "MATCH", "b"}), "*2\r\n$1\r\n0\r\n" + array({"b", "3"}));
 }
 
 TEST_F(ZSetCommandsTest, ZaddOptionsFollowRedis) {
   EXPECT_EQ(t.run(c, {"ZADD", "z", "1", "a", "2", "b"}), ":2\r\n");
-  EXPECT_EQ(t.run(c, {"ZADD", "z", "NX", "XX", "1", "a"}), error("ERR XX and NX options at the same time are not compatible"));
+  EXPECT_EQ(t.run(c, {"ZADD", "z", "NX", "XX", "1", "a"}),
+            error("ERR XX and NX options at the same time are not compatible"));
   EXPECT_EQ(t.run(c, {"ZADD", "z", "GT", "LT", "1", "a"}),
             error("ERR GT, LT, and/or NX options at the same time are not compatible"));
-  EXPECT_EQ(t.run(c, {"ZADD", "z", "INCR", "1", "a", "2", "b"}), error("ERR INCR option supports a single increment-element pair"));
+  EXPECT_EQ(t.run(c, {"ZADD", "z", "INCR", "1", "a", "2", "b"}),
+            error("ERR INCR option supports a single increment-element pair"));
   EXPECT_EQ(t.run(c, {"ZADD", "z", "1", "a", "2"}), error(listd::server::kSyntaxErr));
   EXPECT_EQ(t.run(c, {"ZADD", "z", "nan", "a"}), error("ERR value is not a valid float"));
   EXPECT_EQ(t.run(c, {"ZADD", "z", "CH", "10", "a", "2", "b", "11", "new"}), ":2\r\n");
@@ -62,8 +67,10 @@ TEST_F(ZSetCommandsTest, ZaddOptionsFollowRedis) {
   EXPECT_EQ(t.run(c, {"ZADD", "nokey", "XX", "1", "a"}), ":0\r\n");
   EXPECT_EQ(t.run(c, {"EXISTS", "nokey"}), ":0\r\n");
   EXPECT_EQ(t.run(c, {"ZINCRBY", "z", "2.5", "a"}), bulk("8.5"));
-  EXPECT_EQ(t.run(c, {"ZINCRBY", "z", "NX", "m"}), error(listd::server::kSyntaxErr));  // NX is an option here
-  EXPECT_EQ(t.run(c, {"ZRANGE", "z", "0", "-1", "WITHSCORES"}), array({"a", "8.5", "new", "11", "b", "50"}));
+  EXPECT_EQ(t.run(c, {"ZINCRBY", "z", "NX", "m"}),
+            error(listd::server::kSyntaxErr));  // NX is an option here
+  EXPECT_EQ(t.run(c, {"ZRANGE", "z", "0", "-1", "WITHSCORES"}),
+            array({"a", "8.5", "new", "11", "b", "50"}));
 }
 
 TEST_F(ZSetCommandsTest, RanksCountsAndRanges) {
@@ -79,13 +86,16 @@ TEST_F(ZSetCommandsTest, RanksCountsAndRanges) {
   EXPECT_EQ(t.run(c, {"ZRANGE", "z", "4", "(1", "BYSCORE", "REV", "WITHSCORES"}),
             array({"d", "4", "c", "3", "b", "2"}));
   EXPECT_EQ(t.run(c, {"ZRANGE", "z", "1", "4", "BYSCORE", "LIMIT", "-1", "2"}), "*0\r\n");
-  EXPECT_EQ(t.run(c, {"ZRANGE", "z", "0", "1", "LIMIT", "0", "1"}),
-            error("ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX"));
+  EXPECT_EQ(
+      t.run(c, {"ZRANGE", "z", "0", "1", "LIMIT", "0", "1"}),
+      error(
+          "ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX"));
   EXPECT_EQ(t.run(c, {"ZRANGE", "z", "[a", "[b", "BYLEX", "WITHSCORES"}),
             error("ERR syntax error, WITHSCORES not supported in combination with BYLEX"));
   EXPECT_EQ(t.run(c, {"ZRANGE", "z", "0", "1", "FOO"}), error(listd::server::kSyntaxErr));
   EXPECT_EQ(t.run(c, {"ZRANGEBYSCORE", "z", "1", "3", "REV"}), error(listd::server::kSyntaxErr));
-  EXPECT_EQ(t.run(c, {"ZREVRANGEBYSCORE", "z", "+inf", "-inf", "LIMIT", "1", "2"}), array({"d", "c"}));
+  EXPECT_EQ(t.run(c, {"ZREVRANGEBYSCORE", "z", "+inf", "-inf", "LIMIT", "1", "2"}),
+            array({"d", "c"}));
   EXPECT_EQ(t.run(c, {"ZRANGE", "z", "-100", "100"}), array({"a", "b", "c", "d", "e"}));
   EXPECT_EQ(t.run(c, {"ZRANGE", "z", "0", "-1", "REV"}), array({"e", "d", "c", "b", "a"}));
   EXPECT_EQ(t.run(c, {"ZREVRANGE", "z", "0", "1", "WITHSCORES"}), array({"e", "5", "d", "4"}));
@@ -95,9 +105,11 @@ TEST_F(ZSetCommandsTest, RanksCountsAndRanges) {
 TEST_F(ZSetCommandsTest, LexRanges) {
   t.run(c, {"ZADD", "z", "0", "a", "0", "b", "0", "c", "0", "d"});
   EXPECT_EQ(t.run(c, {"ZRANGE", "z", "[b", "(d", "BYLEX"}), array({"b", "c"}));
-  EXPECT_EQ(t.run(c, {"ZRANGE", "z", "+", "-", "BYLEX", "REV", "LIMIT", "1", "2"}), array({"c", "b"}));
+  EXPECT_EQ(t.run(c, {"ZRANGE", "z", "+", "-", "BYLEX", "REV", "LIMIT", "1", "2"}),
+            array({"c", "b"}));
   EXPECT_EQ(t.run(c, {"ZRANGEBYLEX", "z", "-", "[b"}), array({"a", "b"}));
-  EXPECT_EQ(t.run(c, {"ZRANGEBYLEX", "z", "b", "+"}), error("ERR min or max not valid string range item"));
+  EXPECT_EQ(t.run(c, {"ZRANGEBYLEX", "z", "b", "+"}),
+            error("ERR min or max not valid string range item"));
   EXPECT_EQ(t.run(c, {"ZLEXCOUNT", "z", "(a", "+"}), ":3\r\n");
   EXPECT_EQ(t.run(c, {"ZREMRANGEBYLEX", "z", "[c", "+"}), ":2\r\n");
   EXPECT_EQ(t.run(c, {"ZRANGE", "z", "0", "-1"}), array({"a", "b"}));
@@ -110,7 +122,8 @@ TEST_F(ZSetCommandsTest, RemovalsDeleteEmptiedKeys) {
   EXPECT_EQ(t.run(c, {"ZREMRANGEBYSCORE", "z", "(1", "+inf"}), ":2\r\n");
   EXPECT_EQ(t.run(c, {"ZREM", "z", "zz", "a"}), ":1\r\n");
   EXPECT_EQ(t.run(c, {"EXISTS", "z"}), ":0\r\n");
-  EXPECT_EQ(t.run(c, {"ZREMRANGEBYSCORE", "nokey", "x", "1"}), error("ERR min or max is not a float"));
+  EXPECT_EQ(t.run(c, {"ZREMRANGEBYSCORE", "nokey", "x", "1"}),
+            error("ERR min or max is not a float"));
 }
 
 TEST_F(ZSetCommandsTest, PopsAndMpopShapes) {
@@ -126,7 +139,8 @@ TEST_F(ZSetCommandsTest, PopsAndMpopShapes) {
   EXPECT_EQ(t.run(c, {"ZMPOP", "0", "p", "MIN"}), error("ERR numkeys should be greater than 0"));
   EXPECT_EQ(t.run(c, {"ZMPOP", "1", "p", "MID"}), error(listd::server::kSyntaxErr));
   EXPECT_EQ(t.run(c, {"ZMPOP", "5", "p", "MIN"}), error(listd::server::kSyntaxErr));
-  EXPECT_EQ(t.run(c, {"ZMPOP", "1", "p", "MIN", "COUNT", "0"}), error("ERR count should be greater than 0"));
+  EXPECT_EQ(t.run(c, {"ZMPOP", "1", "p", "MIN", "COUNT", "0"}),
+            error("ERR count should be greater than 0"));
   EXPECT_EQ(t.run(c, {"ZMPOP", "2", "nokey", "p", "MAX", "COUNT", "2"}),
             "*2\r\n" + bulk("p") + "*2\r\n" + array({"c", "3"}) + array({"b", "2"}));
   EXPECT_EQ(t.run(c, {"ZMPOP", "1", "nokey", "MIN"}), "*-1\r\n");
@@ -139,10 +153,18 @@ TEST_F(ZSetCommandsTest, WrongTypeEverywhere) {
   t.run(c, {"SET", "str", "v"});
   const std::string wt = error(listd::server::kWrongTypeErr);
   for (auto argv : std::initializer_list<std::initializer_list<std::string_view>>{
-           {"ZADD", "str", "1", "a"}, {"ZSCORE", "str", "a"}, {"ZRANGE", "str", "0", "1"},
-           {"ZCOUNT", "str", "0", "1"}, {"ZPOPMIN", "str"}, {"ZMPOP", "2", "nokey", "str", "MIN"},
-           {"ZREM", "str", "a"}, {"ZCARD", "str"}, {"ZRANK", "str", "a"}, {"ZSCAN", "str", "0"},
-           {"BZPOPMIN", "nokey", "str", "1"}, {"ZINCRBY", "str", "1", "a"}})
+           {"ZADD", "str", "1", "a"},
+           {"ZSCORE", "str", "a"},
+           {"ZRANGE", "str", "0", "1"},
+           {"ZCOUNT", "str", "0", "1"},
+           {"ZPOPMIN", "str"},
+           {"ZMPOP", "2", "nokey", "str", "MIN"},
+           {"ZREM", "str", "a"},
+           {"ZCARD", "str"},
+           {"ZRANK", "str", "a"},
+           {"ZSCAN", "str", "0"},
+           {"BZPOPMIN", "nokey", "str", "1"},
+           {"ZINCRBY", "str", "1", "a"}})
     EXPECT_EQ(t.run(c, argv), wt) << *argv.begin();
   // Arguments are checked before the type.
   EXPECT_EQ(t.run(c, {"ZRANGE", "str", "0", "1", "FOO"}), error(listd::server::kSyntaxErr));
@@ -179,11 +201,13 @@ TEST_F(ZSetCommandsTest, LargeSetsUseTheSkipList) {
   EXPECT_EQ(t.run_strings(c, argv), ":1000\r\n");
   EXPECT_EQ(t.run(c, {"OBJECT", "ENCODING", "big"}), bulk("skiplist"));
   EXPECT_EQ(t.run(c, {"ZCOUNT", "big", "10", "(20"}), ":100\r\n");
-  EXPECT_EQ(t.run(c, {"ZRANGEBYSCORE", "big", "99", "+inf", "LIMIT", "0", "2"}), array({"m199", "m299"}));
+  EXPECT_EQ(t.run(c, {"ZRANGEBYSCORE", "big", "99", "+inf", "LIMIT", "0", "2"}),
+            array({"m199", "m299"}));
   // LIMIT offsets jump by rank (values from redis-server 7.0.15 on the same set).
   EXPECT_EQ(t.run(c, {"ZRANGEBYSCORE", "big", "-inf", "+inf", "LIMIT", "500", "2", "WITHSCORES"}),
             array({"m150", "50", "m250", "50"}));
-  EXPECT_EQ(t.run(c, {"ZREVRANGEBYSCORE", "big", "+inf", "-inf", "LIMIT", "10", "1"}), array({"m998"}));
+  EXPECT_EQ(t.run(c, {"ZREVRANGEBYSCORE", "big", "+inf", "-inf", "LIMIT", "10", "1"}),
+            array({"m998"}));
   EXPECT_EQ(t.run(c, {"ZREVRANGEBYSCORE", "big", "50", "(10", "LIMIT", "395", "10"}),
             array({"m411", "m311", "m211", "m111", "m11"}));
   EXPECT_EQ(t.run(c, {"ZRANK", "big", "m1"}), ":10\r\n");  // after m0, m100, ..., m900
@@ -191,7 +215,8 @@ TEST_F(ZSetCommandsTest, LargeSetsUseTheSkipList) {
   EXPECT_EQ(t.run(c, {"ZREMRANGEBYRANK", "big", "0", "98"}), ":99\r\n");
   EXPECT_EQ(t.run(c, {"ZCARD", "big"}), ":900\r\n");
   EXPECT_EQ(t.run(c, {"COPY", "big", "big2"}), ":1\r\n");
-  EXPECT_EQ(t.run(c, {"ZRANGE", "big2", "0", "0", "WITHSCORES"}), array({"m10", "10"}));  // scores 0..9 are gone
+  EXPECT_EQ(t.run(c, {"ZRANGE", "big2", "0", "0", "WITHSCORES"}),
+            array({"m10", "10"}));  // scores 0..9 are gone
 }
 
 // ---- blocking ----------------------------------------------------------------------------
@@ -210,7 +235,8 @@ TEST_F(ZSetCommandsTest, BzmpopPopsUpToCountAndDeletesTheKey) {
   auto& w = t.client();
   EXPECT_EQ(t.run(w, {"BZMPOP", "0", "1", "q", "MAX", "COUNT", "5"}), "");
   EXPECT_EQ(t.run(c, {"ZADD", "q", "1", "a", "2", "b"}), ":2\r\n");
-  EXPECT_EQ(t.take_output(w), "*2\r\n" + bulk("q") + "*2\r\n" + array({"b", "2"}) + array({"a", "1"}));
+  EXPECT_EQ(t.take_output(w),
+            "*2\r\n" + bulk("q") + "*2\r\n" + array({"b", "2"}) + array({"a", "1"}));
   EXPECT_EQ(t.run(c, {"EXISTS", "q"}), ":0\r\n");
 }
 
@@ -246,9 +272,12 @@ TEST_F(ZSetCommandsTest, TimeoutRepliesNullArrayOnTheManualClock) {
 TEST_F(ZSetCommandsTest, ArgumentErrorsComeBeforeBlocking) {
   EXPECT_EQ(t.run(c, {"BZPOPMIN", "q", "-1"}), error("ERR timeout is negative"));
   EXPECT_EQ(t.run(c, {"BZPOPMIN", "q", "x"}), error("ERR timeout is not a float or out of range"));
-  EXPECT_EQ(t.run(c, {"BZMPOP", "x", "0", "q", "MIN"}), error("ERR numkeys should be greater than 0"));
-  EXPECT_EQ(t.run(c, {"BZMPOP", "x", "1", "q", "MIN", "COUNT", "0"}), error("ERR count should be greater than 0"));
-  EXPECT_EQ(t.run(c, {"BZMPOP", "x", "1", "q", "MIN"}), error("ERR timeout is not a float or out of range"));
+  EXPECT_EQ(t.run(c, {"BZMPOP", "x", "0", "q", "MIN"}),
+            error("ERR numkeys should be greater than 0"));
+  EXPECT_EQ(t.run(c, {"BZMPOP", "x", "1", "q", "MIN", "COUNT", "0"}),
+            error("ERR count should be greater than 0"));
+  EXPECT_EQ(t.run(c, {"BZMPOP", "x", "1", "q", "MIN"}),
+            error("ERR timeout is not a float or out of range"));
   EXPECT_FALSE(c.blocked());
 }
 

@@ -67,7 +67,8 @@ TEST(Dict, ScanSurvivesGrowthAndShrink) {
         for (int j = 0; j < 100; ++j) d.erase("temp" + std::to_string(step * 100 + j));
       }
     } while (cursor != 0);
-    for (int i = 0; i < 500; ++i) EXPECT_GE(seen.count("stable" + std::to_string(i)), 1u) << mode << " " << i;
+    for (int i = 0; i < 500; ++i)
+      EXPECT_GE(seen.count("stable" + std::to_string(i)), 1u) << mode << " " << i;
   }
 }
 

@@ -29,7 +29,9 @@ TEST(HashValue, ListpackKeepsInsertionOrderAcrossUpdates) {
   EXPECT_FALSE(h.set("a", "a much longer value than before"));
   EXPECT_FALSE(h.set("b", ""));
   std::vector<std::string> order;
-  h.for_each([&](std::string_view f, std::string_view v) { order.push_back(std::string(f) + "=" + std::string(v)); });
+  h.for_each([&](std::string_view f, std::string_view v) {
+    order.push_back(std::string(f) + "=" + std::string(v));
+  });
   EXPECT_EQ(order, (std::vector<std::string>{"a=a much longer value than before", "b=", "c=3"}));
   EXPECT_EQ(h.encoding_name(), "listpack");
   EXPECT_EQ(*h.get("c"), "3");
@@ -90,7 +92,8 @@ TEST(HashValue, RandomOperationsMatchStdMap) {
     std::map<std::string, std::string> scanned;
     std::uint64_t cursor = 0;
     do {
-      cursor = h.scan(cursor, [&](std::string_view f, std::string_view v) { scanned.emplace(f, v); });
+      cursor =
+          h.scan(cursor, [&](std::string_view f, std::string_view v) { scanned.emplace(f, v); });
     } while (cursor != 0);
     EXPECT_EQ(scanned, ref);
     if (!ref.empty()) {

@@ -123,9 +123,15 @@ TEST(PackedListTest, PushesKeepOrderAtBothEnds) {
 TEST(PackedListTest, BinaryBytesRoundTrip) {
   std::string all;
   for (int c = 0; c < 256; ++c) all.push_back(static_cast<char>(c));
-  const std::vector<std::string> values = {
-      std::string("\0", 1), "\r\n", "\xff", std::string("a\0b\r\n\xff", 6), "", all,
-      std::string(300, '\0'), std::string(200, '\xff'), "\x80\x7f\x80"};
+  const std::vector<std::string> values = {std::string("\0", 1),
+                                           "\r\n",
+                                           "\xff",
+                                           std::string("a\0b\r\n\xff", 6),
+                                           "",
+                                           all,
+                                           std::string(300, '\0'),
+                                           std::string(200, '\xff'),
+                                           "\x80\x7f\x80"};
   PackedList l;
   std::deque<std::string> d;
   for (const auto& v : values) {
@@ -146,10 +152,22 @@ TEST(PackedListTest, BinaryBytesRoundTrip) {
 }
 
 TEST(PackedListTest, IntegerLookingStringsStayByteIdentical) {
-  const std::vector<std::string> values = {"007", "-0", "+1", "0", "00", "1e3", " 1", "1 ",
-                                           "9223372036854775807", "9223372036854775808",
-                                           "-9223372036854775808", "-9223372036854775809",
-                                           "0x10", "1.0", "-", "12345678901234567890123"};
+  const std::vector<std::string> values = {"007",
+                                           "-0",
+                                           "+1",
+                                           "0",
+                                           "00",
+                                           "1e3",
+                                           " 1",
+                                           "1 ",
+                                           "9223372036854775807",
+                                           "9223372036854775808",
+                                           "-9223372036854775808",
+                                           "-9223372036854775809",
+                                           "0x10",
+                                           "1.0",
+                                           "-",
+                                           "12345678901234567890123"};
   PackedList l;
   for (const auto& v : values) l.push_back(v);
   for (std::size_t i = 0; i < values.size(); ++i) EXPECT_EQ(l.at(i), values[i]);
@@ -408,9 +426,8 @@ TEST(PackedListTest, RemoveAcrossBlocksFreesAndMergesBlocks) {
 
 TEST(PackedListTest, KeepRangeAndEraseEnds) {
   for (std::size_t n : {1u, 2u, 10u, 600u, 700u, 5000u}) {
-    for (auto [start, stop_from_end] :
-         std::vector<std::pair<std::size_t, std::size_t>>{{0, 0}, {1, 0}, {0, 1}, {n / 3, n / 4},
-                                                          {n - 1, 0}, {0, n - 1}}) {
+    for (auto [start, stop_from_end] : std::vector<std::pair<std::size_t, std::size_t>>{
+             {0, 0}, {1, 0}, {0, 1}, {n / 3, n / 4}, {n - 1, 0}, {0, n - 1}}) {
       if (start + stop_from_end >= n) continue;
       PackedList l;
       std::deque<std::string> d;
@@ -540,8 +557,8 @@ void run_differential(const Profile& p) {
       }
     } else if (r < 76) {
       if (!d.empty()) {
-        const std::size_t i = rng() % 3 == 0 ? rng() % std::min<std::size_t>(d.size(), 3)
-                                              : rng() % d.size();
+        const std::size_t i =
+            rng() % 3 == 0 ? rng() % std::min<std::size_t>(d.size(), 3) : rng() % d.size();
         std::string v = random_value(rng, allow_large);
         l.set(i, v);
         d[i] = std::move(v);

@@ -43,7 +43,7 @@ TEST(SetValue, CanonicalIntegersMakeAnIntsetIteratedInOrder) {
 TEST(SetValue, NonCanonicalIntegersAreStrings) {
   SetValue s;
   s.add("1");
-  s.add("007");  // string2ll rejects it: stays the bytes "007"
+  s.add("007");                               // string2ll rejects it: stays the bytes "007"
   EXPECT_EQ(s.encoding_name(), "hashtable");  // Redis 7.0: no listpack sets
   EXPECT_TRUE(s.contains("007"));
   EXPECT_FALSE(s.contains("7"));
@@ -124,7 +124,8 @@ TEST(SetValue, RandomMemberIsRoughlyUniform) {
     for (int i = 0; i < n; ++i) s.add("x" + std::to_string(i));
     std::vector<int> hits(static_cast<std::size_t>(n));
     const int draws = n * 200;
-    for (int i = 0; i < draws; ++i) ++hits[static_cast<std::size_t>(std::stoi(s.random_member(rng).substr(1)))];
+    for (int i = 0; i < draws; ++i)
+      ++hits[static_cast<std::size_t>(std::stoi(s.random_member(rng).substr(1)))];
     for (int h : hits) {
       EXPECT_GT(h, 100);
       EXPECT_LT(h, 300);

@@ -59,7 +59,8 @@ void check_against(const ZSetValue& z, const Model& ref, std::mt19937_64& rng) {
   // Walking backwards from the end visits the same elements in reverse.
   std::vector<Elem> back;
   if (!want.empty())
-    for (auto c = z.at_rank(want.size() - 1); c.valid(); c.prev()) back.emplace_back(c.score(), std::string(c.member()));
+    for (auto c = z.at_rank(want.size() - 1); c.valid(); c.prev())
+      back.emplace_back(c.score(), std::string(c.member()));
   ASSERT_EQ(std::vector<Elem>(want.rbegin(), want.rend()), back);
   for (int i = 0; i < 20 && !want.empty(); ++i) {
     const std::size_t r = rng() % want.size();
@@ -69,7 +70,8 @@ void check_against(const ZSetValue& z, const Model& ref, std::mt19937_64& rng) {
     EXPECT_EQ(z.rank(want[r].second), r);
     const double s = want[r].first;
     EXPECT_EQ(z.partition_point([&](double x, std::string_view) { return x < s; }),
-              static_cast<std::size_t>(std::lower_bound(want.begin(), want.end(), Elem{s, ""}) - want.begin()));
+              static_cast<std::size_t>(std::lower_bound(want.begin(), want.end(), Elem{s, ""}) -
+                                       want.begin()));
   }
   EXPECT_FALSE(z.at_rank(want.size()).valid());
 }
@@ -90,12 +92,32 @@ TEST(ZSetValue, OrdersByScoreThenMemberBytes) {
 
 TEST(ZSetValue, ListpackKeepsScoresBitExactExceptNegativeZero) {
   ZSetValue z;
-  const double scores[] = {1.1, -0.0, 0.0, 3, -3, 2147483647.0, -2147483648.0, 2147483648.0, 1e300,
-                           4503599627370497.0, std::numeric_limits<double>::denorm_min(),
-                           1.5, -0.25, 1e38, 3.4028234663852886e38, 1e39, 9007199254740992.0,
-                           -9007199254740992.0, 9007199254740994.0, 1732982400123.0, 1e-45,
-                           std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(),
-                           std::numeric_limits<float>::denorm_min(), 0.1f, 1e-300};
+  const double scores[] = {1.1,
+                           -0.0,
+                           0.0,
+                           3,
+                           -3,
+                           2147483647.0,
+                           -2147483648.0,
+                           2147483648.0,
+                           1e300,
+                           4503599627370497.0,
+                           std::numeric_limits<double>::denorm_min(),
+                           1.5,
+                           -0.25,
+                           1e38,
+                           3.4028234663852886e38,
+                           1e39,
+                           9007199254740992.0,
+                           -9007199254740992.0,
+                           9007199254740994.0,
+                           1732982400123.0,
+                           1e-45,
+                           std::numeric_limits<double>::infinity(),
+                           -std::numeric_limits<double>::infinity(),
+                           std::numeric_limits<float>::denorm_min(),
+                           0.1f,
+                           1e-300};
   int i = 0;
   for (double s : scores) z.insert("m" + std::to_string(i++), s);
   i = 0;
@@ -138,8 +160,15 @@ TEST(ZSetValue, RandomOperationsMatchModel) {
       // Few distinct scores, so that ties (ordered by member) are common.
       const double s = static_cast<double>(rng() % 50) / (seed == 23 ? 3.0 : 1.0);
       switch (rng() % 8) {
-        case 0: case 1: case 2: case 3: add(z, m, s); ref.add(m, s); break;
-        case 4: case 5: EXPECT_EQ(z.erase(m), ref.erase(m)); break;
+        case 0:
+        case 1:
+        case 2:
+        case 3:
+          add(z, m, s);
+          ref.add(m, s);
+          break;
+        case 4:
+        case 5: EXPECT_EQ(z.erase(m), ref.erase(m)); break;
         case 6: {
           auto got = z.score(m);
           auto it = ref.scores.find(m);
