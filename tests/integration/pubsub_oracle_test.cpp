@@ -249,9 +249,9 @@ std::vector<std::string> canonical(const std::vector<Frame>& frames) {
 
 struct Side {
   std::string name;
-  std::vector<std::unique_ptr<RespClient>> conns;
-  std::vector<std::vector<Frame>> transcripts;
-  std::vector<std::vector<std::uint64_t>> read_at;  // the step each frame was read in
+  std::vector<std::unique_ptr<RespClient>> conns{};
+  std::vector<std::vector<Frame>> transcripts{};
+  std::vector<std::vector<std::uint64_t>> read_at{};  // the step each frame was read in
 
   void open(int port) {
     conns.clear();
