@@ -60,29 +60,33 @@ CommandSpec& CommandTable::add_subcommand(CommandSpec& parent, CommandSpec sub) 
   return ref;
 }
 
+namespace {
+
+CommandSpec family_spec(std::string_view group, std::string_view name, int arity,
+                        std::uint32_t flags, KeySpec keys, Handler handler, std::string_view since,
+                        std::string_view summary) {
+  return {.name = name,
+          .arity = arity,
+          .flags = flags,
+          .keys = keys,
+          .handler = handler,
+          .group = group,
+          .since = since,
+          .summary = summary};
+}
+
+}  // namespace
+
 CommandSpec& CommandFamily::add(std::string_view name, int arity, std::uint32_t flags, KeySpec keys,
                                 Handler handler, std::string_view since, std::string_view summary) {
-  return table_.add({.name = name,
-                     .arity = arity,
-                     .flags = flags,
-                     .keys = keys,
-                     .handler = handler,
-                     .group = group_,
-                     .since = since,
-                     .summary = summary});
+  return table_.add(family_spec(group_, name, arity, flags, keys, handler, since, summary));
 }
 
 CommandSpec& CommandFamily::add_subcommand(CommandSpec& parent, std::string_view name, int arity,
                                            std::uint32_t flags, KeySpec keys, Handler handler,
                                            std::string_view since, std::string_view summary) {
-  return table_.add_subcommand(parent, {.name = name,
-                                        .arity = arity,
-                                        .flags = flags,
-                                        .keys = keys,
-                                        .handler = handler,
-                                        .group = group_,
-                                        .since = since,
-                                        .summary = summary});
+  return table_.add_subcommand(
+      parent, family_spec(group_, name, arity, flags, keys, handler, since, summary));
 }
 
 const CommandSpec* CommandTable::find(std::string_view name) const noexcept {
