@@ -123,22 +123,25 @@ void cmd_client_info(CommandContext& ctx) {
   ctx.reply().verbatim(client_info_line(ctx.exec(), ctx.client()));
 }
 
-// CLIENT KILL ip:port | CLIENT KILL <filter> <value> ...
-void cmd_client_kill(CommandContext& ctx) {
+// CLIENT KILL ip:port, the old form: replies OK or an error.
+void client_kill_by_address(CommandContext& ctx) {
   Executor& exec = ctx.exec();
-  if (ctx.argc() == 3) {  // old form: by address, replies OK or an error
-    Client* victim = nullptr;
-    exec.clients().for_each([&](Client& c) {
-      if (c.addr == ctx.arg(2)) victim = &c;
-    });
-    if (!victim) {
-      ctx.reply().error(kNoSuchClientErr);
-      return;
-    }
-    exec.clients().request_kill(*victim);
-    ctx.reply().ok();
+  Client* victim = nullptr;
+  exec.clients().for_each([&](Client& c) {
+    if (c.addr == ctx.arg(2)) victim = &c;
+  });
+  if (!victim) {
+    ctx.reply().error(kNoSuchClientErr);
     return;
   }
+  exec.clients().request_kill(*victim);
+  ctx.reply().ok();
+}
+
+// CLIENT KILL ip:port | CLIENT KILL <filter> <value> ...
+void cmd_client_kill(CommandContext& ctx) {
+  if (ctx.argc() == 3) return client_kill_by_address(ctx);
+  Executor& exec = ctx.exec();
   if ((ctx.argc() - 2) % 2 != 0) {
     ctx.reply().error(kSyntaxErr);
     return;
@@ -319,114 +322,36 @@ void cmd_client_help(CommandContext& ctx) {
 
 }  // namespace
 
-void register_client_commands(CommandTable& t) {
+void register_client_commands(CommandTable& table) {
+  CommandFamily t = table.family("connection");
   const std::uint32_t conn = kNoScript | kLoading | kStale;
-  CommandSpec& client = t.add({"client",
-                               -2,
-                               kSentinel,
-                               {},
-                               nullptr,
-                               "connection",
-                               "2.4.0",
-                               "A container for client connection commands"});
-  t.add_subcommand(client, {"id",
-                            2,
-                            conn,
-                            {},
-                            &cmd_client_id,
-                            "connection",
-                            "5.0.0",
-                            "Returns the client ID for the current connection"});
-  t.add_subcommand(client, {"setname",
-                            3,
-                            conn,
-                            {},
-                            &cmd_client_setname,
-                            "connection",
-                            "2.6.9",
-                            "Set the current connection name"});
-  t.add_subcommand(client, {"getname",
-                            2,
-                            conn,
-                            {},
-                            &cmd_client_getname,
-                            "connection",
-                            "2.6.9",
-                            "Get the current connection name"});
-  t.add_subcommand(client, {"list",
-                            -2,
-                            kAdmin | conn,
-                            {},
-                            &cmd_client_list,
-                            "connection",
-                            "2.4.0",
-                            "Get the list of client connections"});
-  t.add_subcommand(client, {"info",
-                            2,
-                            conn,
-                            {},
-                            &cmd_client_info,
-                            "connection",
-                            "6.2.0",
-                            "Returns information about the current client connection."});
-  t.add_subcommand(client, {"kill",
-                            -3,
-                            kAdmin | conn,
-                            {},
-                            &cmd_client_kill,
-                            "connection",
-                            "2.4.0",
-                            "Kill the connection of a client"});
-  t.add_subcommand(client, {"setinfo",
-                            4,
-                            conn,
-                            {},
-                            &cmd_client_setinfo,
-                            "connection",
-                            "7.2.0",
-                            "Set client or connection specific info"});
-  t.add_subcommand(client, {"reply",
-                            3,
-                            conn,
-                            {},
-                            &cmd_client_reply,
-                            "connection",
-                            "3.2.0",
-                            "Instruct the server whether to reply to commands"});
-  t.add_subcommand(client, {"no-evict",
-                            3,
-                            kAdmin | conn,
-                            {},
-                            &cmd_client_no_evict,
-                            "connection",
-                            "7.0.0",
-                            "Set client eviction mode for the current connection"});
-  t.add_subcommand(client, {"no-touch",
-                            3,
-                            conn,
-                            {},
-                            &cmd_client_no_touch,
-                            "connection",
-                            "7.2.0",
-                            "Controls whether commands sent by the client will alter the LRU/LFU "
-                            "of the keys they access."});
-  t.add_subcommand(client,
-                   {"unblock",
-                    -3,
-                    kAdmin | conn,
-                    {},
-                    &cmd_client_unblock,
-                    "connection",
-                    "5.0.0",
-                    "Unblock a client blocked in a blocking command from a different connection"});
-  t.add_subcommand(client, {"help",
-                            2,
-                            kLoading | kStale,
-                            {},
-                            &cmd_client_help,
-                            "connection",
-                            "5.0.0",
-                            "Show helpful text about the different subcommands"});
+  CommandSpec& client = t.add("client", -2, kSentinel, kNoKeys, nullptr, "2.4.0",
+                              "A container for client connection commands");
+  t.add_subcommand(client, "id", 2, conn, kNoKeys, &cmd_client_id, "5.0.0",
+                   "Returns the client ID for the current connection");
+  t.add_subcommand(client, "setname", 3, conn, kNoKeys, &cmd_client_setname, "2.6.9",
+                   "Set the current connection name");
+  t.add_subcommand(client, "getname", 2, conn, kNoKeys, &cmd_client_getname, "2.6.9",
+                   "Get the current connection name");
+  t.add_subcommand(client, "list", -2, kAdmin | conn, kNoKeys, &cmd_client_list, "2.4.0",
+                   "Get the list of client connections");
+  t.add_subcommand(client, "info", 2, conn, kNoKeys, &cmd_client_info, "6.2.0",
+                   "Returns information about the current client connection.");
+  t.add_subcommand(client, "kill", -3, kAdmin | conn, kNoKeys, &cmd_client_kill, "2.4.0",
+                   "Kill the connection of a client");
+  t.add_subcommand(client, "setinfo", 4, conn, kNoKeys, &cmd_client_setinfo, "7.2.0",
+                   "Set client or connection specific info");
+  t.add_subcommand(client, "reply", 3, conn, kNoKeys, &cmd_client_reply, "3.2.0",
+                   "Instruct the server whether to reply to commands");
+  t.add_subcommand(client, "no-evict", 3, kAdmin | conn, kNoKeys, &cmd_client_no_evict, "7.0.0",
+                   "Set client eviction mode for the current connection");
+  t.add_subcommand(client, "no-touch", 3, conn, kNoKeys, &cmd_client_no_touch, "7.2.0",
+                   "Controls whether commands sent by the client will alter the LRU/LFU "
+                   "of the keys they access.");
+  t.add_subcommand(client, "unblock", -3, kAdmin | conn, kNoKeys, &cmd_client_unblock, "5.0.0",
+                   "Unblock a client blocked in a blocking command from a different connection");
+  t.add_subcommand(client, "help", 2, kLoading | kStale, kNoKeys, &cmd_client_help, "5.0.0",
+                   "Show helpful text about the different subcommands");
 }
 
 }  // namespace listd::server

@@ -73,56 +73,21 @@ void cmd_config_help(CommandContext& ctx) {
 
 }  // namespace
 
-void register_config_commands(CommandTable& t) {
+void register_config_commands(CommandTable& table) {
+  CommandFamily t = table.family("server");
   const std::uint32_t admin = kAdmin | kNoScript | kLoading | kStale;
-  CommandSpec& config = t.add({"config",
-                               -2,
-                               0,
-                               {},
-                               nullptr,
-                               "server",
-                               "2.0.0",
-                               "A container for server configuration commands"});
-  t.add_subcommand(config, {"get",
-                            -3,
-                            admin,
-                            {},
-                            &cmd_config_get,
-                            "server",
-                            "2.0.0",
-                            "Get the values of configuration parameters"});
-  t.add_subcommand(config, {"set",
-                            -4,
-                            admin | kMayReplicate,
-                            {},
-                            &cmd_config_set,
-                            "server",
-                            "2.0.0",
-                            "Set configuration parameters to the given values"});
-  t.add_subcommand(config, {"resetstat",
-                            2,
-                            admin,
-                            {},
-                            &cmd_config_resetstat,
-                            "server",
-                            "2.0.0",
-                            "Reset the stats returned by INFO"});
-  t.add_subcommand(config, {"rewrite",
-                            2,
-                            admin,
-                            {},
-                            &cmd_config_rewrite,
-                            "server",
-                            "2.8.0",
-                            "Rewrite the configuration file with the in memory configuration"});
-  t.add_subcommand(config, {"help",
-                            2,
-                            kLoading | kStale,
-                            {},
-                            &cmd_config_help,
-                            "server",
-                            "5.0.0",
-                            "Show helpful text about the different subcommands"});
+  CommandSpec& config = t.add("config", -2, 0, kNoKeys, nullptr, "2.0.0",
+                              "A container for server configuration commands");
+  t.add_subcommand(config, "get", -3, admin, kNoKeys, &cmd_config_get, "2.0.0",
+                   "Get the values of configuration parameters");
+  t.add_subcommand(config, "set", -4, admin | kMayReplicate, kNoKeys, &cmd_config_set, "2.0.0",
+                   "Set configuration parameters to the given values");
+  t.add_subcommand(config, "resetstat", 2, admin, kNoKeys, &cmd_config_resetstat, "2.0.0",
+                   "Reset the stats returned by INFO");
+  t.add_subcommand(config, "rewrite", 2, admin, kNoKeys, &cmd_config_rewrite, "2.8.0",
+                   "Rewrite the configuration file with the in memory configuration");
+  t.add_subcommand(config, "help", 2, kLoading | kStale, kNoKeys, &cmd_config_help, "5.0.0",
+                   "Show helpful text about the different subcommands");
 }
 
 }  // namespace listd::server

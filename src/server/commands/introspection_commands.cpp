@@ -282,65 +282,24 @@ void cmd_command_help(CommandContext& ctx) {
 
 }  // namespace
 
-void register_introspection_commands(CommandTable& t) {
+void register_introspection_commands(CommandTable& table) {
+  CommandFamily t = table.family("server");
   const std::uint32_t f = kLoading | kStale;
-  CommandSpec& command = t.add({"command",
-                                -1,
-                                f,
-                                {},
-                                &cmd_command,
-                                "server",
-                                "2.8.13",
-                                "Get array of Redis command details"});
-  t.add_subcommand(command, {"count",
-                             2,
-                             f,
-                             {},
-                             &cmd_command_count,
-                             "server",
-                             "2.8.13",
-                             "Get total number of Redis commands"});
+  CommandSpec& command = t.add("command", -1, f, kNoKeys, &cmd_command, "2.8.13",
+                               "Get array of Redis command details");
+  t.add_subcommand(command, "count", 2, f, kNoKeys, &cmd_command_count, "2.8.13",
+                   "Get total number of Redis commands");
   t.add_subcommand(
-      command, {"info",
-                -2,
-                f,
-                {},
-                &cmd_command_info,
-                "server",
-                "2.8.13",
-                "Get array of specific Redis command details, or all when no argument is given."});
-  t.add_subcommand(command, {"docs",
-                             -2,
-                             f,
-                             {},
-                             &cmd_command_docs,
-                             "server",
-                             "7.0.0",
-                             "Get array of specific Redis command documentation"});
-  t.add_subcommand(command, {"getkeys",
-                             -4,
-                             f,
-                             {},
-                             &cmd_command_getkeys,
-                             "server",
-                             "2.8.13",
-                             "Extract keys given a full Redis command"});
-  t.add_subcommand(command, {"list",
-                             -2,
-                             f,
-                             {},
-                             &cmd_command_list,
-                             "server",
-                             "7.0.0",
-                             "Get an array of Redis command names"});
-  t.add_subcommand(command, {"help",
-                             2,
-                             f,
-                             {},
-                             &cmd_command_help,
-                             "server",
-                             "5.0.0",
-                             "Show helpful text about the different subcommands"});
+      command, "info", -2, f, kNoKeys, &cmd_command_info, "2.8.13",
+      "Get array of specific Redis command details, or all when no argument is given.");
+  t.add_subcommand(command, "docs", -2, f, kNoKeys, &cmd_command_docs, "7.0.0",
+                   "Get array of specific Redis command documentation");
+  t.add_subcommand(command, "getkeys", -4, f, kNoKeys, &cmd_command_getkeys, "2.8.13",
+                   "Extract keys given a full Redis command");
+  t.add_subcommand(command, "list", -2, f, kNoKeys, &cmd_command_list, "7.0.0",
+                   "Get an array of Redis command names");
+  t.add_subcommand(command, "help", 2, f, kNoKeys, &cmd_command_help, "5.0.0",
+                   "Show helpful text about the different subcommands");
 }
 
 }  // namespace listd::server

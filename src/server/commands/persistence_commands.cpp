@@ -46,31 +46,14 @@ void cmd_bgrewriteaof(CommandContext& ctx) {
 
 }  // namespace
 
-void register_persistence_commands(CommandTable& t) {
-  t.add({"save",
-         1,
-         kAdmin | kNoScript | kNoMulti,
-         {},
-         &cmd_save,
-         "server",
-         "1.0.0",
-         "Synchronously save the dataset to disk"});
-  t.add({"bgsave",
-         -1,
-         kAdmin | kNoScript,
-         {},
-         &cmd_bgsave,
-         "server",
-         "1.0.0",
-         "Asynchronously save the dataset to disk"});
-  t.add({"bgrewriteaof",
-         1,
-         kAdmin | kNoScript,
-         {},
-         &cmd_bgrewriteaof,
-         "server",
-         "1.0.0",
-         "Asynchronously rewrite the append-only file"});
+void register_persistence_commands(CommandTable& table) {
+  CommandFamily t = table.family("server");
+  t.add("save", 1, kAdmin | kNoScript | kNoMulti, kNoKeys, &cmd_save, "1.0.0",
+        "Synchronously save the dataset to disk");
+  t.add("bgsave", -1, kAdmin | kNoScript, kNoKeys, &cmd_bgsave, "1.0.0",
+        "Asynchronously save the dataset to disk");
+  t.add("bgrewriteaof", 1, kAdmin | kNoScript, kNoKeys, &cmd_bgrewriteaof, "1.0.0",
+        "Asynchronously rewrite the append-only file");
 }
 
 }  // namespace listd::server

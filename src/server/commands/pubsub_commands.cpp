@@ -142,110 +142,44 @@ void cmd_pubsub_help(CommandContext& ctx) {
 
 }  // namespace
 
-void register_pubsub_commands(CommandTable& t) {
+void register_pubsub_commands(CommandTable& table) {
+  CommandFamily t = table.family("pubsub");
   const std::uint32_t subscriber = kPubsub | kNoScript | kLoading | kStale;
   const std::uint32_t publisher = kPubsub | kLoading | kStale | kFast;
   // Shard channels are declared as keys (cluster slot routing) flagged not_key.
   const KeySpec all_channels{1, -1, 1, 0, true};
   const KeySpec one_channel{1, 1, 1, 0, true};
-  t.add({"subscribe",
-         -2,
-         subscriber,
-         {},
-         &cmd_subscribe,
-         "pubsub",
-         "2.0.0",
-         "Listen for messages published to the given channels"});
-  t.add({"unsubscribe",
-         -1,
-         subscriber,
-         {},
-         &cmd_unsubscribe,
-         "pubsub",
-         "2.0.0",
-         "Stop listening for messages posted to the given channels"});
-  t.add({"psubscribe",
-         -2,
-         subscriber,
-         {},
-         &cmd_psubscribe,
-         "pubsub",
-         "2.0.0",
-         "Listen for messages published to channels matching the given patterns"});
-  t.add({"punsubscribe",
-         -1,
-         subscriber,
-         {},
-         &cmd_punsubscribe,
-         "pubsub",
-         "2.0.0",
-         "Stop listening for messages posted to channels matching the given patterns"});
-  t.add({"publish",
-         3,
-         publisher,
-         {},
-         &cmd_publish,
-         "pubsub",
-         "2.0.0",
-         "Post a message to a channel"});
-  t.add({"ssubscribe", -2, subscriber, all_channels, &cmd_ssubscribe, "pubsub", "7.0.0",
-         "Listen for messages published to the given shard channels"});
-  t.add({"sunsubscribe", -1, subscriber, all_channels, &cmd_sunsubscribe, "pubsub", "7.0.0",
-         "Stop listening for messages posted to the given shard channels"});
-  t.add({"spublish", 3, publisher, one_channel, &cmd_spublish, "pubsub", "7.0.0",
-         "Post a message to a shard channel"});
+  t.add("subscribe", -2, subscriber, kNoKeys, &cmd_subscribe, "2.0.0",
+        "Listen for messages published to the given channels");
+  t.add("unsubscribe", -1, subscriber, kNoKeys, &cmd_unsubscribe, "2.0.0",
+        "Stop listening for messages posted to the given channels");
+  t.add("psubscribe", -2, subscriber, kNoKeys, &cmd_psubscribe, "2.0.0",
+        "Listen for messages published to channels matching the given patterns");
+  t.add("punsubscribe", -1, subscriber, kNoKeys, &cmd_punsubscribe, "2.0.0",
+        "Stop listening for messages posted to channels matching the given patterns");
+  t.add("publish", 3, publisher, kNoKeys, &cmd_publish, "2.0.0", "Post a message to a channel");
+  t.add("ssubscribe", -2, subscriber, all_channels, &cmd_ssubscribe, "7.0.0",
+        "Listen for messages published to the given shard channels");
+  t.add("sunsubscribe", -1, subscriber, all_channels, &cmd_sunsubscribe, "7.0.0",
+        "Stop listening for messages posted to the given shard channels");
+  t.add("spublish", 3, publisher, one_channel, &cmd_spublish, "7.0.0",
+        "Post a message to a shard channel");
 
   const std::uint32_t introspection = kPubsub | kLoading | kStale;
   CommandSpec& pubsub =
-      t.add({"pubsub", -2, 0, {}, nullptr, "pubsub", "2.8.0", "A container for Pub/Sub commands"});
-  t.add_subcommand(pubsub, {"channels",
-                            -2,
-                            introspection,
-                            {},
-                            &cmd_pubsub_channels,
-                            "pubsub",
-                            "2.8.0",
-                            "List active channels"});
-  t.add_subcommand(pubsub, {"numsub",
-                            -2,
-                            introspection,
-                            {},
-                            &cmd_pubsub_numsub,
-                            "pubsub",
-                            "2.8.0",
-                            "Get the count of subscribers for channels"});
-  t.add_subcommand(pubsub, {"numpat",
-                            2,
-                            introspection,
-                            {},
-                            &cmd_pubsub_numpat,
-                            "pubsub",
-                            "2.8.0",
-                            "Get the count of unique patterns pattern subscriptions"});
-  t.add_subcommand(pubsub, {"help",
-                            2,
-                            kLoading | kStale,
-                            {},
-                            &cmd_pubsub_help,
-                            "pubsub",
-                            "6.2.0",
-                            "Show helpful text about the different subcommands"});
-  t.add_subcommand(pubsub, {"shardchannels",
-                            -2,
-                            introspection,
-                            {},
-                            &cmd_pubsub_shardchannels,
-                            "pubsub",
-                            "7.0.0",
-                            "List active shard channels"});
-  t.add_subcommand(pubsub, {"shardnumsub",
-                            -2,
-                            introspection,
-                            {},
-                            &cmd_pubsub_shardnumsub,
-                            "pubsub",
-                            "7.0.0",
-                            "Get the count of subscribers for shard channels"});
+      t.add("pubsub", -2, 0, kNoKeys, nullptr, "2.8.0", "A container for Pub/Sub commands");
+  t.add_subcommand(pubsub, "channels", -2, introspection, kNoKeys, &cmd_pubsub_channels, "2.8.0",
+                   "List active channels");
+  t.add_subcommand(pubsub, "numsub", -2, introspection, kNoKeys, &cmd_pubsub_numsub, "2.8.0",
+                   "Get the count of subscribers for channels");
+  t.add_subcommand(pubsub, "numpat", 2, introspection, kNoKeys, &cmd_pubsub_numpat, "2.8.0",
+                   "Get the count of unique patterns pattern subscriptions");
+  t.add_subcommand(pubsub, "help", 2, kLoading | kStale, kNoKeys, &cmd_pubsub_help, "6.2.0",
+                   "Show helpful text about the different subcommands");
+  t.add_subcommand(pubsub, "shardchannels", -2, introspection, kNoKeys, &cmd_pubsub_shardchannels,
+                   "7.0.0", "List active shard channels");
+  t.add_subcommand(pubsub, "shardnumsub", -2, introspection, kNoKeys, &cmd_pubsub_shardnumsub,
+                   "7.0.0", "Get the count of subscribers for shard channels");
 }
 
 }  // namespace listd::server

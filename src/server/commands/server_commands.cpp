@@ -180,87 +180,28 @@ void cmd_debug(CommandContext& ctx) {
 
 }  // namespace
 
-void register_server_commands(CommandTable& t) {
-  t.add({"info",
-         -1,
-         kLoading | kStale | kSentinel,
-         {},
-         &cmd_info,
-         "server",
-         "1.0.0",
-         "Get information and statistics about the server"});
-  t.add({"dbsize",
-         1,
-         kReadonly | kFast,
-         {},
-         &cmd_dbsize,
-         "server",
-         "1.0.0",
-         "Return the number of keys in the selected database"});
-  t.add({"flushdb",
-         -1,
-         kWrite,
-         {},
-         &cmd_flushdb,
-         "server",
-         "1.0.0",
-         "Remove all keys from the current database"});
-  t.add({"flushall",
-         -1,
-         kWrite,
-         {},
-         &cmd_flushall,
-         "server",
-         "1.0.0",
-         "Remove all keys from all databases"});
-  t.add({"swapdb",
-         3,
-         kWrite | kFast,
-         {},
-         &cmd_swapdb,
-         "server",
-         "4.0.0",
-         "Swaps two Redis databases"});
-  t.add({"time",
-         1,
-         kLoading | kStale | kFast,
-         {},
-         &cmd_time,
-         "server",
-         "2.6.0",
-         "Return the current server time"});
-  t.add({"lastsave",
-         1,
-         kLoading | kStale | kFast,
-         {},
-         &cmd_lastsave,
-         "server",
-         "1.0.0",
-         "Get the UNIX time stamp of the last successful save to disk"});
-  t.add({"shutdown",
-         -1,
-         kAdmin | kNoScript | kLoading | kStale | kNoMulti | kSentinel | kAllowBusy,
-         {},
-         &cmd_shutdown,
-         "server",
-         "1.0.0",
-         "Synchronously save the dataset to disk and then shut down the server"});
-  t.add({"monitor",
-         1,
-         kAdmin | kNoScript | kLoading | kStale,
-         {},
-         &cmd_monitor,
-         "server",
-         "1.0.0",
-         "Listen for all requests received by the server in real time"});
-  t.add({"debug",
-         -2,
-         kAdmin | kNoScript | kLoading | kStale,
-         {},
-         &cmd_debug,
-         "server",
-         "1.0.0",
-         "A container for debugging commands"});
+void register_server_commands(CommandTable& table) {
+  CommandFamily t = table.family("server");
+  t.add("info", -1, kLoading | kStale | kSentinel, kNoKeys, &cmd_info, "1.0.0",
+        "Get information and statistics about the server");
+  t.add("dbsize", 1, kReadonly | kFast, kNoKeys, &cmd_dbsize, "1.0.0",
+        "Return the number of keys in the selected database");
+  t.add("flushdb", -1, kWrite, kNoKeys, &cmd_flushdb, "1.0.0",
+        "Remove all keys from the current database");
+  t.add("flushall", -1, kWrite, kNoKeys, &cmd_flushall, "1.0.0",
+        "Remove all keys from all databases");
+  t.add("swapdb", 3, kWrite | kFast, kNoKeys, &cmd_swapdb, "4.0.0", "Swaps two Redis databases");
+  t.add("time", 1, kLoading | kStale | kFast, kNoKeys, &cmd_time, "2.6.0",
+        "Return the current server time");
+  t.add("lastsave", 1, kLoading | kStale | kFast, kNoKeys, &cmd_lastsave, "1.0.0",
+        "Get the UNIX time stamp of the last successful save to disk");
+  t.add("shutdown", -1, kAdmin | kNoScript | kLoading | kStale | kNoMulti | kSentinel | kAllowBusy,
+        kNoKeys, &cmd_shutdown, "1.0.0",
+        "Synchronously save the dataset to disk and then shut down the server");
+  t.add("monitor", 1, kAdmin | kNoScript | kLoading | kStale, kNoKeys, &cmd_monitor, "1.0.0",
+        "Listen for all requests received by the server in real time");
+  t.add("debug", -2, kAdmin | kNoScript | kLoading | kStale, kNoKeys, &cmd_debug, "1.0.0",
+        "A container for debugging commands");
 }
 
 }  // namespace listd::server

@@ -52,48 +52,18 @@ void cmd_unwatch(CommandContext& ctx) {
 
 }  // namespace
 
-void register_transaction_commands(CommandTable& t) {
+void register_transaction_commands(CommandTable& table) {
+  CommandFamily t = table.family("transactions");
   const std::uint32_t common = kNoScript | kLoading | kStale | kFast | kAllowBusy;
-  t.add({"multi",
-         1,
-         common | kNotQueued,
-         {},
-         &cmd_multi,
-         "transactions",
-         "1.2.0",
-         "Mark the start of a transaction block"});
-  t.add({"exec",
-         1,
-         kNoScript | kLoading | kStale | kSkipSlowlog | kNotQueued | kExecCommand,
-         {},
-         &cmd_exec,
-         "transactions",
-         "1.2.0",
-         "Execute all commands issued after MULTI"});
-  t.add({"discard",
-         1,
-         common | kNotQueued,
-         {},
-         &cmd_discard,
-         "transactions",
-         "2.0.0",
-         "Discard all commands issued after MULTI"});
-  t.add({"watch",
-         -2,
-         common | kNotQueued,
-         {1, -1, 1},
-         &cmd_watch,
-         "transactions",
-         "2.2.0",
-         "Watch the given keys to determine execution of the MULTI/EXEC block"});
-  t.add({"unwatch",
-         1,
-         common,
-         {},
-         &cmd_unwatch,
-         "transactions",
-         "2.2.0",
-         "Forget about all watched keys"});
+  t.add("multi", 1, common | kNotQueued, kNoKeys, &cmd_multi, "1.2.0",
+        "Mark the start of a transaction block");
+  t.add("exec", 1, kNoScript | kLoading | kStale | kSkipSlowlog | kNotQueued | kExecCommand,
+        kNoKeys, &cmd_exec, "1.2.0", "Execute all commands issued after MULTI");
+  t.add("discard", 1, common | kNotQueued, kNoKeys, &cmd_discard, "2.0.0",
+        "Discard all commands issued after MULTI");
+  t.add("watch", -2, common | kNotQueued, {1, -1, 1}, &cmd_watch, "2.2.0",
+        "Watch the given keys to determine execution of the MULTI/EXEC block");
+  t.add("unwatch", 1, common, kNoKeys, &cmd_unwatch, "2.2.0", "Forget about all watched keys");
 }
 
 }  // namespace listd::server
