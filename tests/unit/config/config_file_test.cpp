@@ -9,29 +9,12 @@
 #include <string>
 #include <vector>
 
+#include "support/temp_dir.h"
+
 namespace listd::config {
 namespace {
 
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "listd-loader-XXXXXX").string();
-    path_ = ::mkdtemp(pattern.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  std::string write(const std::string& name, const std::string& content) const {
-    const std::string p = path_ + "/" + name;
-    std::ofstream(p) << content;
-    return p;
-  }
-  std::string file(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
-};
+using listd::testing::TempDir;
 
 std::string fatal_at(int line, const std::string& text, const std::string& reason) {
   return "\n*** FATAL CONFIG FILE ERROR (listd) ***\nReading the configuration file, at line " +
