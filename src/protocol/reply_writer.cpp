@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 
 namespace listd::protocol {
 
@@ -12,10 +13,30 @@ void append_integer(std::string& out, long long value) {
   out.append(buf, end);
 }
 
+namespace {
+
+// Room for a type byte, the digits of any long long, and CRLF.
+constexpr std::size_t kHeaderRoom = 1 + 20 + 2;
+
+// Writes `<type><n>\r\n` at `at` and returns its end. Headers are assembled on the stack so that
+// a reply element costs one append to the output buffer, not three (LRANGE is mostly this).
+char* encode_header(char* at, char type, long long n) {
+  *at++ = type;
+  at = std::to_chars(at, at + 20, n).ptr;
+  *at++ = '\r';
+  *at++ = '\n';
+  return at;
+}
+
+// Bulk payloads up to this size are assembled with their header in one stack buffer.
+constexpr std::size_t kInlineBulk = 128;
+
+}  // namespace
+
 void ReplyWriter::header(char type, long long n) {
-  out_->push_back(type);
-  append_integer(*out_, n);
-  out_->append("\r\n", 2);
+  char buf[kHeaderRoom];
+  const char* end = encode_header(buf, type, n);
+  out_->append(buf, static_cast<std::size_t>(end - buf));
 }
 
 void ReplyWriter::simple(std::string_view text) {
@@ -39,6 +60,16 @@ void ReplyWriter::error(std::string_view text) {
 void ReplyWriter::integer(long long value) { header(':', value); }
 
 void ReplyWriter::bulk(std::string_view bytes) {
+  if (bytes.size() <= kInlineBulk) {
+    char buf[kHeaderRoom + kInlineBulk + 2];
+    char* end = encode_header(buf, '$', static_cast<long long>(bytes.size()));
+    std::memcpy(end, bytes.data(), bytes.size());
+    end += bytes.size();
+    *end++ = '\r';
+    *end++ = '\n';
+    out_->append(buf, static_cast<std::size_t>(end - buf));
+    return;
+  }
   header('$', static_cast<long long>(bytes.size()));
   out_->append(bytes);
   out_->append("\r\n", 2);

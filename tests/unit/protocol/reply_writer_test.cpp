@@ -56,4 +56,22 @@ TEST(ReplyWriter, ErrorsStayOnOneLineAndBulksAreBinarySafe) {
       ":-9223372036854775808\r\n");
 }
 
+// Short bulks are assembled on the stack with their header, long ones appended in parts: both
+// sides of the boundary, and an output buffer that already holds bytes, encode the same way.
+TEST(ReplyWriter, BulksOfEverySizeAroundTheInlineBoundary) {
+  for (std::size_t n : {0u, 1u, 9u, 10u, 127u, 128u, 129u, 1000u, 100000u}) {
+    const std::string payload(n, 'x');
+    std::string out = "prefix";
+    ReplyWriter w(out, RespVersion::kResp2);
+    w.bulk(payload);
+    w.bulk(payload);
+    const std::string one = "$" + std::to_string(n) + "\r\n" + payload + "\r\n";
+    EXPECT_EQ(out, "prefix" + one + one) << n;
+  }
+  EXPECT_EQ(encode(RespVersion::kResp2, [](ReplyWriter& w) { w.array_header(1234567); }),
+            "*1234567\r\n");
+  EXPECT_EQ(encode(RespVersion::kResp2, [](ReplyWriter& w) { w.integer(9223372036854775807LL); }),
+            ":9223372036854775807\r\n");
+}
+
 }  // namespace
