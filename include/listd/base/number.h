@@ -27,7 +27,7 @@ inline bool parse_strict_integer(std::string_view s, long long& out) noexcept {
   if (negative && ++i == n) return false;
   if (s[i] < '1' || s[i] > '9') return false;
   constexpr unsigned long long kMax = ~0ull;
-  unsigned long long v = 0;
+  unsigned long long v = static_cast<unsigned long long>(s[i++] - '0');  // checked just above
   for (; i < n; ++i) {
     const char c = s[i];
     if (c < '0' || c > '9') return false;

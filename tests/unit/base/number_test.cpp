@@ -10,8 +10,17 @@ TEST(Number, StrictIntegerLikeRedis) {
   for (const char* ok : {"0", "1", "-1", "9223372036854775807", "-9223372036854775808"})
     EXPECT_TRUE(parse_strict_integer(ok, v)) << ok;
   for (const char* bad : {"", "+1", " 1", "1 ", "01", "-0", "1.5", "9223372036854775808",
-                          "-9223372036854775809", "abc", "-", "00"})
+                          "-9223372036854775809", "abc", "-", "00", "18446744073709551616",
+                          "99999999999999999999", "-18446744073709551615", "1a", "-a"})
     EXPECT_FALSE(parse_strict_integer(bad, v)) << bad;
+  for (auto [text, value] : {std::pair{"7", 7LL},
+                             {"-7", -7LL},
+                             {"10", 10LL},
+                             {"123456", 123456LL},
+                             {"-9223372036854775808", -9223372036854775807LL - 1}}) {
+    ASSERT_TRUE(parse_strict_integer(text, v)) << text;
+    EXPECT_EQ(v, value) << text;
+  }
 }
 
 TEST(Number, LongDoubleLikeRedisString2ld) {
