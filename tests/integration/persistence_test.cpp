@@ -23,6 +23,7 @@
 
 #include "support/hiredis_ptr.h"
 #include "support/server_process.h"
+#include "support/temp_dir.h"
 
 namespace listd::testing {
 namespace {
@@ -55,18 +56,7 @@ int shell(const std::string& command, std::string* out = nullptr) {
   return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/listd-persist-XXXXXX";
-    path_ = ::mkdtemp(tmpl);
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+using listd::testing::TempDir;
 
 std::string info_field(redisContext* c, const std::string& field) {
   const std::string info = str(cmd(c, {"INFO", "persistence"}));

@@ -14,6 +14,7 @@
 
 #include "listd/base/redis_text.h"
 #include "listd/config/config_file.h"
+#include "support/temp_dir.h"
 
 namespace listd::config {
 namespace {
@@ -44,22 +45,7 @@ std::string set_failed(const std::string& name, const std::string& why) {
   return "ERR CONFIG SET failed (possibly related to argument '" + name + "') - " + why;
 }
 
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "listd-config-XXXXXX").string();
-    path_ = ::mkdtemp(pattern.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  std::string file(const std::string& name) const { return path_ + "/" + name; }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+using listd::testing::TempDir;
 
 std::string read_file(const std::string& path) {
   std::ifstream in(path);

@@ -14,6 +14,7 @@
 
 #include "listd/persistence/aof_loader.h"
 #include "listd/server/persistence.h"
+#include "support/temp_dir.h"
 #include "support/test_server.h"
 
 using listd::testing::TestServer;
@@ -21,21 +22,7 @@ using Cmds = std::vector<std::vector<std::string>>;
 
 namespace {
 
-class TempDir {
- public:
-  TempDir() {
-    static int n = 0;
-    path_ = ::testing::TempDir() + "/listd_prop_" + std::to_string(::getpid()) + "_" +
-            std::to_string(n++);
-    std::filesystem::remove_all(path_);
-    std::filesystem::create_directories(path_);
-  }
-  ~TempDir() { std::filesystem::remove_all(path_); }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+using listd::testing::TempDir;
 
 // A TestServer logging to an AOF in `dir` (appendonly yes, fsync no: tests need no disk sync).
 void enable_aof(TestServer& t, const std::string& dir) {
