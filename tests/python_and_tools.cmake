@@ -32,6 +32,12 @@ foreach(module redis_cli redis_cli_interactive redis_benchmark redis_cli_pubsub)
   listd_pytest(tools.${module} tools $<TARGET_FILE:listd> listd test_${module}.py)
 endforeach()
 
+# The job-queue frameworks (tests/frameworks): their real worker processes, default settings.
+foreach(module rq)
+  listd_pytest(frameworks.${module} frameworks $<TARGET_FILE:listd> listd test_${module}.py)
+endforeach()
+
 set(_redis_as_listd ${_listd_pylib}/redis-server-as-listd)
 listd_pytest(python.against_redis python ${_redis_as_listd} redis -k "not setinfo")
 listd_pytest(tools.against_redis tools ${_redis_as_listd} redis)
+listd_pytest(frameworks.against_redis frameworks ${_redis_as_listd} redis)
