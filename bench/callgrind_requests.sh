@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Instructions a server executes (user space, counted by valgrind's callgrind) for one
+# redis-benchmark run: repeatable for the same binary and inputs whatever else the machine is
+# doing, so two builds can be compared on a noisy machine (docs/BENCHMARKS.md, "Instruction
+# counts"). Kernel time (system calls) is not counted: pair it with bench/side_by_side.py.
+#
+#   bench/callgrind_requests.sh <server binary> <tests> <pipeline> <requests> [port]
+#   bench/callgrind_requests.sh build-bench/listd lrange_100 32 200000
+#   bench/callgrind_requests.sh /usr/bin/redis-server lpush,rpush,lpop,rpop 32 200000
+#
+# Prints "<binary> <tests> -P <pipeline> -n <requests>: <instructions> instructions" (the whole
+# run: start-up, and for lrange_100 the LPUSHes redis-benchmark sends first, included).
+set -euo pipefail
+
+if (($# < 4)); then
+  sed -n '2,12p' "$0"
+  exit 2
+fi
+bin=$1 tests=$2 pipeline=$3 requests=$4 port=${5:-17390}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+valgrind --tool=callgrind --callgrind-out-file="$work/callgrind.out" "$bin" --port "$port" \
+  --bind 127.0.0.1 --save "" --appendonly no --dir "$work" >"$work/server.log" 2>&1 &
+server=$!
+for _ in $(seq 300); do
+  redis-cli -p "$port" ping >/dev/null 2>&1 && break
+  kill -0 "$server" 2>/dev/null || { cat "$work/server.log"; exit 1; }
+  sleep 0.1
+done
+redis-benchmark -p "$port" -n "$requests" -P "$pipeline" -t "$tests" -q >/dev/null
+redis-cli -p "$port" shutdown nosave >/dev/null 2>&1 || true
+wait "$server" || true
+total=$(sed -n 's/^summary: //p' "$work/callgrind.out")
+echo "$bin $tests -P $pipeline -n $requests: $total instructions"
