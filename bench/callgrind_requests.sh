@@ -16,7 +16,10 @@ if (($# < 4)); then
   sed -n '2,12p' "$0"
   exit 2
 fi
-bin=$1 tests=$2 pipeline=$3 requests=$4 port=${5:-17390}
+free_port() {
+  /usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+bin=$1 tests=$2 pipeline=$3 requests=$4 port=${5:-$(free_port)}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -32,4 +35,5 @@ redis-benchmark -p "$port" -n "$requests" -P "$pipeline" -t "$tests" -q >/dev/nu
 redis-cli -p "$port" shutdown nosave >/dev/null 2>&1 || true
 wait "$server" || true
 total=$(sed -n 's/^summary: //p' "$work/callgrind.out")
+[[ -n $total ]] || { echo "no callgrind summary; server log:" >&2; cat "$work/server.log" >&2; exit 1; }
 echo "$bin $tests -P $pipeline -n $requests: $total instructions"

@@ -8,7 +8,7 @@ packages=(
   libasio-dev libfmt-dev libspdlog-dev libgtest-dev libhiredis-dev
   redis-server redis-tools python3 python3-redis python3-pytest
   procps util-linux tmux fiu-utils clang-format
-  python3-celery python3-rq
+  python3-celery python3-rq valgrind
 )
 
 missing=()
