@@ -45,11 +45,15 @@ bool CommandContext::parse_timeout_ms(std::size_t i, long long& out_ms) {
   return true;
 }
 
-store::Entry* CommandContext::lookup(std::string_view key, bool count_stats, bool touch) {
+store::Entry* CommandContext::lookup(std::string_view key, bool count_stats, bool touch,
+                                     bool notify_miss) {
   store::Entry* e = db_->lookup(key, now_ms_);
   if (e && touch && !client_.no_touch)
     e->access_time_s = static_cast<std::uint32_t>(now_ms_ / 1000);
-  if (count_stats) ++(e ? exec_.stats().keyspace_hits : exec_.stats().keyspace_misses);
+  if (count_stats) {
+    ++(e ? exec_.stats().keyspace_hits : exec_.stats().keyspace_misses);
+    if (!e && notify_miss) notify(config::kNotifyKeyMiss, "keymiss", key);  // reads only
+  }
   return e;
 }
 
@@ -69,7 +73,23 @@ store::Entry* CommandContext::add_key(std::string_view key, store::Value value) 
   return e;
 }
 
+store::Entry* CommandContext::set_key(std::string_view key, store::Value value) {
+  store::Entry* e = write(key);
+  if (!e) return add_key(key, std::move(value));
+  e->value = std::move(value);
+  db_->persist(*e);
+  return e;
+}
+
 bool CommandContext::delete_key(std::string_view key) { return db_->remove(key); }
+
+void CommandContext::notify(int type, std::string_view event, std::string_view key) {
+  exec_.keyspace_events().notify(type, event, key, db_->index(), &client_);
+}
+
+void CommandContext::notify(int type, std::string_view event, std::string_view key, int db) {
+  exec_.keyspace_events().notify(type, event, key, db, &client_);
+}
 
 void CommandContext::block_on(std::span<const std::string_view> keys, long long timeout_ms,
                               BlockSpec spec) {

@@ -21,7 +21,10 @@ namespace {
 void cmd_del(CommandContext& ctx) {
   long long removed = 0;
   for (std::size_t i = 1; i < ctx.argc(); ++i)
-    if (ctx.write(ctx.arg(i)) && ctx.delete_key(ctx.arg(i))) ++removed;
+    if (ctx.write(ctx.arg(i)) && ctx.delete_key(ctx.arg(i))) {
+      ctx.notify(config::kNotifyGeneric, "del", ctx.arg(i));
+      ++removed;
+    }
   ctx.mark_dirty(removed);
   ctx.reply().integer(removed);
 }
@@ -89,7 +92,7 @@ void cmd_randomkey(CommandContext& ctx) {
       return;
     }
     const std::string key(e->key());
-    ctx.read(key);  // deletes it as expired
+    ctx.write(key);  // deletes it as expired (Redis expireIfNeeded: no stats, no keymiss)
   }
   ctx.reply().null();
 }
@@ -129,6 +132,8 @@ void rename_generic(CommandContext& ctx, bool nx) {
     ctx.delete_key(dst);
   }
   move_entry(ctx.exec(), ctx.db(), src, ctx.db(), dst);
+  ctx.notify(config::kNotifyGeneric, "rename_from", src);
+  ctx.notify(config::kNotifyGeneric, "rename_to", dst);
   ctx.mark_dirty();
   if (nx)
     ctx.reply().integer(1);
@@ -191,6 +196,7 @@ void cmd_copy(CommandContext& ctx) {
   store::Entry* copy = ctx.exec().add_key(to, dst, e->value.clone());
   if (expire >= 0) to.set_expire(*copy, expire);
   ctx.exec().touch_key(dbid, dst);
+  ctx.notify(config::kNotifyGeneric, "copy_to", dst, dbid);
   ctx.mark_dirty();
   ctx.reply().integer(1);
 }
@@ -210,6 +216,8 @@ void cmd_move(CommandContext& ctx) {
     return;
   }
   move_entry(ctx.exec(), ctx.db(), key, to, key);
+  ctx.notify(config::kNotifyGeneric, "move_from", key);
+  ctx.notify(config::kNotifyGeneric, "move_to", key, dbid);
   ctx.mark_dirty();
   ctx.reply().integer(1);
 }
@@ -217,7 +225,7 @@ void cmd_move(CommandContext& ctx) {
 // OBJECT ENCODING|REFCOUNT|IDLETIME|FREQ key
 store::Entry* object_target(CommandContext& ctx) {
   // OBJECT does not count as an access (Redis uses LOOKUP_NOTOUCH), but as a lookup.
-  return ctx.read_no_touch(ctx.arg(2));
+  return ctx.read_no_notify(ctx.arg(2));  // Redis: LOOKUP_NOTOUCH|LOOKUP_NONOTIFY
 }
 
 void cmd_object_encoding(CommandContext& ctx) {
@@ -290,7 +298,7 @@ void cmd_memory_usage(CommandContext& ctx) {
     long long samples = 0;
     if (!ctx.parse_integer(4, samples)) return;
   }
-  store::Entry* e = ctx.read_no_touch(ctx.arg(2));  // Redis: LOOKUP_NOTOUCH
+  store::Entry* e = ctx.read_no_notify(ctx.arg(2));  // Redis: LOOKUP_NOTOUCH|LOOKUP_NONOTIFY
   if (!e) {
     ctx.reply().null();
     return;
