@@ -89,14 +89,12 @@ std::size_t list_push(Executor& exec, store::Database& db, std::string_view key,
 
 void list_move(protocol::ReplyWriter reply, Executor& exec, store::Database& db,
                store::Entry* src_entry, std::string_view dst, store::Entry* dst_entry, End from,
-               End to, bool served) {
+               End to) {
   // The source is not deleted before the push, even when emptied: a rotation (one list) then
   // never loses its key, TTL or waiters, and `dst_entry` stays valid (entries never move).
   store::PackedList& src_list = src_entry->value.as_list();
   const std::string value = from == End::kHead ? src_list.pop_front() : src_list.pop_back();
   const std::string_view src = src_entry->key();
-  // Redis lmoveGenericCommand notifies the pop first; a served BLMOVE after its reply.
-  if (!served) exec.notify(config::kNotifyList, pop_event(from), src, db.index());
   if (src_entry == dst_entry) {
     if (to == End::kHead)
       src_list.push_front(value);
@@ -107,7 +105,8 @@ void list_move(protocol::ReplyWriter reply, Executor& exec, store::Database& db,
   }
   notify_push(exec, db.index(), dst, to);
   reply.bulk(value);
-  if (served) exec.notify(config::kNotifyList, pop_event(from), src, db.index());
+  // Redis lmoveGenericCommand: the push's event, the reply, then the pop's (and `del`).
+  exec.notify(config::kNotifyList, pop_event(from), src, db.index());
   delete_if_empty(exec, db, src_entry);
 }
 

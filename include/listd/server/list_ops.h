@@ -48,12 +48,12 @@ std::size_t list_push(Executor& exec, store::Database& db, std::string_view key,
 /// non-empty list `src_entry`, pushes at `to` of the list at `dst` (`dst_entry`: its live list,
 /// or null when absent) and replies the element. When source and destination are the same list
 /// it is a rotation: the list is never emptied in between, so even a one-element list keeps its
-/// key, its TTL and its waiters (Redis pops and pushes the same object). Events as Redis: pop,
-/// push, reply, `del` of an emptied source; `served` (a BLMOVE served later, Redis
-/// serveClientBlockedOnList) notifies the pop after the reply.
+/// key, its TTL and its waiters (Redis pops and pushes the same object). Events as Redis 7.0
+/// (lmoveGenericCommand, and a served BLMOVE alike): `new` of a created destination, the push,
+/// the reply, the pop, `del` of an emptied source.
 void list_move(protocol::ReplyWriter reply, Executor& exec, store::Database& db,
                store::Entry* src_entry, std::string_view dst, store::Entry* dst_entry, End from,
-               End to, bool served);
+               End to);
 
 /// The `lpush` / `rpush` event of a push into `key` (the caller sends it after its reply, as
 /// Redis pushGenericCommand).

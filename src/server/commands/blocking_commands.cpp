@@ -84,7 +84,7 @@ void blmove_generic(CommandContext& ctx, End from, End to, long long timeout_ms,
     // The source has data: exactly LMOVE, destination type checked only now.
     auto [d, dst_wrong_type] = ctx.write(dst, store::ValueType::kList);
     if (dst_wrong_type) return;
-    list_move(ctx.reply(), ctx.exec(), ctx.db(), s, dst, d, from, to, false);
+    list_move(ctx.reply(), ctx.exec(), ctx.db(), s, dst, d, from, to);
     ctx.mark_dirty();
     // Redis lmoveGenericCommand: BLMOVE -> LMOVE with the directions as sent, BRPOPLPUSH ->
     // RPOPLPUSH.
@@ -177,7 +177,7 @@ ServeResult serve_blocked_client(Executor& exec, Client& c, const store::DbKey& 
         exec.blocking().finish(c);
         return ServeResult::kServed;
       }
-      list_move(reply, exec, db, e, spec.destination, d, spec.from, spec.to, true);
+      list_move(reply, exec, db, e, spec.destination, d, spec.from, spec.to);
       exec.touch_key(key.db, spec.destination);
       emit_list_move(exec, key.db, key.key, spec.destination, spec.from, spec.to,
                      spec.as_rpoplpush);

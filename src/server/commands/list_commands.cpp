@@ -132,7 +132,7 @@ void lmove_generic(CommandContext& ctx, End from, End to) {
   }
   auto [d, d_wrong_type] = ctx.write(dst, ValueType::kList);
   if (d_wrong_type) return;
-  list_move(ctx.reply(), ctx.exec(), ctx.db(), s, dst, d, from, to, false);
+  list_move(ctx.reply(), ctx.exec(), ctx.db(), s, dst, d, from, to);
   ctx.mark_dirty(1);
 }
 

@@ -25,7 +25,7 @@ class ListOpsTest : public ::testing::Test {
   std::string move(std::string_view src, std::string_view dst, End from, End to) {
     std::string out;  // the bulk reply list_move writes, decoded back to the element
     listd::protocol::ReplyWriter w(out, listd::protocol::RespVersion::kResp2);
-    listd::server::list_move(w, t.exec(), db(), entry(src), dst, entry(dst), from, to, false);
+    listd::server::list_move(w, t.exec(), db(), entry(src), dst, entry(dst), from, to);
     const std::size_t eol = out.find("\r\n");
     return out.substr(eol + 2, out.size() - eol - 4);
   }
