@@ -339,7 +339,35 @@ std::vector<Script> generic_scripts() {
         {"ZCARD", "nokey"},
         {"ZRANGE", "nokey", "0", "-1"},
         {"ZRANK", "nokey", "a"},
+        {"EXPIRETIME", "nokey"},
+        {"PEXPIRETIME", "nokey"},
+        {"TOUCH", "nokey", "nokey2"},
+        {"HKEYS", "nokey"},
+        {"HVALS", "nokey"},
+        {"HMGET", "nokey", "f", "g"},
+        {"HSTRLEN", "nokey", "f"},
+        {"HSCAN", "nokey", "0"},
+        {"SMISMEMBER", "nokey", "a"},
+        {"SUNION", "nokey", "nokey2"},
+        {"SDIFF", "nokey", "nokey2"},
+        {"SSCAN", "nokey", "0"},
+        {"ZCOUNT", "nokey", "0", "1"},
+        {"ZLEXCOUNT", "nokey", "-", "+"},
+        {"ZMSCORE", "nokey", "a"},
+        {"ZRANGEBYSCORE", "nokey", "0", "1"},
+        {"ZRANGEBYLEX", "nokey", "-", "+"},
+        {"ZREVRANGE", "nokey", "0", "-1"},
+        {"ZREVRANGEBYSCORE", "nokey", "1", "0"},
+        {"ZREVRANGEBYLEX", "nokey", "+", "-"},
+        {"ZREVRANK", "nokey", "a"},
+        {"ZSCAN", "nokey", "0"},
+        {"SET", "here", "v"},
+        {"MGET", "here", "nokey"},
+        {"SINTER", "here", "nokey"},
         {"OBJECT", "ENCODING", "nokey"},
+        {"OBJECT", "FREQ", "nokey"},
+        {"OBJECT", "IDLETIME", "nokey"},
+        {"OBJECT", "REFCOUNT", "nokey"},
         {"MEMORY", "USAGE", "nokey"},
         {"FLUSHALL"}}},
       // Lazy expiry: the key is due when the next command looks it up (DEBUG SLEEP stops the
@@ -404,19 +432,26 @@ bool has_flag(const Node& entry, std::string_view flag) {
                      [&](const Node& f) { return f.text == flag; });
 }
 
-/// Names (lower case, `container|sub` for subcommands) of every command flagged `write`.
-std::set<std::string> write_commands(int port) {
+/// An entry's name if it has `flag` (and, with `keyed`, a first key position), else "".
+std::string selected(const Node& entry, std::string_view flag, bool keyed) {
+  if (!has_flag(entry, flag) || (keyed && entry.items[3].text == "0")) return {};
+  return entry.items[0].text;
+}
+
+/// Names (lower case, `container|sub` for subcommands) of every command of the table flagged
+/// `flag` (with a key, when `keyed`).
+std::set<std::string> commands_flagged(int port, std::string_view flag, bool keyed) {
   RespClient c(port);
   const std::string raw = c.call({"COMMAND"});
   std::size_t pos = 0;
   const Node all = parse_node(raw, pos);
   std::set<std::string> out;
   for (const Node& entry : all.items) {
-    if (has_flag(entry, "write")) out.insert(entry.items[0].text);
+    out.insert(selected(entry, flag, keyed));
     if (entry.items.size() > 9)
-      for (const Node& sub : entry.items[9].items)
-        if (has_flag(sub, "write")) out.insert(sub.items[0].text);
+      for (const Node& sub : entry.items[9].items) out.insert(selected(sub, flag, keyed));
   }
+  out.erase("");
   return out;
 }
 
@@ -585,16 +620,30 @@ class KeyspaceEventsOracle : public ::testing::Test {
 ServerProcess* KeyspaceEventsOracle::listd_ = nullptr;
 ServerProcess* KeyspaceEventsOracle::redis_ = nullptr;
 
-TEST_F(KeyspaceEventsOracle, WritesOfTheCommandTableAreAllCovered) {
+std::set<std::string> commands_in_scripts() {
   std::set<std::string> used;
   for (const Script& s : all_scripts()) {
     for (const Args& cmd : s.commands) used.insert(table_name(cmd));
     if (!s.blocker.empty()) used.insert(table_name(s.blocker));
   }
-  const std::set<std::string> writes = write_commands(listd_->port());
+  return used;
+}
+
+TEST_F(KeyspaceEventsOracle, WritesOfTheCommandTableAreAllCovered) {
+  const std::set<std::string> used = commands_in_scripts();
+  const std::set<std::string> writes = commands_flagged(listd_->port(), "write", false);
   ASSERT_GT(writes.size(), 50u);
   for (const std::string& w : writes)
     EXPECT_TRUE(used.count(w)) << "write command '" << w << "' has no keyspace-events script";
+}
+
+// A read of a missing key is a `keymiss` (or not): every read command with a key is in a script.
+TEST_F(KeyspaceEventsOracle, ReadsWithAKeyAreAllCovered) {
+  const std::set<std::string> used = commands_in_scripts();
+  const std::set<std::string> reads = commands_flagged(listd_->port(), "readonly", true);
+  ASSERT_GT(reads.size(), 30u);
+  for (const std::string& r : reads)
+    EXPECT_TRUE(used.count(r)) << "read command '" << r << "' has no keyspace-events script";
 }
 
 TEST_F(KeyspaceEventsOracle, NotificationStreamsMatchRedis) {
