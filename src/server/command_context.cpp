@@ -11,6 +11,7 @@ namespace listd::server {
 CommandContext::CommandContext(Executor& exec, Client& client, const CommandSpec& spec,
                                std::span<const std::string_view> argv, bool in_exec) noexcept
     : exec_(exec),
+      events_(exec.keyspace_events()),
       client_(client),
       spec_(spec),
       argv_(argv),
@@ -82,14 +83,6 @@ store::Entry* CommandContext::set_key(std::string_view key, store::Value value) 
 }
 
 bool CommandContext::delete_key(std::string_view key) { return db_->remove(key); }
-
-void CommandContext::notify(int type, std::string_view event, std::string_view key) {
-  exec_.keyspace_events().notify(type, event, key, db_->index(), &client_);
-}
-
-void CommandContext::notify(int type, std::string_view event, std::string_view key, int db) {
-  exec_.keyspace_events().notify(type, event, key, db, &client_);
-}
 
 void CommandContext::block_on(std::span<const std::string_view> keys, long long timeout_ms,
                               BlockSpec spec) {

@@ -383,6 +383,21 @@ std::vector<Script> generic_scripts() {
         {"LPUSH", "le", "b"},
         {"SET", "past", "v", "PXAT", "1"},
         {"EXISTS", "past"}}},
+      // SCAN deletes the due keys it meets (after MATCH; through TYPE's lookup when given).
+      {Mode::kPlain,
+       {{"SELECT", "8"},
+        {"SET", "sc1", "v", "PXAT", "1"},
+        {"SET", "sc2", "v"},
+        {"RPUSH", "sc3", "a"},
+        {"PEXPIRE", "sc3", "1"},
+        {"DEBUG", "SLEEP", "0.01"},
+        {"SCAN", "0", "COUNT", "100"},
+        {"SET", "sc4", "v", "PXAT", "1"},
+        {"SCAN", "0", "TYPE", "string", "COUNT", "100"},
+        {"SET", "sc5", "v", "PXAT", "1"},
+        {"SCAN", "0", "MATCH", "nomatch*", "COUNT", "100"},
+        {"DEL", "sc5"},
+        {"SELECT", "0"}}},
       // Active expiry in its own db, waited for by polling DBSIZE there; one key at a time, as
       // Redis' cycle picks keys in no fixed order.
       {Mode::kActiveExpiry, {{"SELECT", "9"}, {"SET", "ax", "v"}, {"PEXPIRE", "ax", "1"}}},

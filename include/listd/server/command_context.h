@@ -14,6 +14,7 @@
 
 #include "listd/protocol/reply_writer.h"
 #include "listd/server/client.h"
+#include "listd/server/keyspace_events.h"
 #include "listd/store/database.h"
 
 namespace listd::server {
@@ -97,8 +98,12 @@ class CommandContext {
 
   /// Keyspace notification (keyspace_events.h) of `event` on `key` in the selected database,
   /// or in database `db`; costs one bit test when class `type` (config::kNotify*) is off.
-  void notify(int type, std::string_view event, std::string_view key);
-  void notify(int type, std::string_view event, std::string_view key, int db);
+  void notify(int type, std::string_view event, std::string_view key) {
+    events_.notify(type, event, key, db_->index(), &client_);
+  }
+  void notify(int type, std::string_view event, std::string_view key, int db) {
+    events_.notify(type, event, key, db, &client_);
+  }
 
   /// Parks the client on `keys` until one is ready or `timeout_ms` passes (0 = forever).
   void block_on(std::span<const std::string_view> keys, long long timeout_ms, BlockSpec spec);
@@ -111,6 +116,7 @@ class CommandContext {
   Typed typed(std::string_view key, store::ValueType type, bool count_stats);
 
   Executor& exec_;
+  KeyspaceEvents& events_;
   Client& client_;
   const CommandSpec& spec_;
   std::span<const std::string_view> argv_;

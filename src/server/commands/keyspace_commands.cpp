@@ -4,6 +4,9 @@
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "listd/base/glob.h"
 #include "listd/base/number.h"
@@ -68,18 +71,32 @@ void cmd_scan(CommandContext& ctx) {
   ScanOptions o;
   if (!parse_scan_options(ctx, 2, true, o)) return;
   const std::int64_t now = ctx.now_ms();
-  // Keys are filtered while walking (expired, MATCH, TYPE), so COUNT counts the keys kept.
-  const auto step = [&](std::uint64_t at, std::vector<std::string>& keys) {
+  // Keys are filtered while walking (MATCH, TYPE). A due key that passes MATCH is collected,
+  // then deleted before the reply as Redis' scanGenericCommand does (`expired`, its DEL), by
+  // the TYPE filter's counted lookup when there is one (`keymiss` too).
+  enum class Due : std::uint8_t { kNo, kYes, kYesTyped };
+  using Item = std::pair<std::string, Due>;
+  const auto step = [&](std::uint64_t at, std::vector<Item>& keys) {
     return ctx.db().dict().scan(at, [&](const store::Entry& e) {
-      if (store::Database::expired(e, now)) return;
       if (o.use_pattern && !base::glob_match(o.pattern, e.key())) return;
+      if (store::Database::expired(e, now)) {
+        keys.emplace_back(e.key(), o.type.empty() ? Due::kYes : Due::kYesTyped);
+        return;
+      }
       if (!o.type.empty() && !base::iequals(o.type, e.value.type_name())) return;
-      keys.emplace_back(e.key());
+      keys.emplace_back(e.key(), Due::kNo);
     });
   };
-  scan_generic<std::string>(
-      ctx, cursor, o.count, 1, step, [](const std::string&) { return true; },
-      [](protocol::ReplyWriter& r, const std::string& key) { r.bulk(key); });
+  const auto keep = [&](const Item& it) {
+    if (it.second == Due::kNo) return true;
+    if (it.second == Due::kYes)
+      ctx.write(it.first);
+    else
+      ctx.read_no_touch(it.first);
+    return false;
+  };
+  scan_generic<Item>(ctx, cursor, o.count, 1, step, keep,
+                     [](protocol::ReplyWriter& r, const Item& it) { r.bulk(it.first); });
 }
 
 // RANDOMKEY

@@ -138,6 +138,18 @@ TEST_F(KeyspaceEventsTest, ActiveExpiryPublishesExpired) {
   EXPECT_EQ(heard(), keyevent("expired", "k"));
 }
 
+TEST_F(KeyspaceEventsTest, ScanDeletesTheDueKeysItMeets) {
+  listen("Exm");
+  t.run(driver, {"SET", "a", "v", "PX", "100"});
+  t.run(driver, {"SET", "b", "v", "PX", "100"});
+  t.clock().advance_ms(200);
+  EXPECT_EQ(t.run(driver, {"SCAN", "0", "MATCH", "a"}), "*2\r\n$1\r\n0\r\n*0\r\n");
+  EXPECT_EQ(heard(), keyevent("expired", "a"));  // b does not match: left for later
+  // With TYPE, Redis' type check is a counted lookup: the key expires there, a miss.
+  t.run(driver, {"SCAN", "0", "TYPE", "string"});
+  EXPECT_EQ(heard(), keyevent("expired", "b") + keyevent("keymiss", "b"));
+}
+
 TEST_F(KeyspaceEventsTest, MoveAndCopyPublishInTheirDatabases) {
   listen("Eg");
   t.run(driver, {"SET", "k", "v"});
