@@ -11,10 +11,13 @@
 // no deterministic reply (SPOP of a few members of many).
 //
 // Every write command of listd's table (COMMAND, flag `write`) must appear in a script: a new
-// write command without coverage fails WritesOfTheCommandTableAreAllCovered.
+// write command without coverage fails WritesOfTheCommandTableAreAllCovered; so must every read
+// command with a key (its `keymiss`, or none): ReadsWithAKeyAreAllCovered.
 //
-// No sleeps: each script ends with a PUBLISH on __keysync__:<n> that the listener reads up to;
-// a blocking script waits for INFO blocked_clients, an active-expiry script polls DBSIZE.
+// No sleep-and-hope: each script ends with a PUBLISH on __keysync__:<n> that the listener reads
+// up to; a blocking script polls INFO blocked_clients, an active-expiry script DBSIZE (bounded).
+// What Redis orders by its randomly seeded dicts never has two candidates in one step (one due
+// key per SCAN or active cycle, integer sets for whole-set replies).
 #include <gtest/gtest.h>
 
 #include <algorithm>
