@@ -11,6 +11,7 @@ namespace listd::server {
 CommandContext::CommandContext(Executor& exec, Client& client, const CommandSpec& spec,
                                std::span<const std::string_view> argv, bool in_exec) noexcept
     : exec_(exec),
+      events_(exec.keyspace_events()),
       client_(client),
       spec_(spec),
       argv_(argv),
@@ -45,11 +46,15 @@ bool CommandContext::parse_timeout_ms(std::size_t i, long long& out_ms) {
   return true;
 }
 
-store::Entry* CommandContext::lookup(std::string_view key, bool count_stats, bool touch) {
+store::Entry* CommandContext::lookup(std::string_view key, bool count_stats, bool touch,
+                                     bool notify_miss) {
   store::Entry* e = db_->lookup(key, now_ms_);
   if (e && touch && !client_.no_touch)
     e->access_time_s = static_cast<std::uint32_t>(now_ms_ / 1000);
-  if (count_stats) ++(e ? exec_.stats().keyspace_hits : exec_.stats().keyspace_misses);
+  if (count_stats) {
+    ++(e ? exec_.stats().keyspace_hits : exec_.stats().keyspace_misses);
+    if (!e && notify_miss) notify(config::kNotifyKeyMiss, "keymiss", key);  // reads only
+  }
   return e;
 }
 
@@ -66,6 +71,14 @@ CommandContext::Typed CommandContext::typed(std::string_view key, store::ValueTy
 store::Entry* CommandContext::add_key(std::string_view key, store::Value value) {
   store::Entry* e = exec_.add_key(*db_, key, std::move(value));
   e->access_time_s = static_cast<std::uint32_t>(now_ms_ / 1000);
+  return e;
+}
+
+store::Entry* CommandContext::set_key(std::string_view key, store::Value value) {
+  store::Entry* e = write(key);
+  if (!e) return add_key(key, std::move(value));
+  e->value = std::move(value);
+  db_->persist(*e);
   return e;
 }
 

@@ -38,6 +38,7 @@ Executor::Executor(config::Config& config, Clock& clock)
     ++stats_.expired_keys;
     transactions_.touch_key(db.index(), key);
     effects_.emit(db.index(), {"DEL", key});  // an expired key is logged as its DEL
+    notify(config::kNotifyExpired, "expired", key, db.index());
   });
   command_stats_.resize(table_.by_slot().size());
   persistence_ = std::make_unique<Persistence>(*this);
@@ -143,7 +144,10 @@ void Executor::dispatch(Client& c, const CommandSpec& spec, std::span<const std:
 
   c.last_command = spec.full_name;  // CLIENT LIST shows the running (or blocking) command
   CommandContext ctx(*this, c, spec, argv, in_exec);
+  const Client* outer_client = running_client_;  // EXEC runs its queue through here too
+  running_client_ = &c;
   spec.handler(ctx);
+  running_client_ = outer_client;
 
   now_ = clock().read();  // this command's end, the next one's start within a batch
   CommandStats& cs = command_stats_[spec.slot];
@@ -233,6 +237,7 @@ store::Entry* Executor::add_key(store::Database& db, std::string_view key, store
   const bool wakes = value.is(store::ValueType::kList) || value.is(store::ValueType::kZSet);
   store::Entry* e = db.add(key, std::move(value));
   if (wakes) blocking_.signal_ready(db.index(), key);
+  notify(config::kNotifyNew, "new", key, db.index());  // Redis dbAdd
   return e;
 }
 

@@ -8,22 +8,27 @@
 namespace listd::server {
 namespace {
 
-// The key goes when its list is empty (Redis deletes empty lists; TYPE says none).
-void delete_if_empty(store::Database& db, store::Entry* entry) {
-  if (entry->value.as_list().empty()) db.remove(entry->key());
+std::string_view pop_event(End end) { return end == End::kHead ? "lpop" : "rpop"; }
+std::string_view push_event(End end) { return end == End::kHead ? "lpush" : "rpush"; }
+
+// The key goes when its list is empty (Redis deletes empty lists; TYPE says none), with the
+// `del` event Redis sends after the pop's.
+void delete_if_empty(Executor& exec, store::Database& db, store::Entry* entry) {
+  if (!entry->value.as_list().empty()) return;
+  exec.notify(config::kNotifyGeneric, "del", entry->key(), db.index());
+  db.remove(entry->key());
+}
+
+// Redis listElementsRemoved: the pop's event, then `del` if the list is now empty.
+void popped(Executor& exec, store::Database& db, store::Entry* entry, End end) {
+  exec.notify(config::kNotifyList, pop_event(end), entry->key(), db.index());
+  delete_if_empty(exec, db, entry);
 }
 
 }  // namespace
 
-std::string list_pop_one(store::Database& db, store::Entry* entry, End end) {
-  store::PackedList& list = entry->value.as_list();
-  std::string v = end == End::kHead ? list.pop_front() : list.pop_back();
-  delete_if_empty(db, entry);
-  return v;
-}
-
-std::size_t list_pop_reply(protocol::ReplyWriter reply, store::Database& db, store::Entry* entry,
-                           End end, std::size_t count) {
+std::size_t list_pop_reply(protocol::ReplyWriter reply, Executor& exec, store::Database& db,
+                           store::Entry* entry, End end, std::size_t count) {
   store::PackedList& list = entry->value.as_list();
   const std::size_t n = std::min(count, list.size());
   reply.array_header(n);
@@ -40,12 +45,12 @@ std::size_t list_pop_reply(protocol::ReplyWriter reply, store::Database& db, sto
     });
     list.erase_back(n);
   }
-  delete_if_empty(db, entry);
+  popped(exec, db, entry, end);
   return n;
 }
 
-void list_pop_one_reply(protocol::ReplyWriter reply, store::Database& db, store::Entry* entry,
-                        End end) {
+void list_pop_one_reply(protocol::ReplyWriter reply, Executor& exec, store::Database& db,
+                        store::Entry* entry, End end) {
   store::PackedList& list = entry->value.as_list();
   if (end == End::kHead) {
     reply.bulk(list.front());
@@ -54,7 +59,7 @@ void list_pop_one_reply(protocol::ReplyWriter reply, store::Database& db, store:
     reply.bulk(list.back());
     list.erase_back(1);
   }
-  delete_if_empty(db, entry);
+  popped(exec, db, entry, end);
 }
 
 std::size_t list_push(Executor& exec, store::Database& db, std::string_view key,
@@ -73,27 +78,36 @@ std::size_t list_push(Executor& exec, store::Database& db, std::string_view key,
   return list.size();
 }
 
+void notify_push(Executor& exec, int db, std::string_view key, End end) {
+  exec.notify(config::kNotifyList, push_event(end), key, db);
+}
+
 std::size_t list_push(Executor& exec, store::Database& db, std::string_view key,
                       store::Entry* entry, End end, std::string_view value) {
   return list_push(exec, db, key, entry, end, std::span<const std::string_view>(&value, 1));
 }
 
-std::string list_move(Executor& exec, store::Database& db, store::Entry* src_entry,
-                      std::string_view dst, store::Entry* dst_entry, End from, End to) {
+void list_move(protocol::ReplyWriter reply, Executor& exec, store::Database& db,
+               store::Entry* src_entry, std::string_view dst, store::Entry* dst_entry, End from,
+               End to) {
+  // The source is not deleted before the push, even when emptied: a rotation (one list) then
+  // never loses its key, TTL or waiters, and `dst_entry` stays valid (entries never move).
+  store::PackedList& src_list = src_entry->value.as_list();
+  const std::string value = from == End::kHead ? src_list.pop_front() : src_list.pop_back();
+  const std::string_view src = src_entry->key();
   if (src_entry == dst_entry) {
-    // Rotation: pushed back before anyone could see the list empty.
-    store::PackedList& list = src_entry->value.as_list();
-    std::string value = from == End::kHead ? list.pop_front() : list.pop_back();
     if (to == End::kHead)
-      list.push_front(value);
+      src_list.push_front(value);
     else
-      list.push_back(value);
-    return value;
+      src_list.push_back(value);
+  } else {
+    list_push(exec, db, dst, dst_entry, to, value);
   }
-  // Deleting an emptied source leaves `dst_entry` valid: dictionary entries never move.
-  std::string value = list_pop_one(db, src_entry, from);
-  list_push(exec, db, dst, dst_entry, to, value);
-  return value;
+  notify_push(exec, db.index(), dst, to);
+  reply.bulk(value);
+  // Redis lmoveGenericCommand: the push's event, the reply, then the pop's (and `del`).
+  exec.notify(config::kNotifyList, pop_event(from), src, db.index());
+  delete_if_empty(exec, db, src_entry);
 }
 
 void emit_list_pop(Executor& exec, int db, std::string_view key, End end, bool with_count,

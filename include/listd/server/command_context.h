@@ -14,6 +14,7 @@
 
 #include "listd/protocol/reply_writer.h"
 #include "listd/server/client.h"
+#include "listd/server/keyspace_events.h"
 #include "listd/store/database.h"
 
 namespace listd::server {
@@ -48,12 +49,16 @@ class CommandContext {
   /// Redis 7.0's errors. Returns false after replying the error.
   bool parse_timeout_ms(std::size_t i, long long& out_ms);
 
-  /// Redis lookupKeyRead: the live entry for `key` (expired keys vanish here) or null,
-  /// counted in INFO keyspace_hits / keyspace_misses; refreshes the access time.
+  /// Redis lookupKeyRead: the live entry for `key` (expired keys vanish here, notifying
+  /// `expired`) or null, counted in INFO keyspace_hits / keyspace_misses (a miss notifies
+  /// `keymiss`); refreshes the access time.
   store::Entry* read(std::string_view key) { return lookup(key, true); }
   /// Redis LOOKUP_NOTOUCH (EXISTS, TYPE, TTL, OBJECT, MEMORY USAGE): counted, access time kept.
   store::Entry* read_no_touch(std::string_view key) { return lookup(key, true, false); }
-  /// Redis lookupKeyWrite: the same without the statistics (Redis counts reads only).
+  /// Redis LOOKUP_NOTOUCH|LOOKUP_NONOTIFY (OBJECT, MEMORY USAGE): counted, no `keymiss`.
+  store::Entry* read_no_notify(std::string_view key) { return lookup(key, true, false, false); }
+  /// Redis lookupKeyWrite: the same without the statistics (Redis counts reads only) and
+  /// without the `keymiss` event.
   store::Entry* write(std::string_view key) { return lookup(key, false); }
   /// The typed doors (Redis lookupKey* + checkType): absent (entry null), wrong type (WRONGTYPE
   /// already replied: the handler returns), or found.
@@ -67,6 +72,9 @@ class CommandContext {
   /// Creates a key. Every path that creates a key goes through here, because creating a list
   /// (or sorted set) is what wakes blocked clients (Redis' signalKeyAsReady rule).
   store::Entry* add_key(std::string_view key, store::Value value);
+  /// Redis setKey (no KEEPTTL): stores `value` at `key`, overwriting a live key in place (its
+  /// TTL cleared, no `new` event) or creating it through add_key.
+  store::Entry* set_key(std::string_view key, store::Value value);
   /// Deletes `key` if present; returns whether it existed.
   bool delete_key(std::string_view key);
 
@@ -88,16 +96,27 @@ class CommandContext {
   /// False when nobody consumes effects: a handler may skip building one.
   bool effects_wanted() const noexcept;
 
+  /// Keyspace notification (keyspace_events.h) of `event` on `key` in the selected database,
+  /// or in database `db`; costs one bit test when class `type` (config::kNotify*) is off.
+  void notify(int type, std::string_view event, std::string_view key) {
+    events_.notify(type, event, key, db_->index(), &client_);
+  }
+  void notify(int type, std::string_view event, std::string_view key, int db) {
+    events_.notify(type, event, key, db, &client_);
+  }
+
   /// Parks the client on `keys` until one is ready or `timeout_ms` passes (0 = forever).
   void block_on(std::span<const std::string_view> keys, long long timeout_ms, BlockSpec spec);
 
   void switch_db(int index);
 
  private:
-  store::Entry* lookup(std::string_view key, bool count_stats, bool touch = true);
+  store::Entry* lookup(std::string_view key, bool count_stats, bool touch = true,
+                       bool notify_miss = true);
   Typed typed(std::string_view key, store::ValueType type, bool count_stats);
 
   Executor& exec_;
+  KeyspaceEvents& events_;
   Client& client_;
   const CommandSpec& spec_;
   std::span<const std::string_view> argv_;

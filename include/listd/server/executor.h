@@ -27,6 +27,7 @@
 #include "listd/server/clock.h"
 #include "listd/server/command_table.h"
 #include "listd/server/effect_stream.h"
+#include "listd/server/keyspace_events.h"
 #include "listd/server/pubsub.h"
 #include "listd/server/transaction.h"
 #include "listd/store/database.h"
@@ -110,6 +111,12 @@ class Executor {
   const std::string& requirepass() const;
   void request_shutdown() noexcept { shutdown_requested_ = true; }
   PubSub& pubsub() noexcept { return pubsub_; }
+  /// Keyspace notifications (keyspace_events.h): `event` on `key` of `db`, published with the
+  /// running client (if any) as publisher. One bit test when the class is off.
+  void notify(int type, std::string_view event, std::string_view key, int db) {
+    events_.notify(type, event, key, db, running_client_);
+  }
+  KeyspaceEvents& keyspace_events() noexcept { return events_; }
 
   /// Creates `key` in `db` and signals it ready for waiters (CommandContext::add_key).
   store::Entry* add_key(store::Database& db, std::string_view key, store::Value value);
@@ -163,6 +170,8 @@ class Executor {
   EffectStream effects_;
   std::unique_ptr<Persistence> persistence_;
   PubSub pubsub_{[this](Client& c) { clients_.queue_flush(c); }};
+  KeyspaceEvents events_{config_.settings(), pubsub_};
+  const Client* running_client_ = nullptr;  // the client whose command runs (dispatch)
 };
 
 }  // namespace listd::server

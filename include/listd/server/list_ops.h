@@ -2,12 +2,13 @@
 // a served BLPOP/BLMOVE/BLMPOP runs exactly the code LPOP/LMOVE/LMPOP run (one truth, as Redis'
 // t_list.c has one lmoveGenericCommand and one listPopRangeAndReplyWithKey).
 //
-// API: list_pop_one (pop into a string), list_pop_reply / list_pop_one_reply (pop straight into
-// a reply, no copies: a deliberate break from an Op/Cmd split, it saves a copy per element),
-// list_push (push; the one door through which a push creates a list), list_move (LMOVE's rule,
-// rotation included), and the effects Redis logs for pops and moves.
-// They work on a database and a key; type checks stay in the handlers. Invariant kept by every
-// function: a list that becomes empty is deleted from `db` at once.
+// API: list_pop_reply / list_pop_one_reply (pop straight into a reply, no copies: a deliberate
+// break from an Op/Cmd split, it saves a copy per element), list_push (push; the one door
+// through which a push creates a list), list_move (LMOVE's rule, rotation included), and the
+// effects Redis logs for pops and moves.
+// They work on a database and a key; type checks stay in the handlers. Invariants kept by every
+// function: a list that becomes empty is deleted from `db` at once; pops and moves send their
+// keyspace events (lpop/rpop, lpush/rpush, del) where Redis 7.0 t_list.c sends them.
 #pragma once
 
 #include <span>
@@ -22,20 +23,16 @@ namespace listd::server {
 
 class Executor;
 
-/// Pops exactly one element from `end` of the non-empty list held by `entry` (the live entry
-/// of its key in `db`), deleting the key when it becomes empty.
-std::string list_pop_one(store::Database& db, store::Entry* entry, End end);
-
 /// Pops up to `count` (>= 1) elements from `end` and writes them to `reply` as one array (in pop
 /// order: head first for kHead, tail first for kTail) instead of copying them out. The list must
 /// be non-empty. Returns how many were popped; `entry` is invalid afterwards if the key was
 /// deleted. (LPOP key count, LMPOP, BLMPOP)
-std::size_t list_pop_reply(protocol::ReplyWriter reply, store::Database& db, store::Entry* entry,
-                           End end, std::size_t count);
+std::size_t list_pop_reply(protocol::ReplyWriter reply, Executor& exec, store::Database& db,
+                           store::Entry* entry, End end, std::size_t count);
 
 /// Like list_pop_reply for one element, written as a bulk string. (LPOP key, BLPOP)
-void list_pop_one_reply(protocol::ReplyWriter reply, store::Database& db, store::Entry* entry,
-                        End end);
+void list_pop_one_reply(protocol::ReplyWriter reply, Executor& exec, store::Database& db,
+                        store::Entry* entry, End end);
 
 /// Pushes `values` in order at `end` of the list at `key`: into `entry` if it is the key's live
 /// list, else into a new list. Every list a push creates is created here, through
@@ -48,12 +45,19 @@ std::size_t list_push(Executor& exec, store::Database& db, std::string_view key,
                       store::Entry* entry, End end, std::string_view value);
 
 /// Redis lmoveGenericCommand's move once both types are checked: pops from `from` of the live,
-/// non-empty list `src_entry` and pushes at `to` of the list at `dst` (`dst_entry`: its live
-/// list, or null when absent). Returns the element. When source and destination are the same
-/// list it is a rotation: the list is never emptied in between, so even a one-element list
-/// keeps its key, its TTL and its waiters (Redis pops and pushes the same object).
-std::string list_move(Executor& exec, store::Database& db, store::Entry* src_entry,
-                      std::string_view dst, store::Entry* dst_entry, End from, End to);
+/// non-empty list `src_entry`, pushes at `to` of the list at `dst` (`dst_entry`: its live list,
+/// or null when absent) and replies the element. When source and destination are the same list
+/// it is a rotation: the list is never emptied in between, so even a one-element list keeps its
+/// key, its TTL and its waiters (Redis pops and pushes the same object). Events as Redis 7.0
+/// (lmoveGenericCommand, and a served BLMOVE alike): `new` of a created destination, the push,
+/// the reply, the pop, `del` of an emptied source.
+void list_move(protocol::ReplyWriter reply, Executor& exec, store::Database& db,
+               store::Entry* src_entry, std::string_view dst, store::Entry* dst_entry, End from,
+               End to);
+
+/// The `lpush` / `rpush` event of a push into `key` (the caller sends it after its reply, as
+/// Redis pushGenericCommand).
+void notify_push(Executor& exec, int db, std::string_view key, End end);
 
 /// The effect of a pop, as Redis 7.0 logs every list pop (LMPOP, BLPOP, BLMPOP, a served
 /// waiter): `LPOP|RPOP key`, or `LPOP|RPOP key <n popped>` for the multi-pop forms.

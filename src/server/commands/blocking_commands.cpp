@@ -27,12 +27,13 @@ namespace {
 /// Pops from `entry` and replies [key, element] (BLPOP/BRPOP), or [key, [elements...]] with up
 /// to `count` elements (BLMPOP): the LPOP / LMPOP reply code, straight from the list. Returns
 /// the number of elements popped.
-std::size_t pop_and_reply(protocol::ReplyWriter reply, store::Database& db, store::Entry* entry,
-                          std::string_view key, End end, bool multi, std::size_t count) {
+std::size_t pop_and_reply(protocol::ReplyWriter reply, Executor& exec, store::Database& db,
+                          store::Entry* entry, std::string_view key, End end, bool multi,
+                          std::size_t count) {
   reply.array_header(2);
   reply.bulk(key);
-  if (multi) return list_pop_reply(reply, db, entry, end, count);
-  list_pop_one_reply(reply, db, entry, end);
+  if (multi) return list_pop_reply(reply, exec, db, entry, end, count);
+  list_pop_one_reply(reply, exec, db, entry, end);
   return 1;
 }
 
@@ -45,8 +46,8 @@ void blocking_pop_generic(CommandContext& ctx, std::span<const std::string_view>
     auto [e, wrong_type] = ctx.write(key, store::ValueType::kList);
     if (wrong_type) return;
     if (!e || e->value.as_list().empty()) continue;
-    const std::size_t n =
-        pop_and_reply(ctx.reply(), ctx.db(), e, key, end, multi, static_cast<std::size_t>(count));
+    const std::size_t n = pop_and_reply(ctx.reply(), ctx.exec(), ctx.db(), e, key, end, multi,
+                                        static_cast<std::size_t>(count));
     ctx.mark_dirty(static_cast<long long>(n));
     ctx.changed_key(key);  // WATCH: only the key served from changed
     emit_list_pop(ctx.exec(), ctx.db().index(), key, end, multi, n);  // the pop it performed
@@ -83,7 +84,7 @@ void blmove_generic(CommandContext& ctx, End from, End to, long long timeout_ms,
     // The source has data: exactly LMOVE, destination type checked only now.
     auto [d, dst_wrong_type] = ctx.write(dst, store::ValueType::kList);
     if (dst_wrong_type) return;
-    ctx.reply().bulk(list_move(ctx.exec(), ctx.db(), s, dst, d, from, to));
+    list_move(ctx.reply(), ctx.exec(), ctx.db(), s, dst, d, from, to);
     ctx.mark_dirty();
     // Redis lmoveGenericCommand: BLMOVE -> LMOVE with the directions as sent, BRPOPLPUSH ->
     // RPOPLPUSH.
@@ -160,9 +161,9 @@ ServeResult serve_blocked_client(Executor& exec, Client& c, const store::DbKey& 
   switch (spec.kind) {
     case BlockSpec::Kind::kPop:
     case BlockSpec::Kind::kMultiPop:
-      changes =
-          pop_and_reply(reply, db, e, key.key, spec.from, spec.kind == BlockSpec::Kind::kMultiPop,
-                        static_cast<std::size_t>(spec.count));
+      changes = pop_and_reply(reply, exec, db, e, key.key, spec.from,
+                              spec.kind == BlockSpec::Kind::kMultiPop,
+                              static_cast<std::size_t>(spec.count));
       emit_list_pop(exec, key.db, key.key, spec.from, spec.kind == BlockSpec::Kind::kMultiPop,
                     changes);
       break;
@@ -176,7 +177,7 @@ ServeResult serve_blocked_client(Executor& exec, Client& c, const store::DbKey& 
         exec.blocking().finish(c);
         return ServeResult::kServed;
       }
-      reply.bulk(list_move(exec, db, e, spec.destination, d, spec.from, spec.to));
+      list_move(reply, exec, db, e, spec.destination, d, spec.from, spec.to);
       exec.touch_key(key.db, spec.destination);
       emit_list_move(exec, key.db, key.key, spec.destination, spec.from, spec.to,
                      spec.as_rpoplpush);

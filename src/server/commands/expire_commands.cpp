@@ -78,7 +78,12 @@ void expire_generic(CommandContext& ctx, long long basetime_ms, bool seconds) {
   if (when <= ctx.now_ms()) {
     ctx.delete_key(ctx.arg(1));
     ctx.propagate_as({"DEL", ctx.arg(1)});
-  } else {
+    ctx.notify(config::kNotifyGeneric, "del", ctx.arg(1));
+    ctx.mark_dirty();
+    ctx.reply().integer(1);
+    return;
+  }
+  {
     ctx.db().set_expire(*e, when);
     if (ctx.effects_wanted()) {
       const std::string at = std::to_string(when);
@@ -90,6 +95,7 @@ void expire_generic(CommandContext& ctx, long long basetime_ms, bool seconds) {
   }
   ctx.mark_dirty();
   ctx.reply().integer(1);
+  ctx.notify(config::kNotifyGeneric, "expire", ctx.arg(1));  // Redis: after the reply
 }
 
 // EXPIRE key seconds [NX|XX|GT|LT]
@@ -139,6 +145,7 @@ void cmd_persist(CommandContext& ctx) {
   store::Entry* e = ctx.write(ctx.arg(1));
   if (e && ctx.db().persist(*e)) {
     ctx.mark_dirty();
+    ctx.notify(config::kNotifyGeneric, "persist", ctx.arg(1));
     ctx.reply().integer(1);
   } else {
     ctx.reply().integer(0);

@@ -66,6 +66,7 @@ void hset_generic(CommandContext& ctx, bool hmset) {
     ctx.reply().ok();
   else
     ctx.reply().integer(created);
+  ctx.notify(config::kNotifyHash, "hset", ctx.arg(1));
 }
 
 // HSET key field value [field value ...]
@@ -85,6 +86,7 @@ void cmd_hsetnx(CommandContext& ctx) {
   hash_for_write(ctx, ctx.arg(1), e).set(ctx.arg(2), ctx.arg(3));
   ctx.mark_dirty();
   ctx.reply().integer(1);
+  ctx.notify(config::kNotifyHash, "hset", ctx.arg(1));
 }
 
 // HGET key field
@@ -147,7 +149,11 @@ void cmd_hdel(CommandContext& ctx) {
     store::HashValue& h = e->value.as_hash();
     for (std::size_t i = 2; i < ctx.argc() && !h.empty(); ++i)
       if (h.erase(ctx.arg(i))) ++deleted;
-    if (h.empty()) ctx.delete_key(ctx.arg(1));
+    if (deleted != 0) ctx.notify(config::kNotifyHash, "hdel", ctx.arg(1));
+    if (h.empty()) {
+      ctx.notify(config::kNotifyGeneric, "del", ctx.arg(1));
+      ctx.delete_key(ctx.arg(1));
+    }
   }
   ctx.mark_dirty(deleted);
   ctx.reply().integer(deleted);
@@ -199,6 +205,7 @@ void cmd_hincrby(CommandContext& ctx) {
   hash_for_write(ctx, ctx.arg(1), e).set(ctx.arg(2), std::to_string(value));
   ctx.mark_dirty();
   ctx.reply().integer(value);
+  ctx.notify(config::kNotifyHash, "hincrby", ctx.arg(1));
 }
 
 // HINCRBYFLOAT key field increment
@@ -234,6 +241,7 @@ void cmd_hincrbyfloat(CommandContext& ctx) {
   // Redis hincrbyfloatCommand: replayed as the value it produced (HSET key field value).
   ctx.propagate_as({"HSET", ctx.arg(1), ctx.arg(2), text});
   ctx.reply().bulk(text);
+  ctx.notify(config::kNotifyHash, "hincrbyfloat", ctx.arg(1));
 }
 
 /// One HRANDFIELD element: [field, value] pairs nest in RESP3, lie flat in RESP2.

@@ -4,6 +4,9 @@
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "listd/base/glob.h"
 #include "listd/base/number.h"
@@ -21,7 +24,10 @@ namespace {
 void cmd_del(CommandContext& ctx) {
   long long removed = 0;
   for (std::size_t i = 1; i < ctx.argc(); ++i)
-    if (ctx.write(ctx.arg(i)) && ctx.delete_key(ctx.arg(i))) ++removed;
+    if (ctx.write(ctx.arg(i)) && ctx.delete_key(ctx.arg(i))) {
+      ctx.notify(config::kNotifyGeneric, "del", ctx.arg(i));
+      ++removed;
+    }
   ctx.mark_dirty(removed);
   ctx.reply().integer(removed);
 }
@@ -65,18 +71,32 @@ void cmd_scan(CommandContext& ctx) {
   ScanOptions o;
   if (!parse_scan_options(ctx, 2, true, o)) return;
   const std::int64_t now = ctx.now_ms();
-  // Keys are filtered while walking (expired, MATCH, TYPE), so COUNT counts the keys kept.
-  const auto step = [&](std::uint64_t at, std::vector<std::string>& keys) {
+  // Keys are filtered while walking (MATCH, TYPE). A due key that passes MATCH is collected,
+  // then deleted before the reply as Redis' scanGenericCommand does (`expired`, its DEL), by
+  // the TYPE filter's counted lookup when there is one (`keymiss` too).
+  enum class Due : std::uint8_t { kNo, kYes, kYesTyped };
+  using Item = std::pair<std::string, Due>;
+  const auto step = [&](std::uint64_t at, std::vector<Item>& keys) {
     return ctx.db().dict().scan(at, [&](const store::Entry& e) {
-      if (store::Database::expired(e, now)) return;
       if (o.use_pattern && !base::glob_match(o.pattern, e.key())) return;
+      if (store::Database::expired(e, now)) {
+        keys.emplace_back(e.key(), o.type.empty() ? Due::kYes : Due::kYesTyped);
+        return;
+      }
       if (!o.type.empty() && !base::iequals(o.type, e.value.type_name())) return;
-      keys.emplace_back(e.key());
+      keys.emplace_back(e.key(), Due::kNo);
     });
   };
-  scan_generic<std::string>(
-      ctx, cursor, o.count, 1, step, [](const std::string&) { return true; },
-      [](protocol::ReplyWriter& r, const std::string& key) { r.bulk(key); });
+  const auto keep = [&](const Item& it) {
+    if (it.second == Due::kNo) return true;
+    if (it.second == Due::kYes)
+      ctx.write(it.first);
+    else
+      ctx.read_no_touch(it.first);
+    return false;
+  };
+  scan_generic<Item>(ctx, cursor, o.count, 1, step, keep,
+                     [](protocol::ReplyWriter& r, const Item& it) { r.bulk(it.first); });
 }
 
 // RANDOMKEY
@@ -89,7 +109,7 @@ void cmd_randomkey(CommandContext& ctx) {
       return;
     }
     const std::string key(e->key());
-    ctx.read(key);  // deletes it as expired
+    ctx.write(key);  // deletes it as expired (Redis expireIfNeeded: no stats, no keymiss)
   }
   ctx.reply().null();
 }
@@ -129,6 +149,8 @@ void rename_generic(CommandContext& ctx, bool nx) {
     ctx.delete_key(dst);
   }
   move_entry(ctx.exec(), ctx.db(), src, ctx.db(), dst);
+  ctx.notify(config::kNotifyGeneric, "rename_from", src);
+  ctx.notify(config::kNotifyGeneric, "rename_to", dst);
   ctx.mark_dirty();
   if (nx)
     ctx.reply().integer(1);
@@ -191,6 +213,7 @@ void cmd_copy(CommandContext& ctx) {
   store::Entry* copy = ctx.exec().add_key(to, dst, e->value.clone());
   if (expire >= 0) to.set_expire(*copy, expire);
   ctx.exec().touch_key(dbid, dst);
+  ctx.notify(config::kNotifyGeneric, "copy_to", dst, dbid);
   ctx.mark_dirty();
   ctx.reply().integer(1);
 }
@@ -210,6 +233,8 @@ void cmd_move(CommandContext& ctx) {
     return;
   }
   move_entry(ctx.exec(), ctx.db(), key, to, key);
+  ctx.notify(config::kNotifyGeneric, "move_from", key);
+  ctx.notify(config::kNotifyGeneric, "move_to", key, dbid);
   ctx.mark_dirty();
   ctx.reply().integer(1);
 }
@@ -217,7 +242,7 @@ void cmd_move(CommandContext& ctx) {
 // OBJECT ENCODING|REFCOUNT|IDLETIME|FREQ key
 store::Entry* object_target(CommandContext& ctx) {
   // OBJECT does not count as an access (Redis uses LOOKUP_NOTOUCH), but as a lookup.
-  return ctx.read_no_touch(ctx.arg(2));
+  return ctx.read_no_notify(ctx.arg(2));  // Redis: LOOKUP_NOTOUCH|LOOKUP_NONOTIFY
 }
 
 void cmd_object_encoding(CommandContext& ctx) {
@@ -290,7 +315,7 @@ void cmd_memory_usage(CommandContext& ctx) {
     long long samples = 0;
     if (!ctx.parse_integer(4, samples)) return;
   }
-  store::Entry* e = ctx.read_no_touch(ctx.arg(2));  // Redis: LOOKUP_NOTOUCH
+  store::Entry* e = ctx.read_no_notify(ctx.arg(2));  // Redis: LOOKUP_NOTOUCH|LOOKUP_NONOTIFY
   if (!e) {
     ctx.reply().null();
     return;

@@ -79,6 +79,7 @@ void push_generic(CommandContext& ctx, End end, bool only_if_exists) {
   }
   const std::size_t len = list_push(ctx.exec(), ctx.db(), key, e, end, ctx.argv().subspan(2));
   ctx.reply().integer(static_cast<long long>(len));
+  notify_push(ctx.exec(), ctx.db().index(), key, end);
   ctx.mark_dirty(static_cast<long long>(ctx.argc() - 2));
 }
 
@@ -104,7 +105,7 @@ void pop_generic(CommandContext& ctx, End end) {
     return;
   }
   if (!has_count) {
-    list_pop_one_reply(ctx.reply(), ctx.db(), e, end);
+    list_pop_one_reply(ctx.reply(), ctx.exec(), ctx.db(), e, end);
     ctx.mark_dirty(1);
     return;
   }
@@ -113,7 +114,7 @@ void pop_generic(CommandContext& ctx, End end) {
     return;
   }
   const std::size_t n =
-      list_pop_reply(ctx.reply(), ctx.db(), e, end, static_cast<std::size_t>(count));
+      list_pop_reply(ctx.reply(), ctx.exec(), ctx.db(), e, end, static_cast<std::size_t>(count));
   ctx.mark_dirty(static_cast<long long>(n));
 }
 
@@ -131,7 +132,7 @@ void lmove_generic(CommandContext& ctx, End from, End to) {
   }
   auto [d, d_wrong_type] = ctx.write(dst, ValueType::kList);
   if (d_wrong_type) return;
-  ctx.reply().bulk(list_move(ctx.exec(), ctx.db(), s, dst, d, from, to));
+  list_move(ctx.reply(), ctx.exec(), ctx.db(), s, dst, d, from, to);
   ctx.mark_dirty(1);
 }
 
@@ -213,6 +214,7 @@ void cmd_lset(CommandContext& ctx) {
   }
   list.set(i, ctx.arg(3));
   ctx.reply().ok();
+  ctx.notify(config::kNotifyList, "lset", ctx.arg(1));
   ctx.mark_dirty(1);
 }
 
@@ -236,6 +238,7 @@ void cmd_linsert(CommandContext& ctx) {
     ctx.reply().integer(-1);
     return;
   }
+  ctx.notify(config::kNotifyList, "linsert", ctx.arg(1));
   ctx.reply().integer(static_cast<long long>(list.size()));
   ctx.mark_dirty(1);
 }
@@ -252,7 +255,11 @@ void cmd_lrem(CommandContext& ctx) {
     return;
   }
   const std::size_t removed = e->value.as_list().remove(ctx.arg(3), count);
-  if (e->value.as_list().empty()) ctx.delete_key(key);
+  if (removed != 0) ctx.notify(config::kNotifyList, "lrem", key);
+  if (e->value.as_list().empty()) {
+    ctx.notify(config::kNotifyGeneric, "del", key);
+    ctx.delete_key(key);
+  }
   ctx.reply().integer(static_cast<long long>(removed));
   ctx.mark_dirty(static_cast<long long>(removed));
 }
@@ -276,7 +283,11 @@ void cmd_ltrim(CommandContext& ctx) {
     removed = len - (to - from + 1);
     if (removed != 0) list.keep_range(from, to);
   }
-  if (removed == len) ctx.delete_key(key);
+  ctx.notify(config::kNotifyList, "ltrim", key);  // Redis: even when nothing was trimmed
+  if (removed == len) {
+    ctx.notify(config::kNotifyGeneric, "del", key);
+    ctx.delete_key(key);
+  }
   ctx.reply().ok();
   if (removed != 0)
     ctx.mark_dirty(static_cast<long long>(removed));
@@ -383,8 +394,8 @@ void cmd_lmpop(CommandContext& ctx) {
     protocol::ReplyWriter reply = ctx.reply();
     reply.array_header(2);
     reply.bulk(key);
-    const std::size_t n =
-        list_pop_reply(reply, ctx.db(), e, args->where, static_cast<std::size_t>(args->count));
+    const std::size_t n = list_pop_reply(reply, ctx.exec(), ctx.db(), e, args->where,
+                                         static_cast<std::size_t>(args->count));
     ctx.mark_dirty(static_cast<long long>(n));
     ctx.changed_key(key);  // WATCH: only the popped key changed (Redis 7.0)
     emit_list_pop(ctx.exec(), ctx.db().index(), key, args->where, true, n);  // Redis: LPOP key n

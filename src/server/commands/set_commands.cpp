@@ -38,6 +38,7 @@ void cmd_sadd(CommandContext& ctx) {
   long long added = 0;
   for (std::size_t i = 2; i < ctx.argc(); ++i)
     if (s.add(ctx.arg(i))) ++added;
+  if (added != 0) ctx.notify(config::kNotifySet, "sadd", ctx.arg(1));
   ctx.mark_dirty(added);
   ctx.reply().integer(added);
 }
@@ -51,7 +52,11 @@ void cmd_srem(CommandContext& ctx) {
     store::SetValue& s = e->value.as_set();
     for (std::size_t i = 2; i < ctx.argc() && !s.empty(); ++i)
       if (s.remove(ctx.arg(i))) ++removed;
-    if (s.empty()) ctx.delete_key(ctx.arg(1));
+    if (removed != 0) ctx.notify(config::kNotifySet, "srem", ctx.arg(1));
+    if (s.empty()) {
+      ctx.notify(config::kNotifyGeneric, "del", ctx.arg(1));
+      ctx.delete_key(ctx.arg(1));
+    }
   }
   ctx.mark_dirty(removed);
   ctx.reply().integer(removed);
@@ -121,8 +126,12 @@ void cmd_spop(CommandContext& ctx) {
     }
     store::SetValue& s = e->value.as_set();
     const std::string member = s.pop_random(ctx.exec().rng());
+    ctx.notify(config::kNotifySet, "spop", ctx.arg(1));
     r.bulk(member);
-    if (s.empty()) ctx.delete_key(ctx.arg(1));
+    if (s.empty()) {
+      ctx.notify(config::kNotifyGeneric, "del", ctx.arg(1));
+      ctx.delete_key(ctx.arg(1));
+    }
     ctx.mark_dirty();
     ctx.propagate_as({"SREM", ctx.arg(1), member});  // randomness is logged as its outcome
     return;
@@ -133,8 +142,10 @@ void cmd_spop(CommandContext& ctx) {
   }
   store::SetValue& s = e->value.as_set();
   const auto size = static_cast<long long>(s.size());
+  ctx.notify(config::kNotifySet, "spop", ctx.arg(1));  // Redis: before the reply
   if (count >= size) {
     reply_members(r, s);
+    ctx.notify(config::kNotifyGeneric, "del", ctx.arg(1));
     ctx.delete_key(ctx.arg(1));
     ctx.mark_dirty(size);
     ctx.propagate_as({"DEL", ctx.arg(1)});  // Redis: the whole set went, logged as DEL
@@ -243,13 +254,20 @@ void cmd_smove(CommandContext& ctx) {
     ctx.reply().integer(0);
     return;
   }
-  if (s->value.as_set().empty()) ctx.delete_key(src);
+  ctx.notify(config::kNotifySet, "srem", src);
+  if (s->value.as_set().empty()) {
+    ctx.notify(config::kNotifyGeneric, "del", src);
+    ctx.delete_key(src);
+  }
   if (!d) d = ctx.add_key(dst, store::Value::make_set());
-  ctx.mark_dirty(d->value.as_set().add(member) ? 2 : 1);
+  const bool added = d->value.as_set().add(member);
+  if (added) ctx.notify(config::kNotifySet, "sadd", dst);
+  ctx.mark_dirty(added ? 2 : 1);
   ctx.reply().integer(1);
 }
 
 enum class SetOp : std::uint8_t { kInter, kUnion, kDiff };
+constexpr std::string_view kStoreEvents[] = {"sinterstore", "sunionstore", "sdiffstore"};
 
 /// The sets named by argv[first..]: null for a missing key. False after replying WRONGTYPE
 /// (every key is checked, as Redis does, even after a missing one).
@@ -304,6 +322,7 @@ store::SetValue compute(SetOp op, std::vector<const store::SetValue*> sets) {
 void setop_generic(CommandContext& ctx, SetOp op, bool store) {
   std::vector<const store::SetValue*> sets;
   if (!collect_sets(ctx, store ? 2 : 1, sets)) return;
+  const bool any_missing = std::find(sets.begin(), sets.end(), nullptr) != sets.end();
   store::SetValue result = compute(op, std::move(sets));
   if (!store) {
     reply_members(ctx.reply(), result);
@@ -311,14 +330,22 @@ void setop_generic(CommandContext& ctx, SetOp op, bool store) {
   }
   const std::string_view dst = ctx.arg(1);
   const auto n = static_cast<long long>(result.size());
-  const bool existed = ctx.write(dst) && ctx.delete_key(dst);
   if (n > 0) {
-    ctx.add_key(dst, store::Value(std::move(result)));
+    ctx.set_key(dst, store::Value(std::move(result)));
     ctx.mark_dirty();
-  } else if (existed) {
-    ctx.mark_dirty();
+    ctx.reply().integer(n);
+    ctx.notify(config::kNotifySet, kStoreEvents[static_cast<int>(op)], dst);
+    return;
   }
-  ctx.reply().integer(n);
+  // An empty result deletes the destination. Redis sinterGenericCommand, when a source key is
+  // missing, deletes before its reply; every other empty result replies first.
+  const bool missing_source = op == SetOp::kInter && any_missing;
+  if (!missing_source) ctx.reply().integer(0);
+  if (ctx.write(dst) && ctx.delete_key(dst)) {
+    ctx.mark_dirty();
+    ctx.notify(config::kNotifyGeneric, "del", dst);
+  }
+  if (missing_source) ctx.reply().integer(0);
 }
 
 // SINTER key [key ...]

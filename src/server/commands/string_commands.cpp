@@ -159,22 +159,27 @@ void cmd_set(CommandContext& ctx) {
   const std::string_view key = ctx.arg(1);
   // Redis: SET ... GET reads the old value (a counted lookup); a plain SET only writes.
   store::Entry* e = (flags & kSetGet) ? ctx.read(key) : ctx.write(key);
-  std::string old;
-  bool had_old = false;
   if (flags & kSetGet) {
+    // Redis getGenericCommand: the old value is the reply, written before the SET runs.
     if (e && !e->value.is(store::ValueType::kString)) {
       ctx.reply().error(kWrongTypeErr);
       return;
     }
-    if (e) {
-      old = std::string(e->value.as_string().view());
-      had_old = true;
-    }
+    if (e)
+      ctx.reply().bulk(e->value.as_string().view());
+    else
+      ctx.reply().null();
   }
   const bool blocked = ((flags & kSetNx) && e) || ((flags & kSetXx) && !e);
   if (!blocked) {
     e = store_string(ctx, key, ctx.arg(2), flags & kSetKeepTtl);
-    apply_expire(ctx, key, e, expire_at);
+    ctx.notify(config::kNotifyString, "set", key);
+    if (expire_at >= 0) {
+      // Redis 7.0 setGenericCommand sets even a deadline already past (the key then expires
+      // like any other, with its `expired` event); only GETEX deletes at once.
+      ctx.db().set_expire(*e, expire_at);
+      ctx.notify(config::kNotifyGeneric, "expire", key);
+    }
     ctx.mark_dirty();
     // Redis setGenericCommand: any expiry becomes SET key value PXAT <ms>; without one, the
     // argv without its GET arguments.
@@ -185,16 +190,11 @@ void cmd_set(CommandContext& ctx) {
     else
       ctx.propagate_as(ctx.argv());
   }
-  if (flags & kSetGet) {
-    if (had_old)
-      ctx.reply().bulk(old);
-    else
-      ctx.reply().null();
-  } else if (blocked) {
+  if (flags & kSetGet) return;  // replied above
+  if (blocked)
     ctx.reply().null();
-  } else {
+  else
     ctx.reply().ok();
-  }
 }
 
 // SETNX key value
@@ -204,6 +204,7 @@ void cmd_setnx(CommandContext& ctx) {
     return;
   }
   ctx.add_key(ctx.arg(1), store::Value::make_string(ctx.arg(2)));
+  ctx.notify(config::kNotifyString, "set", ctx.arg(1));
   ctx.mark_dirty();
   ctx.reply().integer(1);
 }
@@ -218,7 +219,9 @@ void setex_generic(CommandContext& ctx, bool seconds) {
   }
   store::Entry* e = store_string(ctx, ctx.arg(1), ctx.arg(3), false);
   const long long at_ms = ctx.now_ms() + (seconds ? v * 1000 : v);
+  ctx.notify(config::kNotifyString, "set", ctx.arg(1));
   ctx.db().set_expire(*e, at_ms);
+  ctx.notify(config::kNotifyGeneric, "expire", ctx.arg(1));
   ctx.mark_dirty();
   propagate_set_pxat(ctx, ctx.arg(1), ctx.arg(3), at_ms);
   ctx.reply().ok();
@@ -238,6 +241,7 @@ void cmd_getset(CommandContext& ctx) {
   else
     ctx.reply().null();
   store_string(ctx, ctx.arg(1), ctx.arg(2), false);
+  ctx.notify(config::kNotifyString, "set", ctx.arg(1));
   ctx.mark_dirty();
   ctx.propagate_as({"SET", ctx.arg(1), ctx.arg(2)});  // Redis: logged as SET key value
 }
@@ -252,6 +256,7 @@ void cmd_getdel(CommandContext& ctx) {
   }
   ctx.reply().bulk(e->value.as_string().view());
   ctx.delete_key(ctx.arg(1));
+  ctx.notify(config::kNotifyGeneric, "del", ctx.arg(1));
   ctx.mark_dirty();
   ctx.propagate_as({"DEL", ctx.arg(1)});
 }
@@ -277,13 +282,18 @@ void cmd_getex(CommandContext& ctx) {
     ctx.mark_dirty();
     if (expire_at <= ctx.now_ms()) {
       ctx.propagate_as({"DEL", ctx.arg(1)});
-    } else if (ctx.effects_wanted()) {
-      const std::string at = std::to_string(expire_at);
-      ctx.propagate_as({"PEXPIREAT", ctx.arg(1), at});
+      ctx.notify(config::kNotifyGeneric, "del", ctx.arg(1));
+    } else {
+      if (ctx.effects_wanted()) {
+        const std::string at = std::to_string(expire_at);
+        ctx.propagate_as({"PEXPIREAT", ctx.arg(1), at});
+      }
+      ctx.notify(config::kNotifyGeneric, "expire", ctx.arg(1));
     }
   } else if (persist && ctx.db().persist(*e)) {
     ctx.mark_dirty();
     ctx.propagate_as({"PERSIST", ctx.arg(1)});
+    ctx.notify(config::kNotifyGeneric, "persist", ctx.arg(1));
   }
 }
 
@@ -312,8 +322,10 @@ void mset_generic(CommandContext& ctx, bool nx) {
         return;
       }
   }
-  for (std::size_t i = 1; i < ctx.argc(); i += 2)
+  for (std::size_t i = 1; i < ctx.argc(); i += 2) {
     store_string(ctx, ctx.arg(i), ctx.arg(i + 1), false);
+    ctx.notify(config::kNotifyString, "set", ctx.arg(i));
+  }
   ctx.mark_dirty(static_cast<long long>((ctx.argc() - 1) / 2));
   if (nx)
     ctx.reply().integer(1);
@@ -345,6 +357,7 @@ void incr_generic(CommandContext& ctx, long long by) {
     e->value = store::Value::make_string(text);  // INCR keeps the TTL
   else
     ctx.add_key(ctx.arg(1), store::Value::make_string(text));
+  ctx.notify(config::kNotifyString, "incrby", ctx.arg(1));
   ctx.mark_dirty();
   ctx.reply().integer(value);
 }
@@ -390,6 +403,7 @@ void cmd_incrbyfloat(CommandContext& ctx) {
     e->value = store::Value::make_string(text, store::StringForm::kFormatted);
   else
     ctx.add_key(ctx.arg(1), store::Value::make_string(text, store::StringForm::kFormatted));
+  ctx.notify(config::kNotifyString, "incrbyfloat", ctx.arg(1));
   ctx.mark_dirty();
   // Redis: replayed as the value it produced, so float formatting can never differ on load.
   ctx.propagate_as({"SET", ctx.arg(1), text, "KEEPTTL"});
@@ -402,6 +416,7 @@ void cmd_append(CommandContext& ctx) {
   if (wrong_type) return;
   if (!e) {
     ctx.add_key(ctx.arg(1), store::Value::make_string(ctx.arg(2)));
+    ctx.notify(config::kNotifyString, "append", ctx.arg(1));
     ctx.mark_dirty();
     ctx.reply().integer(static_cast<long long>(ctx.arg(2).size()));
     return;
@@ -417,6 +432,7 @@ void cmd_append(CommandContext& ctx) {
   joined.append(old).append(ctx.arg(2));
   // Redis appends in place to an unshared raw copy: "raw" whatever the bytes.
   e->value = store::Value::make_string(joined, store::StringForm::kRaw);
+  ctx.notify(config::kNotifyString, "append", ctx.arg(1));
   ctx.mark_dirty();
   ctx.reply().integer(static_cast<long long>(joined.size()));
 }
@@ -485,6 +501,7 @@ void cmd_setrange(CommandContext& ctx) {
     e->value = store::Value::make_string(s, store::StringForm::kRaw);
   else
     ctx.add_key(ctx.arg(1), store::Value::make_string(s, store::StringForm::kRaw));
+  ctx.notify(config::kNotifyString, "setrange", ctx.arg(1));
   ctx.mark_dirty();
   ctx.reply().integer(static_cast<long long>(s.size()));
 }

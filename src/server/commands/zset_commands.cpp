@@ -150,10 +150,16 @@ void zadd_generic(CommandContext& ctx, unsigned flags) {
   if (!e && !(flags & kZaddXx))
     e = ctx.add_key(key, store::Value(store::ZSetValue::create(ctx.arg(scoreidx + 1).size())));
   ZaddCounts n;
+  // Redis notifies after its reply, the NaN error's included, whenever something changed.
+  const auto notify_changes = [&] {
+    if (n.added + n.updated > 0)
+      ctx.notify(config::kNotifyZset, (flags & kZaddIncr) ? "zincr" : "zadd", key);
+  };
   for (std::size_t j = 0; e && j < scores.size(); ++j) {
     if (!zadd_member(e->value.as_zset(), ctx.arg(scoreidx + 2 * j + 1), scores[j], flags, n)) {
       ctx.reply().error(kNanErr);
       ctx.mark_dirty(n.added + n.updated);
+      notify_changes();
       return;
     }
   }
@@ -164,6 +170,7 @@ void zadd_generic(CommandContext& ctx, unsigned flags) {
     ctx.reply().double_value(n.score);
   else
     ctx.reply().null();
+  notify_changes();
 }
 
 // ZADD key [NX|XX] [GT|LT] [CH] [INCR] score member [score member ...]
@@ -183,7 +190,11 @@ void cmd_zrem(CommandContext& ctx) {
     store::ZSetValue& z = e->value.as_zset();
     for (std::size_t i = 2; i < ctx.argc() && !z.empty(); ++i)
       if (z.erase(ctx.arg(i))) ++removed;
-    if (z.empty()) ctx.delete_key(ctx.arg(1));
+    if (removed != 0) ctx.notify(config::kNotifyZset, "zrem", ctx.arg(1));
+    if (z.empty()) {
+      ctx.notify(config::kNotifyGeneric, "del", ctx.arg(1));
+      ctx.delete_key(ctx.arg(1));
+    }
   }
   ctx.mark_dirty(removed);
   ctx.reply().integer(removed);
@@ -393,7 +404,14 @@ void zremrange_generic(CommandContext& ctx, RangeType type) {
   const auto removed = static_cast<long long>(hi - lo);
   if (removed > 0) {
     z.erase_ranks(lo, hi);
-    if (z.empty()) ctx.delete_key(ctx.arg(1));
+    static constexpr std::string_view kEvents[] = {"zremrangebyrank", "zremrangebyscore",
+                                                   "zremrangebylex"};
+    const int which = type == RangeType::kRank ? 0 : type == RangeType::kScore ? 1 : 2;
+    ctx.notify(config::kNotifyZset, kEvents[which], ctx.arg(1));
+    if (z.empty()) {
+      ctx.notify(config::kNotifyGeneric, "del", ctx.arg(1));
+      ctx.delete_key(ctx.arg(1));
+    }
   }
   ctx.mark_dirty(removed);
   ctx.reply().integer(removed);
@@ -416,9 +434,12 @@ enum class PopShape : std::uint8_t {
 };
 
 /// Redis genericZpopCommand once the key is chosen: pops up to `count` elements from the
-/// lowest (highest when `max`) end of the non-empty `z`, replying as `shape`. Returns how many.
-std::size_t pop_and_reply(protocol::ReplyWriter r, store::ZSetValue& z, std::string_view key,
-                          bool max, std::size_t count, PopShape shape) {
+/// lowest (highest when `max`) end of the non-empty `z` (the key `key` of database `db`),
+/// replying as `shape`. Returns how many. Its `zpopmin`/`zpopmax` event goes where Redis 7.0
+/// sends it: inside the reply, after the array header (a RESP3 client subscribed to its own
+/// key sees the push there, as with Redis 7.0; 7.2 moved it after the reply).
+std::size_t pop_and_reply(protocol::ReplyWriter r, Executor& exec, int db, store::ZSetValue& z,
+                          std::string_view key, bool max, std::size_t count, PopShape shape) {
   const std::size_t n = std::min(count, z.size());
   switch (shape) {
     case PopShape::kFlat: r.array_header(n * 2); break;
@@ -434,6 +455,7 @@ std::size_t pop_and_reply(protocol::ReplyWriter r, store::ZSetValue& z, std::str
       break;
   }
   const bool nested = shape == PopShape::kNested || shape == PopShape::kKeyNested;
+  exec.notify(config::kNotifyZset, max ? "zpopmax" : "zpopmin", key, db);
   store::ZCursor c = z.at_rank(max ? z.size() - 1 : 0);
   for (std::size_t i = 0; i < n; ++i) {
     if (nested) r.array_header(2);
@@ -451,13 +473,22 @@ std::size_t pop_and_reply(protocol::ReplyWriter r, store::ZSetValue& z, std::str
   return n;
 }
 
+/// After a pop from `key` in `db`: the key's deletion, with its `del` event, if it is now empty.
+void delete_if_empty(Executor& exec, store::Database& db, std::string_view key) {
+  store::Entry* e = db.peek(key);
+  if (!e->value.as_zset().empty()) return;
+  exec.notify(config::kNotifyGeneric, "del", key, db.index());
+  db.remove(key);
+}
+
 /// Pops from the entry `e` of `key` in the handler's database and deletes the key if emptied.
 /// Returns the number popped.
 std::size_t pop_from(CommandContext& ctx, store::Entry* e, std::string_view key, bool max,
                      std::size_t count, PopShape shape) {
   store::ZSetValue& z = e->value.as_zset();
-  const std::size_t n = pop_and_reply(ctx.reply(), z, key, max, count, shape);
-  if (z.empty()) ctx.delete_key(key);
+  const std::size_t n =
+      pop_and_reply(ctx.reply(), ctx.exec(), ctx.db().index(), z, key, max, count, shape);
+  delete_if_empty(ctx.exec(), ctx.db(), key);
   ctx.mark_dirty(static_cast<long long>(n));
   return n;
 }
@@ -621,9 +652,9 @@ ServeResult serve_zset_waiter(Executor& exec, Client& c, const store::DbKey& key
   const bool multi = spec.kind == BlockSpec::Kind::kZMultiPop;
   store::ZSetValue& z = e->value.as_zset();
   const std::size_t count = multi ? static_cast<std::size_t>(spec.count) : 1;
-  const std::size_t n = pop_and_reply(c.reply(), z, key.key, spec.zmax, count,
+  const std::size_t n = pop_and_reply(c.reply(), exec, key.db, z, key.key, spec.zmax, count,
                                       multi ? PopShape::kKeyNested : PopShape::kKeyFlat);
-  if (z.empty()) db.remove(key.key);
+  delete_if_empty(exec, db, key.key);
   emit_zset_pop(exec, key.db, key.key, spec.zmax, multi, n);
   exec.stats().dirty += static_cast<long long>(n);
   exec.touch_key(key.db, key.key);

@@ -23,7 +23,11 @@ class ListOpsTest : public ::testing::Test {
   listd::store::Entry* entry(std::string_view key) { return db().peek(key); }
   std::string range(std::string_view key) { return t.run(c, {"LRANGE", key, "0", "-1"}); }
   std::string move(std::string_view src, std::string_view dst, End from, End to) {
-    return listd::server::list_move(t.exec(), db(), entry(src), dst, entry(dst), from, to);
+    std::string out;  // the bulk reply list_move writes, decoded back to the element
+    listd::protocol::ReplyWriter w(out, listd::protocol::RespVersion::kResp2);
+    listd::server::list_move(w, t.exec(), db(), entry(src), dst, entry(dst), from, to);
+    const std::size_t eol = out.find("\r\n");
+    return out.substr(eol + 2, out.size() - eol - 4);
   }
 
   TestServer t;
