@@ -7,6 +7,7 @@
 #include "listd/server/command_context.h"
 #include "listd/server/errors.h"
 #include "listd/server/persistence.h"
+#include "listd/server/scripting.h"
 #include "listd/server/text.h"
 
 namespace listd::server {
@@ -42,6 +43,7 @@ Executor::Executor(config::Config& config, Clock& clock)
   command_stats_.resize(table_.by_slot().size());
   persistence_ = std::make_unique<Persistence>(*this);
   effects_.subscribe(*persistence_);
+  scripting_ = std::make_unique<Scripting>(*this);
 }
 
 Executor::~Executor() {
@@ -145,10 +147,11 @@ void Executor::dispatch(Client& c, const CommandSpec& spec, std::span<const std:
   CommandContext ctx(*this, c, spec, argv, in_exec);
   spec.handler(ctx);
 
-  now_ = clock().read();  // this command's end, the next one's start within a batch
+  const ClockReading end = clock().read();
+  if (!time_frozen_) now_ = end;  // this command's end, the next one's start within a batch
   CommandStats& cs = command_stats_[spec.slot];
   ++cs.calls;
-  cs.usec += now_.mono_us > t0_us ? now_.mono_us - t0_us : 0;
+  cs.usec += end.mono_us > t0_us ? end.mono_us - t0_us : 0;
   ++stats_.total_commands;
   if (c.out.size() > out_before && c.out[out_before] == '-') {
     ++cs.failed;

@@ -35,6 +35,7 @@ namespace listd::server {
 
 class CommandContext;
 class Persistence;
+class Scripting;
 
 /// Counters behind INFO stats / commandstats.
 struct ServerStats {
@@ -110,6 +111,11 @@ class Executor {
   const std::string& requirepass() const;
   void request_shutdown() noexcept { shutdown_requested_ = true; }
   PubSub& pubsub() noexcept { return pubsub_; }
+  /// EVAL's script cache and Lua engine (scripting.h).
+  Scripting& scripting() noexcept { return *scripting_; }
+  /// While a script runs, every command it calls sees the run's start time (Redis
+  /// scriptTimeSnapshot): the clock is not advanced between them.
+  void freeze_time(bool frozen) noexcept { time_frozen_ = frozen; }
 
   /// Creates `key` in `db` and signals it ready for waiters (CommandContext::add_key).
   store::Entry* add_key(store::Database& db, std::string_view key, store::Value value);
@@ -132,7 +138,8 @@ class Executor {
 
  private:
   friend class CommandContext;
-  friend class Transaction;  // EXEC runs the queue through run_queued
+  friend class Transaction;   // EXEC runs the queue through run_queued
+  friend class ScriptRunner;  // redis.call dispatches as inside EXEC
   void dispatch(Client& client, const CommandSpec& spec, std::span<const std::string_view> argv,
                 bool in_exec);
   /// One command of an EXEC's queue (validated when it was queued).
@@ -160,8 +167,10 @@ class Executor {
   ClockReading now_;                         // the running command's start time
   const CommandSpec* last_found_ = nullptr;  // execute()'s one-entry lookup cache
   bool in_batch_ = false;
+  bool time_frozen_ = false;
   EffectStream effects_;
   std::unique_ptr<Persistence> persistence_;
+  std::unique_ptr<Scripting> scripting_;
   PubSub pubsub_{[this](Client& c) { clients_.queue_flush(c); }};
 };
 
