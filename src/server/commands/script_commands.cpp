@@ -86,8 +86,10 @@ void cmd_script_kill(CommandContext& ctx) {
   ctx.reply().error("NOTBUSY No scripts in execution right now.");
 }
 
+// SCRIPT HELP: Redis' own text, whose last line says "Prints" where addReplyHelp says "Print".
 void cmd_script_help(CommandContext& ctx) {
   static constexpr std::string_view kLines[] = {
+      "SCRIPT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
       "DEBUG (YES|SYNC|NO)",
       "    Set the debug mode for subsequent scripts executed.",
       "EXISTS <sha1> [<sha1> ...]",
@@ -101,8 +103,12 @@ void cmd_script_help(CommandContext& ctx) {
       "KILL",
       "    Kill the currently executing Lua script.",
       "LOAD <script>",
-      "    Load a script into the scripts cache without executing it."};
-  reply_help(ctx, kLines);
+      "    Load a script into the scripts cache without executing it.",
+      "HELP",
+      "    Prints this help."};
+  protocol::ReplyWriter r = ctx.reply();
+  r.array_header(std::size(kLines));
+  for (std::string_view line : kLines) r.simple(line);
 }
 
 }  // namespace
