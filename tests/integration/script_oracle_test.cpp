@@ -119,6 +119,13 @@ const std::vector<Args>& cases() {
       eval("return {cmsgpack.unpack_limit(cmsgpack.pack(1, 2, 3), 2)}"),
       eval("return cmsgpack.unpack('\\196')"), eval("return cmsgpack.unpack('\\205\\1')"),
       eval("return cmsgpack.pack()"),
+      eval("return {cmsgpack.pack(0,127,128,255,256,65535,65536,4294967295,4294967296,-1,-32,"
+           "-33,-128,-129,-32768,-32769,-2147483648,-2147483649), cmsgpack.pack(1.5, 0.1, "
+           "string.rep('a',31), string.rep('b',32), string.rep('c', 70000)), cmsgpack.pack({}), "
+           "cmsgpack.pack({1,2}), cmsgpack.pack({a={b=1}}), cmsgpack.pack({[1]=1, [3]=3})}"),
+      eval("return {struct.pack('<i2 >I3 b B h H l L T', -2, 196610, -1, 255, -300, 300, -5, 5, "
+           "7), struct.pack('!4 b i4 d', 1, 2, 0.5), struct.pack('c3 s', 'abcdef', 'xy'), "
+           "struct.pack('>f d', 1.5, -2.25), struct.unpack('<I8', struct.pack('<I8', 2^53))}"),
       eval("return struct.pack('>I2i4', 258, -2)"), eval("return {struct.unpack('<h', '\\255\\255')}"),
       eval("return struct.size('>!4 b i4 d')"), eval("return struct.pack('s', 'ab')"),
       eval("return struct.pack('y', 1)"),
