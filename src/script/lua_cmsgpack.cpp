@@ -178,7 +178,8 @@ void encode_value(lua_State* L, std::string& out, int level) {
 int mp_pack(lua_State* L) {
   const int nargs = lua_gettop(L);
   if (nargs == 0) return luaL_argerror(L, 0, "MessagePack pack needs input.");
-  if (!lua_checkstack(L, nargs)) return luaL_argerror(L, 0, "Too many arguments for MessagePack pack.");
+  if (!lua_checkstack(L, nargs))
+    return luaL_argerror(L, 0, "Too many arguments for MessagePack pack.");
   std::string out;
   for (int i = 1; i <= nargs; ++i) {
     luaL_checkstack(L, 1, "in function mp_check");
@@ -271,14 +272,18 @@ bool decode_sized(lua_State* L, Cursor& c, unsigned op) {
   int w = 0;
   switch (op) {
     case 0xd9: w = 1; break;
-    case 0xda: case 0xdc: case 0xde: w = 2; break;
-    case 0xdb: case 0xdd: case 0xdf: w = 4; break;
+    case 0xda:
+    case 0xdc:
+    case 0xde: w = 2; break;
+    case 0xdb:
+    case 0xdd:
+    case 0xdf: w = 4; break;
     default: return false;
   }
   if (!c.need(1 + static_cast<std::size_t>(w))) {
-      lua_pushnil(L);
-      return true;
-    }
+    lua_pushnil(L);
+    return true;
+  }
   const std::size_t n = c.be(1, w);
   c.consume(1 + static_cast<std::size_t>(w));
   if (op <= 0xdb) {
@@ -344,7 +349,8 @@ int unpack_full(lua_State* L, lua_Integer limit, lua_Integer offset) {
     return luaL_error(L, "Start offset %d greater than input length %d.", static_cast<int>(offset),
                       static_cast<int>(len));
   if (all) limit = INT_MAX;
-  Cursor c{reinterpret_cast<const unsigned char*>(s) + offset, len - static_cast<std::size_t>(offset)};
+  Cursor c{reinterpret_cast<const unsigned char*>(s) + offset,
+           len - static_cast<std::size_t>(offset)};
   int count = 0;
   for (; c.left > 0 && count < limit; ++count) {
     decode_value(L, c);

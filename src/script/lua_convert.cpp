@@ -2,9 +2,9 @@
 // sees (Redis redisProtocolToLuaType), and a script's return value into the caller's reply
 // (Redis luaReplyToRedisReply, reading tables with raw access only so a metatable can neither
 // run code nor crash the conversion).
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <algorithm>
 #include <limits>
 #include <string>
 
@@ -127,7 +127,10 @@ void push_value(lua_State* L, Cursor& c) {
       push_aggregate(L, c, type, n);
       return;
     }
-    case '_': c.line(); lua_pushnil(L); return;
+    case '_':
+      c.line();
+      lua_pushnil(L);
+      return;
     case '#': lua_pushboolean(L, c.line() == "t"); return;
     case ',': push_double(L, c.line()); return;
     case '(': push_field_table(L, "big_number", c.line()); return;
@@ -141,7 +144,10 @@ void push_value(lua_State* L, Cursor& c) {
       push_value(L, c);
       return;
     }
-    default: lua_pushnil(L); c.p = c.end; return;
+    default:
+      lua_pushnil(L);
+      c.p = c.end;
+      return;
   }
 }
 

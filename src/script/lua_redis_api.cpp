@@ -55,7 +55,8 @@ void mark_counted(lua_State* L) {
 // redis.call (raise = true) and redis.pcall.
 int generic_call(lua_State* L, bool raise) {
   LuaEngine::State& st = state_of(L);
-  if (!st.runner) raise_error_table(L, "redis.call/pcall can only be called inside a script invocation");
+  if (!st.runner)
+    raise_error_table(L, "redis.call/pcall can only be called inside a script invocation");
   std::vector<std::string_view> argv;
   std::vector<std::string> numbers;
   if (!collect_argv(L, argv, numbers)) {
@@ -63,17 +64,17 @@ int generic_call(lua_State* L, bool raise) {
     return 1;
   }
   if (st.in_call) {
-    push_error_table(L, "luaRedisGenericCommand() recursive call detected. Are you doing funny "
-                        "stuff with Lua debug hooks?");
+    push_error_table(L,
+                     "luaRedisGenericCommand() recursive call detected. Are you doing funny "
+                     "stuff with Lua debug hooks?");
     return 1;
   }
   std::string reply;
   std::string refusal;
   st.in_call = true;
   try {
-    refusal = st.runner->call(argv, st.resp == 3 ? protocol::RespVersion::kResp3
-                                                 : protocol::RespVersion::kResp2,
-                              reply);
+    refusal = st.runner->call(
+        argv, st.resp == 3 ? protocol::RespVersion::kResp3 : protocol::RespVersion::kResp2, reply);
   } catch (...) {
     st.in_call = false;
     throw;
@@ -150,7 +151,8 @@ int redis_log(lua_State* L) {
 
 int redis_setresp(lua_State* L) {
   LuaEngine::State& st = state_of(L);
-  if (!st.runner) raise_error_table(L, "redis.setresp can only be called inside a script invocation");
+  if (!st.runner)
+    raise_error_table(L, "redis.setresp can only be called inside a script invocation");
   if (lua_gettop(L) != 1) raise_error_table(L, "redis.setresp() requires one argument.");
   const int resp = static_cast<int>(lua_tonumber(L, 1));
   if (resp != 2 && resp != 3) raise_error_table(L, "RESP version must be 2 or 3.");
@@ -160,7 +162,8 @@ int redis_setresp(lua_State* L) {
 
 int redis_set_repl(lua_State* L) {
   LuaEngine::State& st = state_of(L);
-  if (!st.runner) raise_error_table(L, "redis.set_repl can only be called inside a script invocation");
+  if (!st.runner)
+    raise_error_table(L, "redis.set_repl can only be called inside a script invocation");
   if (lua_gettop(L) != 1) raise_error_table(L, "redis.set_repl() requires two arguments.");
   const int flags = static_cast<int>(lua_tonumber(L, 1));
   if ((flags & ~kReplAll) != 0)

@@ -186,7 +186,8 @@ void install_wrappers(lua_State* L) {
   lua_setfield(L, LUA_GLOBALSINDEX, "ipairs");
   lua_getfield(L, LUA_GLOBALSINDEX, "table");
   const int table = lua_gettop(L);
-  for (const char* name : {"insert", "remove", "sort"}) wrap(L, table, name, refuse_proxy_then_call);
+  for (const char* name : {"insert", "remove", "sort"})
+    wrap(L, table, name, refuse_proxy_then_call);
   lua_pop(L, 1);
 }
 

@@ -39,15 +39,19 @@ int read_number(lua_State* L, const char*& fmt, int fallback) {
 
 std::size_t option_size(lua_State* L, char opt, const char*& fmt) {
   switch (opt) {
-    case 'B': case 'b': return 1;
-    case 'H': case 'h': return sizeof(short);
-    case 'L': case 'l': return sizeof(long);
+    case 'B':
+    case 'b': return 1;
+    case 'H':
+    case 'h': return sizeof(short);
+    case 'L':
+    case 'l': return sizeof(long);
     case 'T': return sizeof(std::size_t);
     case 'f': return sizeof(float);
     case 'd': return sizeof(double);
     case 'x': return 1;
     case 'c': return static_cast<std::size_t>(read_number(L, fmt, 1));
-    case 'i': case 'I': {
+    case 'i':
+    case 'I': {
       const int size = read_number(L, fmt, sizeof(int));
       if (size > kMaxIntSize)
         luaL_error(L, "integral size %d is larger than limit of %d", size, kMaxIntSize);

@@ -14,8 +14,10 @@ struct FlagName {
   std::string_view name;
 };
 constexpr FlagName kFlags[] = {
-    {kScriptNoWrites, "no-writes"},       {kScriptAllowOom, "allow-oom"},
-    {kScriptAllowStale, "allow-stale"},   {kScriptNoCluster, "no-cluster"},
+    {kScriptNoWrites, "no-writes"},
+    {kScriptAllowOom, "allow-oom"},
+    {kScriptAllowStale, "allow-stale"},
+    {kScriptNoCluster, "no-cluster"},
     {kScriptAllowCrossSlot, "allow-cross-slot-keys"},
 };
 
@@ -24,7 +26,8 @@ std::string read_flags(std::string_view list, unsigned& flags) {
   std::size_t start = 0;
   for (;;) {
     const std::size_t comma = list.find(',', start);
-    const std::string_view name = list.substr(start, comma == std::string_view::npos ? comma : comma - start);
+    const std::string_view name =
+        list.substr(start, comma == std::string_view::npos ? comma : comma - start);
     unsigned found = 0;
     for (const FlagName& f : kFlags)
       if (f.name == name) found = f.flag;

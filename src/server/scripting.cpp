@@ -11,8 +11,7 @@
 
 namespace listd::server {
 
-Scripting::Scripting(Executor& exec)
-    : exec_(exec), engine_(std::make_unique<script::LuaEngine>()) {
+Scripting::Scripting(Executor& exec) : exec_(exec), engine_(std::make_unique<script::LuaEngine>()) {
   script_client_.authenticated = true;
 }
 
@@ -54,7 +53,8 @@ std::string Scripting::refusal(const Script& s, bool read_only_command) const {
       return "MISCONF Redis is configured to save RDB snapshots, but it's currently unable to "
              "persist to disk. Writable scripts are blocked. Use 'no-writes' flag for read only "
              "scripts.";
-    if (read_only_command) return "ERR Can not execute a script with write flag using *_ro command.";
+    if (read_only_command)
+      return "ERR Can not execute a script with write flag using *_ro command.";
   }
   return {};
 }
@@ -66,7 +66,8 @@ void Scripting::run(Client& caller, std::string_view sha, const Script& s,
     caller.reply().error(why);
     return;
   }
-  const bool no_writes = !(s.flags & script::kScriptCompatMode) && (s.flags & script::kScriptNoWrites);
+  const bool no_writes =
+      !(s.flags & script::kScriptCompatMode) && (s.flags & script::kScriptNoWrites);
   // The script's client starts in the caller's db, in RESP2, every run (prepareLuaClient).
   script_client_.db = caller.db;
   script_client_.resp = protocol::RespVersion::kResp2;

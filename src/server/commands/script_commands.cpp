@@ -66,7 +66,8 @@ void cmd_script_load(CommandContext& ctx) {
 void cmd_script_exists(CommandContext& ctx) {
   const Scripting& scripting = ctx.exec().scripting();
   ctx.reply().array_header(ctx.argc() - 2);
-  for (std::size_t i = 2; i < ctx.argc(); ++i) ctx.reply().integer(scripting.find(ctx.arg(i)) ? 1 : 0);
+  for (std::size_t i = 2; i < ctx.argc(); ++i)
+    ctx.reply().integer(scripting.find(ctx.arg(i)) ? 1 : 0);
 }
 
 // SCRIPT FLUSH [ASYNC|SYNC]: both free at once (the Lua state is small; nothing to defer to).

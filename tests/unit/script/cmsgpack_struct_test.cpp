@@ -13,7 +13,8 @@ namespace {
 
 class NoCommands final : public CommandRunner {
  public:
-  std::string call(std::span<const std::string_view>, protocol::RespVersion, std::string&) override {
+  std::string call(std::span<const std::string_view>, protocol::RespVersion,
+                   std::string&) override {
     return "Unknown Redis command called from script";
   }
   void log(int, std::string_view) override {}
@@ -56,12 +57,16 @@ TEST_F(Libraries, CmsgpackIntegersUseTheSmallestForm) {
 }
 
 TEST_F(Libraries, CmsgpackFloatsStringsTables) {
-  const std::string want = std::string("\xca?\xc0\x00\x00\xcb?\xb9\x99\x99\x99\x99\x99\x9a\xbf", 15) +
-                           std::string(31, 'a') + "\xd9 " + std::string(32, 'b');
+  const std::string want =
+      std::string("\xca?\xc0\x00\x00\xcb?\xb9\x99\x99\x99\x99\x99\x9a\xbf", 15) +
+      std::string(31, 'a') + "\xd9 " + std::string(32, 'b');
   EXPECT_EQ(bulk("return cmsgpack.pack(1.5, 0.1, string.rep('a',31), string.rep('b',32))"), want);
   EXPECT_EQ(bulk("return cmsgpack.pack({})"), "\x90");
   EXPECT_EQ(bulk("return cmsgpack.pack({1,2})"), "\x92\x01\x02");
-  EXPECT_EQ(bulk("return cmsgpack.pack({a={b=1}})"), "\x81\xa1" "a\x81\xa1" "b\x01");
+  EXPECT_EQ(bulk("return cmsgpack.pack({a={b=1}})"),
+            "\x81\xa1"
+            "a\x81\xa1"
+            "b\x01");
   EXPECT_EQ(bulk("return cmsgpack.pack({[1]=1, [3]=3})").substr(0, 1), "\x82");  // a hole: a map
   EXPECT_EQ(bulk("return cmsgpack.pack(nil, true, false)"), "\xc0\xc3\xc2");
 }

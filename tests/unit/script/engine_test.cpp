@@ -44,7 +44,8 @@ class Engine : public ::testing::Test {
  protected:
   /// Compiles and runs `body`; returns the reply bytes (or the compile error as an error).
   std::string eval(const std::string& body, RespVersion caller = RespVersion::kResp2,
-                   std::vector<std::string_view> keys = {}, std::vector<std::string_view> args = {}) {
+                   std::vector<std::string_view> keys = {},
+                   std::vector<std::string_view> args = {}) {
     const std::string sha = sha1_hex(body);
     std::string out;
     protocol::ReplyWriter w(out, caller);
@@ -126,16 +127,29 @@ TEST_F(Engine, RespRepliesToLuaValues) {
       {",1.5\r\n", "return tostring(redis.call('x').double)"},
       {",inf\r\n", "return tostring(redis.call('x').double)"},
       {"(123456789012345678901\r\n", "return redis.call('x').big_number"},
-      {"=7\r\ntxt:abc\r\n", "local v = redis.call('x').verbatim_string return v.format .. v.string"},
+      {"=7\r\ntxt:abc\r\n",
+       "local v = redis.call('x').verbatim_string return v.format .. v.string"},
       {"|1\r\n+a\r\n+b\r\n:7\r\n", "return redis.call('x')"},
       {"-WRONGTYPE no\r\n", "return redis.pcall('x').err"},
       {"-NOCODE\r\n", "return redis.pcall('x').err"},
   };
-  const char* expected[] = {":6\r\n", ":3\r\n", "$7\r\nboolean\r\n", "$7\r\nboolean\r\n",
-                            "$4\r\nPONG\r\n", "$1\r\nz\r\n", "$1\r\nv\r\n", "$4\r\ntrue\r\n",
-                            "$3\r\nnil\r\n", "$4\r\ntrue\r\n", "$3\r\n1.5\r\n", "$3\r\ninf\r\n",
-                            "$21\r\n123456789012345678901\r\n", "$6\r\ntxtabc\r\n", ":7\r\n",
-                            "$12\r\nWRONGTYPE no\r\n", "$10\r\nERR NOCODE\r\n"};
+  const char* expected[] = {":6\r\n",
+                            ":3\r\n",
+                            "$7\r\nboolean\r\n",
+                            "$7\r\nboolean\r\n",
+                            "$4\r\nPONG\r\n",
+                            "$1\r\nz\r\n",
+                            "$1\r\nv\r\n",
+                            "$4\r\ntrue\r\n",
+                            "$3\r\nnil\r\n",
+                            "$4\r\ntrue\r\n",
+                            "$3\r\n1.5\r\n",
+                            "$3\r\ninf\r\n",
+                            "$21\r\n123456789012345678901\r\n",
+                            "$6\r\ntxtabc\r\n",
+                            ":7\r\n",
+                            "$12\r\nWRONGTYPE no\r\n",
+                            "$10\r\nERR NOCODE\r\n"};
   for (std::size_t i = 0; i < std::size(cases); ++i) {
     runner.replies["x"] = cases[i].first;
     EXPECT_EQ(eval(cases[i].second), expected[i]) << cases[i].second;
@@ -145,14 +159,14 @@ TEST_F(Engine, RespRepliesToLuaValues) {
 TEST_F(Engine, CallArgumentsAndProtocol) {
   eval("redis.call('set', 'k', 0.1, 3, 1e20, -0.5)");
   ASSERT_EQ(runner.calls.size(), 1u);
-  EXPECT_EQ(runner.calls[0], (std::vector<std::string>{"set", "k", "0.10000000000000001", "3",
-                                                       "1e+20", "-0.5"}));
+  EXPECT_EQ(runner.calls[0],
+            (std::vector<std::string>{"set", "k", "0.10000000000000001", "3", "1e+20", "-0.5"}));
   EXPECT_EQ(runner.resps[0], RespVersion::kResp2);
   eval("redis.setresp(3) redis.call('get', 'k')");
   EXPECT_EQ(runner.resps[1], RespVersion::kResp3);
   const std::string body = "return redis.call('get', {})";
-  EXPECT_EQ(eval(body), "-ERR Lua redis lib command arguments must be strings or integers" +
-                            suffix(body));
+  EXPECT_EQ(eval(body),
+            "-ERR Lua redis lib command arguments must be strings or integers" + suffix(body));
   EXPECT_EQ(eval("return redis.pcall()"),
             "-ERR Please specify at least one argument for this redis lib call\r\n");
   EXPECT_EQ(runner.calls.size(), 2u);  // refused arguments never reach the runner
@@ -223,20 +237,22 @@ TEST_F(Engine, KeysAndArgvAreFreshEachRun) {
 }
 
 TEST_F(Engine, SandboxRefusesWritesAndHidesTheUnsafe) {
-  for (const std::string body : {"a = 1", "redis = 1", "_G = {}", "cjson.encode = 1",
-                                 "string.x = 1", "getmetatable('').__index = {}",
-                                 "getmetatable(_G).__index = 1"})
+  for (const std::string body :
+       {"a = 1", "redis = 1", "_G = {}", "cjson.encode = 1", "string.x = 1",
+        "getmetatable('').__index = {}", "getmetatable(_G).__index = 1"})
     EXPECT_EQ(eval(body), "-ERR user_script:1: Attempt to modify a readonly table" + suffix(body))
         << body;
-  for (const std::string body : {"setmetatable(_G, {})", "rawset(_G, 'x', 1)",
-                                 "table.insert(_G, 1)", "rawset(string, 'x', 1)",
-                                 "table.sort(redis)"})
+  for (const std::string body :
+       {"setmetatable(_G, {})", "rawset(_G, 'x', 1)", "table.insert(_G, 1)",
+        "rawset(string, 'x', 1)", "table.sort(redis)"})
     EXPECT_EQ(eval(body), "-ERR Attempt to modify a readonly table" + suffix(body)) << body;
   for (const std::string name : {"print", "dofile", "loadfile", "os", "io", "require", "package",
                                  "module", "debug", "newproxy", "getfenv", "setfenv"}) {
     const std::string body = "return " + name;
-    EXPECT_EQ(eval(body), "-ERR user_script:1: Script attempted to access nonexistent global "
-                          "variable '" + name + "'" + suffix(body));
+    EXPECT_EQ(eval(body),
+              "-ERR user_script:1: Script attempted to access nonexistent global "
+              "variable '" +
+                  name + "'" + suffix(body));
   }
   EXPECT_EQ(eval("local keys = {} for k in pairs(_G) do keys[#keys+1] = k end table.sort(keys) "
                  "return table.concat(keys, ' ')"),
@@ -278,8 +294,8 @@ TEST_F(Engine, MathRandomIsRedisRand48) {
   EXPECT_EQ(eval("math.randomseed(42) return {tostring(math.random()), math.random(10)}"),
             "*2\r\n$16\r\n0.74452500033403\r\n:4\r\n");
   const std::string empty = "return math.random(5, 1)";
-  EXPECT_EQ(eval(empty), "-ERR user_script:1: bad argument #2 to 'random' (interval is empty)" +
-                             suffix(empty));
+  EXPECT_EQ(eval(empty),
+            "-ERR user_script:1: bad argument #2 to 'random' (interval is empty)" + suffix(empty));
 }
 
 TEST(EngineHeap, CapTurnsARunawayScriptIntoAnError) {
