@@ -1,6 +1,7 @@
 // redis.call's server side, in Redis scriptCall's order of checks (SCRIPTING.md §1.4).
 #include "listd/server/script_runner.h"
 
+#include "listd/base/scope_exit.h"
 #include "listd/server/command_table.h"
 #include "listd/server/errors.h"
 #include "listd/server/executor.h"
@@ -42,9 +43,13 @@ std::string ScriptRunner::call(std::span<const std::string_view> argv, protocol:
   client_.resp = resp;
   client_.out.clear();
   const bool to_aof = (repl_flags_ & script::kReplAof) != 0;
-  if (!to_aof) exec_.effects().mute(true);
+  exec_.effects().mute(!to_aof);
+  base::ScopeExit unmute([&] { exec_.effects().mute(false); });
   exec_.dispatch(client_, *spec, argv, /*in_exec=*/true);
-  if (!to_aof) exec_.effects().mute(false);
+  // MONITOR shows what the script ran as "[<db> lua]" lines, fed after the command as Redis'
+  // call() does (a SELECT shows its new db); admin commands never.
+  if (exec_.clients().has_monitors() && !(spec->flags & (kSkipMonitor | kAdmin)))
+    exec_.feed_monitors(client_, argv);
   reply.swap(client_.out);
   client_.out.clear();
   return {};

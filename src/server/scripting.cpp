@@ -13,6 +13,7 @@ namespace listd::server {
 
 Scripting::Scripting(Executor& exec) : exec_(exec), engine_(std::make_unique<script::LuaEngine>()) {
   script_client_.authenticated = true;
+  script_client_.addr = "lua";  // MONITOR's "[0 lua]"
 }
 
 Scripting::~Scripting() = default;

@@ -290,5 +290,38 @@ TEST(ScriptOracle, CacheLifecycleMatchesRedis) {
   }
 }
 
+// MONITOR: the EVAL, then each command the script ran as a "[<db> lua]" line (the timestamp
+// and the caller's address differ between the servers and are cut).
+std::vector<std::string> monitor_lines(int port) {
+  RespClient monitor(port);
+  RespClient caller(port);
+  EXPECT_EQ(monitor.call({"MONITOR"}), "+OK\r\n");
+  caller.call({"EVAL",
+               "redis.call('set', KEYS[1], 'v') redis.call('select', 2) "
+               "return redis.call('get', KEYS[1])",
+               "1", "k"});
+  caller.call({"PING", "end"});
+  std::vector<std::string> lines;
+  for (int i = 0; i < 10 && (lines.empty() || lines.back().find("\"end\"") == std::string::npos);
+       ++i) {
+    std::string line = monitor.read_reply();
+    const std::size_t open = line.find('[');
+    const std::size_t space = line.find(' ', open);
+    const std::size_t close = line.find(']', open);
+    std::string who = line.substr(space + 1, close - space - 1);
+    if (who != "lua") who = "caller";
+    lines.push_back(line.substr(open, space - open) + " " + who + line.substr(close));
+  }
+  return lines;
+}
+
+TEST(ScriptOracle, MonitorShowsScriptCommandsAsLuaLines) {
+  ServerProcess listd = ServerProcess::start_listd();
+  ServerProcess redis = ServerProcess::start_redis();
+  const std::vector<std::string> got = monitor_lines(listd.port());
+  EXPECT_EQ(got, monitor_lines(redis.port()));
+  EXPECT_EQ(got.size(), 5u);
+}
+
 }  // namespace
 }  // namespace listd::testing
