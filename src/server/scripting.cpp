@@ -10,8 +10,17 @@
 #include "listd/server/script_runner.h"
 
 namespace listd::server {
+namespace {
 
-Scripting::Scripting(Executor& exec) : exec_(exec), engine_(std::make_unique<script::LuaEngine>()) {
+// The Lua heap cap: a runaway script gets "not enough memory" instead of growing the server
+// without bound, and below INT_MAX / 6 bytes lua-cjson 2.1.0's int-sized buffers cannot
+// overflow (the CVE-2022-24834 class), since every byte it encodes lives in this heap first.
+constexpr std::size_t kLuaHeapLimit = std::size_t{256} << 20;
+
+}  // namespace
+
+Scripting::Scripting(Executor& exec)
+    : exec_(exec), engine_(std::make_unique<script::LuaEngine>(kLuaHeapLimit)) {
   script_client_.authenticated = true;
   script_client_.addr = "lua";  // MONITOR's "[0 lua]"
 }
@@ -44,7 +53,7 @@ const Scripting::Script* Scripting::find(std::string_view sha) const {
 void Scripting::flush() {
   scripts_.clear();
   scripts_bytes_ = 0;
-  engine_ = std::make_unique<script::LuaEngine>();
+  engine_ = std::make_unique<script::LuaEngine>(kLuaHeapLimit);
 }
 
 std::string Scripting::refusal(const Script& s, bool read_only_command) const {

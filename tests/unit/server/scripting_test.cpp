@@ -169,5 +169,15 @@ TEST(Scripting, CacheAndInfo) {
   EXPECT_NE(t.run(a, {"INFO", "memory"}).find("number_of_cached_scripts:0\r\n"), std::string::npos);
 }
 
+TEST(Scripting, TheLuaHeapIsCapped) {
+  TestServer t;
+  Client& a = t.client();
+  const std::string out =
+      t.run(a, {"EVAL", "local t = {} for i = 1, 1e9 do t[i] = i end return #t", "0"});
+  EXPECT_EQ(out.rfind("-ERR Error running script ", 0), 0u) << out;
+  EXPECT_NE(out.find("not enough memory"), std::string::npos) << out;
+  EXPECT_EQ(t.run(a, {"EVAL", "return 1", "0"}), ":1\r\n");  // the state is still usable
+}
+
 }  // namespace
 }  // namespace listd::server
