@@ -61,6 +61,20 @@ int error_handler(lua_State* L) {
   return 1;
 }
 
+// An error table redis.call / redis.pcall built from a command's error reply.
+bool already_counted_error(lua_State* L) {
+  if (!lua_istable(L, -1)) return false;
+  lua_pushstring(L, "err");
+  lua_rawget(L, -2);
+  const bool is_error = lua_type(L, -1) == LUA_TSTRING;
+  lua_pop(L, 1);
+  lua_pushstring(L, "ignore_error_stats_update");
+  lua_rawget(L, -2);
+  const bool counted = lua_toboolean(L, -1) != 0;
+  lua_pop(L, 1);
+  return is_error && counted;
+}
+
 std::string function_name(std::string_view sha) { return "f_" + std::string(sha); }
 
 std::string string_field(lua_State* L, int table, const char* name, bool& present) {
@@ -159,7 +173,7 @@ void set_array_global(lua_State* L, int real_globals, const char* name,
 
 }  // namespace
 
-void LuaEngine::run(std::string_view sha, std::span<const std::string_view> keys,
+bool LuaEngine::run(std::string_view sha, std::span<const std::string_view> keys,
                     std::span<const std::string_view> args, CommandRunner& runner,
                     protocol::ReplyWriter caller) {
   State& st = *state_;
@@ -183,10 +197,12 @@ void LuaEngine::run(std::string_view sha, std::span<const std::string_view> keys
     lua_gc(L, LUA_GCSTEP, 50);
     st.runs = 0;
   }
+  const bool counted = already_counted_error(L);
   if (err != 0)
     write_error(L, sha, caller);
   else
     detail::write_reply(L, caller, st.resp);
+  return counted;
 }
 
 }  // namespace listd::script

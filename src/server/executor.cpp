@@ -155,8 +155,9 @@ void Executor::dispatch(Client& c, const CommandSpec& spec, std::span<const std:
   ++stats_.total_commands;
   if (c.out.size() > out_before && c.out[out_before] == '-') {
     ++cs.failed;
-    ++stats_.total_error_replies;
+    if (!error_counted_) ++stats_.total_error_replies;
   }
+  error_counted_ = false;
   if (ctx.dirty() > 0) {
     // The default effect is the argv; kOwnEffect handlers emitted theirs (propagate_as).
     if (!(spec.flags & kOwnEffect)) effects_.emit(ctx.db().index(), argv);

@@ -92,7 +92,7 @@ void Scripting::run(Client& caller, std::string_view sha, const Script& s,
   // Keep the sha: a script may run SCRIPT-changing commands only through noscript refusals, so
   // the cache entry `s` and `sha` stay valid for the run.
   const std::string name(sha);
-  engine_->run(name, keys, args, runner, caller.reply());
+  if (engine_->run(name, keys, args, runner, caller.reply())) exec_.error_already_counted();
 }
 
 }  // namespace listd::server

@@ -52,8 +52,10 @@ class LuaEngine {
   std::string compile(std::string_view sha, std::string_view body, std::size_t shebang_len = 0);
   bool has(std::string_view sha) const;
   /// Runs script `sha` (compiled) with KEYS and ARGV, and writes its return value, or its
-  /// error as "-<err> script: <sha>, on @user_script:<line>.", with `caller`.
-  void run(std::string_view sha, std::span<const std::string_view> keys,
+  /// error as "-<err> script: <sha>, on @user_script:<line>.", with `caller`. Returns true when
+  /// that reply is a command's error the server already counted (redis.call's error raised or
+  /// returned again: Redis' ignore_error_stats_update), so it must not be counted twice.
+  bool run(std::string_view sha, std::span<const std::string_view> keys,
            std::span<const std::string_view> args, CommandRunner& runner,
            protocol::ReplyWriter caller);
   /// Bytes the Lua heap holds now (INFO used_memory_lua).

@@ -116,6 +116,9 @@ class Executor {
   /// While a script runs, every command it calls sees the run's start time (Redis
   /// scriptTimeSnapshot): the clock is not advanced between them.
   void freeze_time(bool frozen) noexcept { time_frozen_ = frozen; }
+  /// The running command's error reply repeats an error already counted in INFO's
+  /// total_error_replies (a script re-raising redis.call's error): count it once.
+  void error_already_counted() noexcept { error_counted_ = true; }
 
   /// Creates `key` in `db` and signals it ready for waiters (CommandContext::add_key).
   store::Entry* add_key(store::Database& db, std::string_view key, store::Value value);
@@ -168,6 +171,7 @@ class Executor {
   const CommandSpec* last_found_ = nullptr;  // execute()'s one-entry lookup cache
   bool in_batch_ = false;
   bool time_frozen_ = false;
+  bool error_counted_ = false;
   EffectStream effects_;
   std::unique_ptr<Persistence> persistence_;
   std::unique_ptr<Scripting> scripting_;

@@ -169,6 +169,21 @@ TEST(Scripting, CacheAndInfo) {
   EXPECT_NE(t.run(a, {"INFO", "memory"}).find("number_of_cached_scripts:0\r\n"), std::string::npos);
 }
 
+// As redis-server 7.0.15 counts them: the INCR's error once, the script's own error once; the
+// EVAL that re-raised the INCR's error is a failed call of EVAL but no second error reply.
+TEST(Scripting, AReRaisedCommandErrorIsCountedOnce) {
+  TestServer t;
+  Client& a = t.client();
+  EXPECT_EQ(t.run(a, {"SET", "s", "x"}), "+OK\r\n");
+  t.run(a, {"EVAL", "return redis.call('incr', 's')", "0"});
+  t.run(a, {"EVAL", "return redis.pcall('incr', 's')", "0"});
+  t.run(a, {"EVAL", "error('x')", "0"});
+  EXPECT_EQ(t.exec().stats().total_error_replies, 3u);
+  const std::string stats = t.run(a, {"INFO", "commandstats"});
+  EXPECT_NE(stats.find("cmdstat_eval:calls=3,"), std::string::npos) << stats;
+  EXPECT_NE(stats.find("failed_calls=3"), std::string::npos) << stats;
+}
+
 TEST(Scripting, TheLuaHeapIsCapped) {
   TestServer t;
   Client& a = t.client();
