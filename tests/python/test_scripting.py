@@ -93,3 +93,30 @@ def test_script_errors_reach_redis_py(r):
         r.eval("return redis.pcall('incr', KEYS[1])", 1, "s")
     assert str(returned.value) == "value is not an integer or out of range"
     assert r.eval("return {1, 'two', {3}}", 0) == [1, "two", [3]]
+
+
+# Sidekiq 6.4.1's scheduled-job poller (lib/sidekiq/scheduled.rb): SCRIPT LOAD once, then
+# EVALSHA of this script until it answers nil; a script with no `return` answers nil.
+ZPOPBYSCORE = """
+local key, now = KEYS[1], ARGV[1]
+local jobs = redis.call("zrangebyscore", key, "-inf", now, "limit", 0, 1)
+if jobs[1] then
+  redis.call("zrem", key, jobs[1])
+  return jobs[1]
+end
+"""
+
+
+def test_sidekiq_style_zpopbyscore(r):
+    sha = r.script_load(ZPOPBYSCORE)
+    r.zadd("schedule", {"job-late": 300, "job-a": 100, "job-b": 200})
+    popped = []
+    for _ in range(5):
+        job = r.evalsha(sha, 1, "schedule", "250")
+        if job is None:
+            break
+        r.lpush("queue:default", job)
+        popped.append(job)
+    assert popped == ["job-a", "job-b"]
+    assert r.zrange("schedule", 0, -1) == ["job-late"]
+    assert r.lrange("queue:default", 0, -1) == ["job-b", "job-a"]
