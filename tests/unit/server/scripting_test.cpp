@@ -70,6 +70,30 @@ TEST(Scripting, WaitersAreServedAfterTheScriptWithItsFinalState) {
   EXPECT_EQ(t.take_output(worker), "*2\r\n$5\r\njobs2\r\n$1\r\nw\r\n");
 }
 
+// BLMOVE and BZPOPMIN waiters, and a push by an EVAL inside EXEC (Dragonfly #6738's case).
+TEST(Scripting, EveryKindOfWaiterIsWokenByAScriptPush) {
+  TestServer t;
+  Client& mover = t.client();
+  Client& zwaiter = t.client();
+  Client& popper = t.client();
+  Client& producer = t.client();
+  EXPECT_EQ(t.run(mover, {"BLMOVE", "q", "proc", "LEFT", "RIGHT", "0"}), "");
+  EXPECT_EQ(t.run(zwaiter, {"BZPOPMIN", "z", "0"}), "");
+  EXPECT_EQ(t.run(producer,
+                  {"EVAL", "redis.call('rpush', 'q', 'job') return redis.call('zadd', 'z', 1, 'm')",
+                   "0"}),
+            ":1\r\n");
+  EXPECT_EQ(t.take_output(mover), "$3\r\njob\r\n");
+  EXPECT_EQ(t.take_output(zwaiter), "*3\r\n$1\r\nz\r\n$1\r\nm\r\n$1\r\n1\r\n");
+  EXPECT_EQ(t.run(producer, {"LRANGE", "proc", "0", "-1"}), "*1\r\n$3\r\njob\r\n");
+  EXPECT_EQ(t.run(popper, {"BRPOP", "q2", "0"}), "");
+  EXPECT_EQ(t.run(producer, {"MULTI"}), "+OK\r\n");
+  EXPECT_EQ(t.run(producer, {"EVAL", "return redis.call('lpush', 'q2', 'x')", "0"}), "+QUEUED\r\n");
+  EXPECT_EQ(t.take_output(popper), "");
+  EXPECT_EQ(t.run(producer, {"EXEC"}), "*1\r\n:1\r\n");
+  EXPECT_EQ(t.take_output(popper), "*2\r\n$2\r\nq2\r\n$1\r\nx\r\n");
+}
+
 TEST(Scripting, BlockingCommandsAnswerAtOnceOrAreRefused) {
   TestServer t;
   Client& a = t.client();
