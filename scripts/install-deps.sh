@@ -6,6 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake pkg-config
   libasio-dev libfmt-dev libspdlog-dev libgtest-dev libhiredis-dev
+  liblua5.1-0-dev lua-cjson-dev lua-bitop-dev
   redis-server redis-tools python3 python3-redis python3-pytest
   procps util-linux tmux fiu-utils clang-format
   python3-celery python3-rq valgrind

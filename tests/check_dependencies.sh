@@ -9,19 +9,21 @@
 #
 # A file under src/<part>/ or include/listd/<part>/ belongs to <part>. Allowed edges:
 #   app -> anything; net -> server, protocol, config; server -> blocking, store, protocol,
-#   persistence, config; persistence -> store, protocol; blocking -> store;
-#   config -> nothing but base; protocol -> nothing; store -> nothing.
+#   persistence, config, script; script -> protocol; persistence -> store, protocol;
+#   blocking -> store; config -> nothing but base; protocol -> nothing; store -> nothing.
 # Every part may use base (Redis' text and number primitives); base uses nothing of ours.
-# Third-party rules: asio only in net (and src/app/main.cpp); spdlog only in net and app.
+# Third-party rules: asio only in net (and src/app/main.cpp); spdlog only in net and app; Lua
+# (lua.h, lua.hpp, lualib.h, lauxlib.h, luaconf.h, lua-cjson.h, lua-bitop.h) only in script.
 # Includes are recognised as "listd/<part>/...", <listd/<part>/...> and relative "..." paths
 # that resolve into another part's folder. Exit status 1 and one `file:line: message` per
 # violation; 0 when clean.
 set -u
 
 declare -A allowed=(
-  [app]="app net server blocking store protocol persistence config base"
+  [app]="app net server blocking store protocol persistence config script base"
   [net]="net server protocol config base"
-  [server]="server blocking store protocol persistence config base"
+  [server]="server blocking store protocol persistence config script base"
+  [script]="script protocol base"
   [persistence]="persistence store protocol base"
   [blocking]="blocking store base"
   [config]="config base"
@@ -77,6 +79,11 @@ check_tree() {
       if [[ $target == asio.hpp || $target == asio/* ]] &&
          [[ $part != net && $rel != src/app/main.cpp ]]; then
         echo "$rel:$lineno: asio is only for net (and src/app/main.cpp): $target"
+        violations=$((violations + 1))
+      fi
+      if [[ $target =~ ^(lua5\.1/)?(lua\.h|lua\.hpp|lualib\.h|lauxlib\.h|luaconf\.h|lua-cjson\.h|lua-bitop\.h)$ ]] &&
+         [[ $part != script ]]; then
+        echo "$rel:$lineno: Lua is only for script: $target"
         violations=$((violations + 1))
       fi
       if [[ $target == spdlog/* && $part != net && $part != app ]]; then
@@ -142,6 +149,12 @@ self_test() {
   expect 1 store_to_config src/store/s.cpp '#include "listd/config/config.h"'
   expect 1 config_to_server src/config/c.cpp '#include "listd/server/executor.h"'
   expect 1 unknown_part src/util/u.cpp '#include <string>'
+  expect 0 clean_script_lua src/script/e.cpp '#include <lua.hpp>'
+  expect 0 clean_server_script src/server/s.cpp '#include "listd/script/engine.h"'
+  expect 1 lua_in_server src/server/l.cpp '#include <lua.hpp>'
+  expect 1 lauxlib_in_store src/store/l.cpp '#include <lauxlib.h>'
+  expect 1 script_to_server src/script/s.cpp '#include "listd/server/executor.h"'
+  expect 1 script_to_store src/script/t.cpp '#include "listd/store/value.h"'
   if ((failures > 0)); then return 1; fi
   echo "check_dependencies self-test: all cases behave"
   return 0

@@ -114,6 +114,7 @@ CommandTable CommandTable::with_all_commands() {
   register_zset_commands(table);
   register_persistence_commands(table);
   register_pubsub_commands(table);
+  register_script_commands(table);
   return table;
 }
 

@@ -24,7 +24,7 @@ void EffectStream::begin_unit(bool wrap_allowed) noexcept {
 }
 
 void EffectStream::emit(int db, std::span<const std::string_view> argv) {
-  if (argv.empty() || !active()) return;
+  if (argv.empty() || muted_ || !active()) return;
   if (depth_ == 0) {
     deliver(db, argv);
     return;

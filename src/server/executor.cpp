@@ -7,6 +7,7 @@
 #include "listd/server/command_context.h"
 #include "listd/server/errors.h"
 #include "listd/server/persistence.h"
+#include "listd/server/scripting.h"
 #include "listd/server/text.h"
 
 namespace listd::server {
@@ -43,6 +44,7 @@ Executor::Executor(config::Config& config, Clock& clock)
   command_stats_.resize(table_.by_slot().size());
   persistence_ = std::make_unique<Persistence>(*this);
   effects_.subscribe(*persistence_);
+  scripting_ = std::make_unique<Scripting>(*this);
 }
 
 Executor::~Executor() {
@@ -149,15 +151,17 @@ void Executor::dispatch(Client& c, const CommandSpec& spec, std::span<const std:
   spec.handler(ctx);
   running_client_ = outer_client;
 
-  now_ = clock().read();  // this command's end, the next one's start within a batch
+  const ClockReading end = clock().read();
+  if (!time_frozen_) now_ = end;  // this command's end, the next one's start within a batch
   CommandStats& cs = command_stats_[spec.slot];
   ++cs.calls;
-  cs.usec += now_.mono_us > t0_us ? now_.mono_us - t0_us : 0;
+  cs.usec += end.mono_us > t0_us ? end.mono_us - t0_us : 0;
   ++stats_.total_commands;
   if (c.out.size() > out_before && c.out[out_before] == '-') {
     ++cs.failed;
-    ++stats_.total_error_replies;
+    if (!error_counted_) ++stats_.total_error_replies;
   }
+  error_counted_ = false;
   if (ctx.dirty() > 0) {
     // The default effect is the argv; kOwnEffect handlers emitted theirs (propagate_as).
     if (!(spec.flags & kOwnEffect)) effects_.emit(ctx.db().index(), argv);

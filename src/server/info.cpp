@@ -11,6 +11,7 @@
 
 #include "listd/server/executor.h"
 #include "listd/server/persistence.h"
+#include "listd/server/scripting.h"
 #include "listd/server/text.h"
 #include "listd/server/version.h"
 
@@ -62,7 +63,7 @@ void section_clients(Executor& exec, std::string& out) {
   out += "total_blocking_keys_on_nokey:0\r\n";
 }
 
-void section_memory(Executor&, std::string& out) {
+void section_memory(Executor& exec, std::string& out) {
   const std::size_t used = allocated_memory_bytes();
   const std::size_t rss = resident_memory_bytes();
   out += "# Memory\r\n";
@@ -71,6 +72,15 @@ void section_memory(Executor&, std::string& out) {
   out += fmt::format("used_memory_rss:{}\r\n", rss);
   out += fmt::format("used_memory_rss_human:{}\r\n", human_bytes(rss));
   out += fmt::format("used_memory_peak:{}\r\n", used);
+  // EVAL's Lua heap and script cache (the FUNCTION fields come with FUNCTION).
+  const Scripting& scripting = exec.scripting();
+  const std::size_t lua = scripting.lua_memory();
+  out += fmt::format("used_memory_lua:{}\r\nused_memory_vm_eval:{}\r\nused_memory_lua_human:{}\r\n",
+                     lua, lua, human_bytes(lua));
+  out += fmt::format("used_memory_scripts_eval:{}\r\nnumber_of_cached_scripts:{}\r\n",
+                     scripting.scripts_memory(), scripting.script_count());
+  out += fmt::format("used_memory_scripts:{}\r\nused_memory_scripts_human:{}\r\n",
+                     scripting.scripts_memory(), human_bytes(scripting.scripts_memory()));
   out += "maxmemory:0\r\nmaxmemory_human:0B\r\nmaxmemory_policy:noeviction\r\n";
   out += fmt::format("mem_fragmentation_ratio:{:.2f}\r\n",
                      used ? static_cast<double>(rss) / static_cast<double>(used) : 0.0);

@@ -172,5 +172,6 @@ void register_set_commands(CommandTable& table);
 void register_zset_commands(CommandTable& table);
 void register_persistence_commands(CommandTable& table);
 void register_pubsub_commands(CommandTable& table);
+void register_script_commands(CommandTable& table);
 
 }  // namespace listd::server

@@ -52,6 +52,9 @@ class EffectStream {
   void end_unit();
   bool in_unit() const noexcept { return depth_ > 0; }
 
+  /// While muted, emit() drops effects (a script's redis.set_repl without REPL_AOF).
+  void mute(bool muted) noexcept { muted_ = muted; }
+
   /// Records one effect of the running unit (delivered at once outside a unit).
   void emit(int db, std::span<const std::string_view> argv);
   void emit(int db, std::initializer_list<std::string_view> argv) {
@@ -68,6 +71,7 @@ class EffectStream {
 
   std::vector<EffectConsumer*> consumers_;
   int depth_ = 0;
+  bool muted_ = false;
   bool wrap_allowed_ = true;
   // The running unit's effects, flat so steady state allocates nothing: the bytes of every
   // argument in one buffer, (offset, length) per argument, (db, args) per effect.

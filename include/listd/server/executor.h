@@ -36,6 +36,7 @@ namespace listd::server {
 
 class CommandContext;
 class Persistence;
+class Scripting;
 
 /// Counters behind INFO stats / commandstats.
 struct ServerStats {
@@ -117,6 +118,14 @@ class Executor {
     events_.notify(type, event, key, db, running_client_);
   }
   KeyspaceEvents& keyspace_events() noexcept { return events_; }
+  /// EVAL's script cache and Lua engine (scripting.h).
+  Scripting& scripting() noexcept { return *scripting_; }
+  /// While a script runs, every command it calls sees the run's start time (Redis
+  /// scriptTimeSnapshot): the clock is not advanced between them.
+  void freeze_time(bool frozen) noexcept { time_frozen_ = frozen; }
+  /// The running command's error reply repeats an error already counted in INFO's
+  /// total_error_replies (a script re-raising redis.call's error): count it once.
+  void error_already_counted() noexcept { error_counted_ = true; }
 
   /// Creates `key` in `db` and signals it ready for waiters (CommandContext::add_key).
   store::Entry* add_key(store::Database& db, std::string_view key, store::Value value);
@@ -139,7 +148,8 @@ class Executor {
 
  private:
   friend class CommandContext;
-  friend class Transaction;  // EXEC runs the queue through run_queued
+  friend class Transaction;   // EXEC runs the queue through run_queued
+  friend class ScriptRunner;  // redis.call dispatches as inside EXEC
   void dispatch(Client& client, const CommandSpec& spec, std::span<const std::string_view> argv,
                 bool in_exec);
   /// One command of an EXEC's queue (validated when it was queued).
@@ -167,8 +177,11 @@ class Executor {
   ClockReading now_;                         // the running command's start time
   const CommandSpec* last_found_ = nullptr;  // execute()'s one-entry lookup cache
   bool in_batch_ = false;
+  bool time_frozen_ = false;
+  bool error_counted_ = false;
   EffectStream effects_;
   std::unique_ptr<Persistence> persistence_;
+  std::unique_ptr<Scripting> scripting_;
   PubSub pubsub_{[this](Client& c) { clients_.queue_flush(c); }};
   KeyspaceEvents events_{config_.settings(), pubsub_};
   const Client* running_client_ = nullptr;  // the client whose command runs (dispatch)

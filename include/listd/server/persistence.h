@@ -44,6 +44,7 @@ class Persistence final : public EffectConsumer {
 
   /// Where messages go (the server part has no logger of its own; main installs spdlog).
   void set_logger(PersistenceLog::Sink log) { log_.set_sink(std::move(log)); }
+  const PersistenceLog& log() const noexcept { return log_; }
 
   // ---- the effect stream and the acknowledgement point -----------------------------------
   /// Effects are logged while the AOF is on and nothing is being loaded.

@@ -173,8 +173,8 @@ void register_connection_commands(CommandTable& table) {
   t.add("ping", -1, kFast | kSentinel | kDeniedOnDiskError, kNoKeys, &cmd_ping, "1.0.0",
         "Ping the server");
   t.add("echo", 2, kFast, kNoKeys, &cmd_echo, "1.0.0", "Echo the given string");
-  t.add("quit", -1, kAllowBusy | kNoAuth | kLoading | kStale | kFast | kNotQueued, kNoKeys,
-        &cmd_quit, "1.0.0", "Close the connection");
+  t.add("quit", -1, kNoScript | kAllowBusy | kNoAuth | kLoading | kStale | kFast | kNotQueued,
+        kNoKeys, &cmd_quit, "1.0.0", "Close the connection");
   t.add("select", 2, kLoading | kStale | kFast, kNoKeys, &cmd_select, "1.0.0",
         "Change the selected database for the current connection");
   t.add("auth", -2, kNoScript | kLoading | kStale | kFast | kNoAuth | kSentinel | kAllowBusy,

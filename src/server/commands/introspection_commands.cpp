@@ -36,19 +36,23 @@ constexpr FlagName kFlagNames[] = {
 std::vector<std::string> acl_categories(const CommandSpec& c) {
   std::vector<std::string> out;
   if (c.flags & kWrite) out.emplace_back("@write");
-  if (c.flags & kReadonly) out.emplace_back("@read");
   std::string_view group = c.parent ? c.parent->group : c.group;
+  // Redis: readonly implies @read except for scripting commands (EVAL_RO), whose @scripting
+  // comes after the speed category (ACL category bit order).
+  const bool scripting = group == "scripting";
+  if ((c.flags & kReadonly) && !scripting) out.emplace_back("@read");
   if (group == "generic") group = "keyspace";
   if (group == "transactions") group = "transaction";
   if (group == "sorted-set") group = "sortedset";
   if (group == "pubsub" && !(c.flags & kPubsub)) group = {};  // Redis: @pubsub follows the flag
-  if (!group.empty()) out.push_back("@" + std::string(group));
+  if (!group.empty() && !scripting) out.push_back("@" + std::string(group));
   if (c.flags & kAdmin) {
     out.emplace_back("@admin");
     out.emplace_back("@dangerous");
   }
   out.emplace_back((c.flags & kFast) ? "@fast" : "@slow");
   if (c.flags & kBlocking) out.emplace_back("@blocking");
+  if (scripting) out.emplace_back("@scripting");
   return out;
 }
 

@@ -1,0 +1,88 @@
+// The Lua engine behind EVAL: one Lua 5.1 state (Debian's C++ build, so a Lua error is a C++
+// exception and RAII holds across it) with Redis 7.0's libraries, its read-only sandbox, the
+// `redis` API and the reply conversions. The only part that sees Lua headers.
+//
+// API: compile(sha, body) stores a script; run(sha, keys, args, runner, caller) runs it and
+// writes its reply in the caller's protocol. redis.call / redis.pcall reach the server through
+// CommandRunner, declared here so that this part never depends on the server.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "listd/protocol/reply_writer.h"
+
+namespace listd::script {
+
+/// redis.set_repl targets (Redis PROPAGATE_AOF / PROPAGATE_REPL).
+enum ReplFlags : int { kReplNone = 0, kReplAof = 1, kReplReplica = 2, kReplAll = 3 };
+/// redis.log levels (Redis LL_DEBUG .. LL_WARNING).
+enum LogLevel : int { kLogDebug = 0, kLogVerbose = 1, kLogNotice = 2, kLogWarning = 3 };
+
+/// What a script's redis.* calls need from the server, one run at a time.
+class CommandRunner {
+ public:
+  virtual ~CommandRunner() = default;
+  /// Runs one command for redis.call / redis.pcall. Either writes the command's reply, encoded
+  /// in `resp`, into `reply` and returns "", or returns the reason it refused to run it
+  /// (Redis scriptCall's texts, e.g. "Unknown Redis command called from script").
+  virtual std::string call(std::span<const std::string_view> argv, protocol::RespVersion resp,
+                           std::string& reply) = 0;
+  /// redis.log, already filtered to a valid level; the runner applies its verbosity.
+  virtual void log(int level, std::string_view message) = 0;
+  /// redis.set_repl with a valid ReplFlags value: later effects go only to those targets.
+  virtual void set_repl(int flags) = 0;
+};
+
+class LuaEngine {
+ public:
+  /// `heap_limit` caps the Lua heap in bytes (0: no cap); an allocation past it fails, and the
+  /// script gets Lua's "not enough memory".
+  explicit LuaEngine(std::size_t heap_limit = 0);
+  ~LuaEngine();
+  LuaEngine(const LuaEngine&) = delete;
+  LuaEngine& operator=(const LuaEngine&) = delete;
+
+  /// Compiles `body` (whose first `shebang_len` bytes are a shebang line, cut but for its
+  /// newline so line numbers stay right) as script `sha`. Returns "" or the error reply text
+  /// ("Error compiling script (new function): user_script:1: ...").
+  std::string compile(std::string_view sha, std::string_view body, std::size_t shebang_len = 0);
+  bool has(std::string_view sha) const;
+  /// Runs script `sha` (compiled) with KEYS and ARGV, and writes its return value, or its
+  /// error as "-<err> script: <sha>, on @user_script:<line>.", with `caller`. Returns true when
+  /// that reply is a command's error the server already counted (redis.call's error raised or
+  /// returned again: Redis' ignore_error_stats_update), so it must not be counted twice.
+  bool run(std::string_view sha, std::span<const std::string_view> keys,
+           std::span<const std::string_view> args, CommandRunner& runner,
+           protocol::ReplyWriter caller);
+  /// Bytes the Lua heap holds now (INFO used_memory_lua).
+  std::size_t used_memory() const noexcept;
+
+  struct State;
+
+ private:
+  std::unique_ptr<State> state_;
+};
+
+/// Shebang flags of an EVAL script (Redis SCRIPT_FLAG_*).
+enum ScriptFlags : unsigned {
+  kScriptNoWrites = 1u << 0,
+  kScriptAllowOom = 1u << 1,
+  kScriptAllowStale = 1u << 2,
+  kScriptNoCluster = 1u << 3,
+  kScriptAllowCrossSlot = 1u << 4,
+  kScriptCompatMode = 1u << 5,  ///< no shebang: the script keeps EVAL's own flags
+};
+
+struct Shebang {
+  unsigned flags = kScriptCompatMode;
+  std::size_t length = 0;  ///< bytes before the shebang's newline (0 without one)
+  std::string error;       ///< non-empty: the reply text ("Invalid script shebang", ...)
+};
+/// Redis evalExtractShebangFlags: reads `#!lua flags=a,b` on the first line.
+Shebang parse_shebang(std::string_view body);
+
+}  // namespace listd::script

@@ -1,0 +1,69 @@
+// EVAL's server side: the script cache (sha -> body and shebang flags, shared by EVAL and
+// SCRIPT LOAD), the Lua engine that runs them, and one run's set-up (Redis eval.c
+// evalGenericCommand + script.c scriptPrepareForRun): the script's own client in the caller's
+// db speaking RESP2, time frozen at the run's start, the read-only rules of _RO commands and
+// no-writes scripts. Owned by the Executor (Executor::scripting()).
+//
+// Effects: the EVAL is one execution unit of the effect stream (Executor::execute), so a run
+// that wrote once is logged as that command, several writes inside MULTI/EXEC; the EVAL itself
+// is never logged. Waiters are served after the run, by execute()'s drain.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "listd/script/engine.h"
+#include "listd/server/client.h"
+
+namespace listd::server {
+
+class Executor;
+
+class Scripting {
+ public:
+  struct Script {
+    std::string body;
+    unsigned flags = script::kScriptCompatMode;  ///< script::ScriptFlags from the shebang
+  };
+
+  explicit Scripting(Executor& exec);
+  ~Scripting();
+
+  /// The script of `body`, compiled and cached if new (EVAL, SCRIPT LOAD). Returns its sha,
+  /// or "" with the error reply text in `error` (a bad shebang, a compile error).
+  std::string load(std::string_view body, std::string& error);
+  /// The cached script of `sha` (40 hex digits, any case), or null.
+  const Script* find(std::string_view sha) const;
+  /// SCRIPT FLUSH: forgets every script and starts a fresh Lua state.
+  void flush();
+
+  /// Runs cached script `sha` for `caller`, its reply appended to caller.out.
+  /// `read_only_command`: EVAL_RO / EVALSHA_RO.
+  void run(Client& caller, std::string_view sha, const Script& script,
+           std::span<const std::string_view> keys, std::span<const std::string_view> args,
+           bool read_only_command);
+
+  bool running() const noexcept { return running_; }
+  std::size_t script_count() const noexcept { return scripts_.size(); }
+  /// Bytes of the cached bodies and their names (INFO used_memory_scripts_eval).
+  std::size_t scripts_memory() const noexcept { return scripts_bytes_; }
+  /// The Lua heap (INFO used_memory_lua).
+  std::size_t lua_memory() const noexcept;
+
+ private:
+  /// Redis scriptPrepareForRun's refusals for a script with a shebang, or "".
+  std::string refusal(const Script& script, bool read_only_command) const;
+
+  Executor& exec_;
+  std::unique_ptr<script::LuaEngine> engine_;
+  std::unordered_map<std::string, Script> scripts_;  // by lower-case sha
+  std::size_t scripts_bytes_ = 0;
+  Client script_client_{0};
+  bool running_ = false;
+};
+
+}  // namespace listd::server

@@ -1,0 +1,64 @@
+// redis.call's server side, in Redis scriptCall's order of checks (SCRIPTING.md §1.4).
+#include "listd/server/script_runner.h"
+
+#include "listd/base/scope_exit.h"
+#include "listd/server/command_table.h"
+#include "listd/server/errors.h"
+#include "listd/server/executor.h"
+#include "listd/server/persistence.h"
+
+namespace listd::server {
+namespace {
+
+bool arity_ok(int arity, std::size_t argc) noexcept {
+  const auto n = static_cast<long long>(argc);
+  return arity >= 0 ? n == arity : n >= -arity;
+}
+
+// Redis lookupCommand: a container's subcommand by argv[1]; an unknown one is no command.
+const CommandSpec* lookup(const CommandTable& table, std::span<const std::string_view> argv) {
+  const CommandSpec* spec = table.find(argv[0]);
+  if (spec && !spec->subcommands.empty() && argv.size() >= 2) spec = spec->find_subcommand(argv[1]);
+  return spec;
+}
+
+}  // namespace
+
+std::string ScriptRunner::call(std::span<const std::string_view> argv, protocol::RespVersion resp,
+                               std::string& reply) {
+  const CommandSpec* spec = lookup(exec_.commands(), argv);
+  if (!spec) return "Unknown Redis command called from script";
+  if (!arity_ok(spec->arity, argv.size()))
+    return "Wrong number of args calling Redis command from script";
+  if (spec->flags & kNoScript) return "This Redis command is not allowed from script";
+  const bool writes = (spec->flags & kWrite) != 0;
+  if (read_only_ && (writes || (spec->flags & kMayReplicate)))
+    return "Write commands are not allowed from read-only scripts.";
+  // Before the first write a persistence error refuses writes; after it the script must be
+  // allowed to finish ("we can't fail it on unpredictable error state").
+  if (writes && !write_dirty_ && exec_.persistence().refusing_writes())
+    return "-" + std::string(kMisconfRdbErr);
+  if (writes) write_dirty_ = true;  // set before the command runs, even if it then fails
+
+  client_.resp = resp;
+  client_.out.clear();
+  const bool to_aof = (repl_flags_ & script::kReplAof) != 0;
+  exec_.effects().mute(!to_aof);
+  base::ScopeExit unmute([&] { exec_.effects().mute(false); });
+  exec_.dispatch(client_, *spec, argv, /*in_exec=*/true);
+  // MONITOR shows what the script ran as "[<db> lua]" lines, fed after the command as Redis'
+  // call() does (a SELECT shows its new db); admin commands never.
+  if (exec_.clients().has_monitors() && !(spec->flags & (kSkipMonitor | kAdmin)))
+    exec_.feed_monitors(client_, argv);
+  reply.swap(client_.out);
+  client_.out.clear();
+  return {};
+}
+
+void ScriptRunner::log(int level, std::string_view message) {
+  const auto wanted = static_cast<int>(exec_.config().settings().loglevel);
+  if (level < wanted) return;
+  exec_.persistence().log().log(static_cast<config::LogLevel>(level), message);
+}
+
+}  // namespace listd::server

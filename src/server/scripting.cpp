@@ -1,0 +1,98 @@
+// The script cache and one EVAL run (scripting.h).
+#include "listd/server/scripting.h"
+
+#include "listd/base/redis_text.h"
+#include "listd/base/scope_exit.h"
+#include "listd/script/sha1.h"
+#include "listd/server/errors.h"
+#include "listd/server/executor.h"
+#include "listd/server/persistence.h"
+#include "listd/server/script_runner.h"
+
+namespace listd::server {
+namespace {
+
+// The Lua heap cap: a runaway script gets "not enough memory" instead of growing the server
+// without bound, and below INT_MAX / 6 bytes lua-cjson 2.1.0's int-sized buffers cannot
+// overflow (the CVE-2022-24834 class), since every byte it encodes lives in this heap first.
+constexpr std::size_t kLuaHeapLimit = std::size_t{256} << 20;
+
+}  // namespace
+
+Scripting::Scripting(Executor& exec)
+    : exec_(exec), engine_(std::make_unique<script::LuaEngine>(kLuaHeapLimit)) {
+  script_client_.authenticated = true;
+  script_client_.addr = "lua";  // MONITOR's "[0 lua]"
+}
+
+Scripting::~Scripting() = default;
+
+std::size_t Scripting::lua_memory() const noexcept { return engine_->used_memory(); }
+
+std::string Scripting::load(std::string_view body, std::string& error) {
+  std::string sha = script::sha1_hex(body);
+  if (scripts_.count(sha)) return sha;
+  const script::Shebang shebang = script::parse_shebang(body);
+  if (!shebang.error.empty()) {
+    error = shebang.error;
+    return {};
+  }
+  error = engine_->compile(sha, body, shebang.length);
+  if (!error.empty()) return {};
+  scripts_bytes_ += sha.size() + body.size();
+  scripts_.emplace(sha, Script{std::string(body), shebang.flags});
+  return sha;
+}
+
+const Scripting::Script* Scripting::find(std::string_view sha) const {
+  if (sha.size() != 40) return nullptr;
+  const auto it = scripts_.find(base::to_lower(sha));
+  return it == scripts_.end() ? nullptr : &it->second;
+}
+
+void Scripting::flush() {
+  scripts_.clear();
+  scripts_bytes_ = 0;
+  engine_ = std::make_unique<script::LuaEngine>(kLuaHeapLimit);
+}
+
+std::string Scripting::refusal(const Script& s, bool read_only_command) const {
+  if (s.flags & script::kScriptCompatMode) return {};
+  if (!(s.flags & script::kScriptNoWrites)) {
+    if (exec_.persistence().refusing_writes())
+      return "MISCONF Redis is configured to save RDB snapshots, but it's currently unable to "
+             "persist to disk. Writable scripts are blocked. Use 'no-writes' flag for read only "
+             "scripts.";
+    if (read_only_command)
+      return "ERR Can not execute a script with write flag using *_ro command.";
+  }
+  return {};
+}
+
+void Scripting::run(Client& caller, std::string_view sha, const Script& s,
+                    std::span<const std::string_view> keys, std::span<const std::string_view> args,
+                    bool read_only_command) {
+  if (std::string why = refusal(s, read_only_command); !why.empty()) {
+    caller.reply().error(why);
+    return;
+  }
+  const bool no_writes =
+      !(s.flags & script::kScriptCompatMode) && (s.flags & script::kScriptNoWrites);
+  // The script's client starts in the caller's db, in RESP2, every run (prepareLuaClient).
+  script_client_.db = caller.db;
+  script_client_.resp = protocol::RespVersion::kResp2;
+  script_client_.out.clear();
+  ScriptRunner runner(exec_, script_client_, read_only_command || no_writes);
+  running_ = true;
+  exec_.freeze_time(true);  // lazy expiry and relative times see the run's start
+  base::ScopeExit end_run([&] {
+    exec_.freeze_time(false);
+    running_ = false;
+  });
+  // Keep the sha: a script may run SCRIPT-changing commands only through noscript refusals, so
+  // the cache entry `s` and `sha` stay valid for the run.
+  const std::string name(sha);
+  if (engine_->run(name, keys, args, runner, caller.reply())) exec_.error_already_counted();
+}
+
+}  // namespace listd::server
