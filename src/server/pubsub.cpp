@@ -177,6 +177,9 @@ void PubSub::leave_all(Client& c) {
 }
 
 void PubSub::deliver(Client& c, std::string_view frame, const Client* publisher) {
+  // A client over its output-buffer limit still counts as a receiver until it is closed at the
+  // end of the turn, but gets nothing more (Redis prepareClientToWrite refuses CLOSE_ASAP).
+  if (c.close_asap) return;
   const std::size_t begin = c.out.size();
   if (c.resp == protocol::RespVersion::kResp3) {
     c.out.push_back('>');

@@ -27,6 +27,7 @@
 #include "listd/server/clock.h"
 #include "listd/server/command_table.h"
 #include "listd/server/effect_stream.h"
+#include "listd/server/output_buffer_limits.h"
 #include "listd/server/pubsub.h"
 #include "listd/server/transaction.h"
 #include "listd/store/database.h"
@@ -87,8 +88,9 @@ class Executor {
   void tick();
   /// Monotonic ms of the next time tick() has work, or nullopt.
   std::optional<std::uint64_t> next_wakeup_ms() const;
-  /// Once a second (Redis serverCron): persistence housekeeping, and the clients idle past
-  /// config `timeout` at monotonic `now_ms`, which the transport closes.
+  /// Once a second (Redis serverCron): persistence housekeeping, and the clients the transport
+  /// closes now: those over their output-buffer limit, and those idle past config `timeout`
+  /// at monotonic `now_ms`.
   std::vector<Client*> cron(std::uint64_t now_ms);
   bool shutdown_requested() const noexcept { return shutdown_requested_; }
 
@@ -110,6 +112,8 @@ class Executor {
   const std::string& requirepass() const;
   void request_shutdown() noexcept { shutdown_requested_ = true; }
   PubSub& pubsub() noexcept { return pubsub_; }
+  /// client-output-buffer-limit enforcement (checked by ClientRegistry::queue_flush and cron).
+  OutputBufferGuard& output_buffer_guard() noexcept { return output_buffer_guard_; }
 
   /// Creates `key` in `db` and signals it ready for waiters (CommandContext::add_key).
   store::Entry* add_key(store::Database& db, std::string_view key, store::Value value);
@@ -149,6 +153,7 @@ class Executor {
   store::Keyspace keyspace_;
   CommandTable table_;
   ClientRegistry clients_;
+  OutputBufferGuard output_buffer_guard_{config_, clock_};
   BlockingService blocking_;
   Transaction transactions_;
   std::vector<CommandStats> command_stats_;  // by CommandSpec::slot
