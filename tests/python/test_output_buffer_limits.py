@@ -178,3 +178,79 @@ def test_memory_stays_bounded_through_a_100mb_flood(listd_factory):
     assert peak_growth < 64 * 2**20, f"peak RSS grew by {peak_growth >> 20} MB"
     assert after_growth < 64 * 2**20, f"RSS grew by {after_growth >> 20} MB"
     slow.close()
+
+
+def client_fields(r, name):
+    return next((c for c in r.client_list() if c["name"] == name), None)
+
+
+def test_client_list_reports_the_output_a_subscriber_holds(listd_factory):
+    # obl / oll / omem as Redis 7.0 defines them: the static reply buffer's bytes, the reply
+    # blocks queued after it and their size. Redis sizes blocks by its allocator (20504 bytes a
+    # 16 KB block), listd by the bytes held, so only the relations are compared.
+    srv = listd_factory()
+    r = redis.Redis(port=srv.port, socket_timeout=scaled(30), decode_responses=True)
+    slow = non_reading_subscriber(srv.port, b"held")
+    assert wait_until(lambda: numsub(r, "held") == 1)
+    pipe = r.pipeline(transaction=False)
+    published = 0
+    for _ in range(64):  # up to 16 MB, under the 32 MB limit; stops once a backlog shows
+        for _ in range(16):
+            pipe.publish("held", "h" * 16384)
+        pipe.execute()
+        published += 16 * 16384
+        info = client_fields(r, "slow")
+        if int(info["oll"]) >= 4:
+            break
+    assert info["flags"] == "P" and info["sub"] == "1"
+    obl, oll, omem = int(info["obl"]), int(info["oll"]), int(info["omem"])
+    assert oll >= 4, f"no backlog after {published} bytes: {info}"
+    assert 0 <= obl <= 16384  # Redis empties its static buffer first, then the blocks
+    assert (oll - 1) * 16384 < omem <= published
+    assert int(info["tot-mem"]) > omem
+    own = r.execute_command("CLIENT", "INFO")
+    assert " obl=0 oll=0 omem=0 " in own
+    slow.close()
+
+
+def test_client_kill_type_pubsub_kills_subscribers_only(listd_factory):
+    srv = listd_factory()
+    r = redis.Redis(port=srv.port, socket_timeout=scaled(30), decode_responses=True)
+    other = redis.Redis(port=srv.port, socket_timeout=scaled(30))
+    other.client_setname("other")
+    p = r.pubsub()
+    p.subscribe("k")
+    assert wait_until(lambda: numsub(r, "k") == 1)
+    p.psubscribe("k*")
+    assert wait_until(lambda: r.pubsub_numpat() == 1)
+    assert [c["name"] for c in r.client_list(_type="pubsub")] == [""]
+    assert r.client_kill_filter(_type="normal") == 1  # `other`; skipme spares this one
+    assert client_fields(r, "other") is None
+    assert numsub(r, "k") == 1
+    assert r.client_kill_filter(_type="pubsub") == 1
+    assert wait_until(lambda: numsub(r, "k") == 0 and r.pubsub_numpat() == 0)
+    assert r.client_list(_type="pubsub") == []
+    p.close()
+
+
+def test_monitor_shows_the_pubsub_commands(listd_factory):
+    srv = listd_factory()
+    with RawConn(srv.port) as mon, RawConn(srv.port) as sub, RawConn(srv.port) as pub:
+        assert mon.call("MONITOR") == b"+OK\r\n"
+        sub.call("SUBSCRIBE", "ch")
+        sub.call("PSUBSCRIBE", "c*")
+        sub.call("PING")
+        sub.call("SSUBSCRIBE", "s")
+        sub.call("UNSUBSCRIBE", "ch")
+        pub.call("PUBLISH", "ch", "hi there")
+        pub.call("SPUBLISH", "s", "m")
+        pub.call("PUBSUB", "NUMSUB", "ch")
+        sub.call("RESET")
+        lines = [mon.read_reply() for _ in range(9)]
+    # "+<unix time> [<db> <addr>] <args>": only the arguments are compared.
+    args = [ln.split(b"] ", 1)[1] for ln in lines]
+    assert args == [b'"SUBSCRIBE" "ch"\r\n', b'"PSUBSCRIBE" "c*"\r\n', b'"PING"\r\n',
+                    b'"SSUBSCRIBE" "s"\r\n', b'"UNSUBSCRIBE" "ch"\r\n',
+                    b'"PUBLISH" "ch" "hi there"\r\n', b'"SPUBLISH" "s" "m"\r\n',
+                    b'"PUBSUB" "NUMSUB" "ch"\r\n', b'"RESET"\r\n']
+    assert all(ln.startswith(b"+") and b" [0 127.0.0.1:" in ln for ln in lines)
