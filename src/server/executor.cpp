@@ -101,7 +101,11 @@ std::string Executor::rejection(const Client& c, std::span<const std::string_vie
   if (!c.authenticated && !(spec->flags & kNoAuth)) return std::string(kNoAuthErr);
   if (persistence_->refusing_writes() && (spec->flags & (kWrite | kDeniedOnDiskError)))
     return std::string(kMisconfRdbErr);
-  return subscribed_mode_rejection(c, *spec);  // RESP2 subscribed mode: pubsub.cpp
+  // RESP2 subscribed mode: only the commands flagged for it (RESP3 may mix in anything).
+  if (c.resp == protocol::RespVersion::kResp2 && c.pubsub.subscribed() &&
+      !(spec->flags & kAllowedWhenSubscribed))
+    return subscribed_mode_error(spec->full_name);
+  return {};
 }
 
 void Executor::execute(Client& c, std::span<const std::string_view> argv) {

@@ -6,7 +6,6 @@
 #include "listd/base/glob.h"
 #include "listd/protocol/reply_writer.h"
 #include "listd/server/client.h"
-#include "listd/server/command_table.h"
 
 namespace listd::server {
 namespace {
@@ -217,19 +216,6 @@ std::size_t PubSub::subscriber_count(std::string_view channel, ChannelScope scop
 }
 
 // ---- hooks for the executor -------------------------------------------------------------
-
-std::string subscribed_mode_rejection(const Client& c, const CommandSpec& spec) {
-  if (c.resp != protocol::RespVersion::kResp2 || !c.pubsub.subscribed()) return {};
-  static constexpr std::string_view kAllowed[] = {"ping",         "subscribe",    "ssubscribe",
-                                                  "unsubscribe",  "sunsubscribe", "psubscribe",
-                                                  "punsubscribe", "quit",         "reset"};
-  if (!spec.parent &&
-      std::find(std::begin(kAllowed), std::end(kAllowed), spec.name) != std::end(kAllowed))
-    return {};
-  return "ERR Can't execute '" + spec.full_name +
-         "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this "
-         "context";
-}
 
 void drop_reply_keep_pushes(Client& c, std::size_t from, bool nested) {
   auto& pushes = c.pubsub.silenced_pushes;
