@@ -197,6 +197,7 @@ void Executor::tick() {
 std::vector<Client*> Executor::cron(std::uint64_t now_ms) {
   persistence_->cron();  // BGSAVE / rewrite children, save points, automatic AOF rewrite
   std::vector<Client*> to_close;
+  output_buffer_guard_.begin_cron();
   clients_.for_each([&](Client& c) {
     if (output_buffer_guard_.check_in_cron(c)) to_close.push_back(&c);
   });

@@ -65,7 +65,7 @@ bool OutputBufferGuard::check_after_output(Client& c) {
   return true;
 }
 
-bool OutputBufferGuard::check_in_cron(Client& c) {
+void OutputBufferGuard::begin_cron() {
   // Redis clientsCronTrackExpansiveClients: per-second slots, the oldest cleared as time moves.
   const std::uint64_t now_s = clock_.monotonic_ms() / 1000;
   for (std::uint64_t s = peak_second_ + 1; s <= now_s && s <= peak_second_ + kPeakSlots; ++s) {
@@ -73,7 +73,10 @@ bool OutputBufferGuard::check_in_cron(Client& c) {
     peak_output_[s % kPeakSlots] = 0;
   }
   peak_second_ = std::max(peak_second_, now_s);
-  const std::size_t slot = now_s % kPeakSlots;
+}
+
+bool OutputBufferGuard::check_in_cron(Client& c) {
+  const std::size_t slot = (clock_.monotonic_ms() / 1000) % kPeakSlots;
   const std::size_t in = c.transport ? c.transport->query_buffer_bytes() : 0;
   peak_input_[slot] = std::max(peak_input_[slot], in);
   peak_output_[slot] = std::max(peak_output_[slot], output_memory(c).list_bytes);

@@ -66,8 +66,11 @@ class OutputBufferGuard {
   /// Output was added to `c`: true when it just went over its limit (it is then marked
   /// close_asap, logged "scheduled to be closed ASAP" and counted).
   bool check_after_output(Client& c);
-  /// The once-a-second pass over every client (Redis clientsCron): records the recent peaks
-  /// and returns true when `c` is over its limit (marked, logged "closed" and counted).
+  /// Starts the once-a-second pass (Redis clientsCron): the peak slots of the seconds that
+  /// passed since the last pass are cleared, so an old peak is forgotten after 8 s.
+  void begin_cron();
+  /// The pass over one client: records its input and output in this second's peak slot and
+  /// returns true when `c` is over its limit (marked, logged "closed" and counted).
   bool check_in_cron(Client& c);
 
   /// INFO client_recent_max_input_buffer / _output_buffer: the largest seen in the last 8 s.

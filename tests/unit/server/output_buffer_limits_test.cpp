@@ -106,8 +106,20 @@ std::vector<std::pair<std::string, std::string>> limits(const std::string& value
   return {{"client-output-buffer-limit", value}};
 }
 
+// The guard's warnings, captured.
+std::vector<std::string>& capture_log(TestServer& t) {
+  static std::vector<std::string> lines;
+  lines.clear();
+  t.exec().output_buffer_guard().set_logger([](listd::config::LogLevel level, std::string_view m) {
+    EXPECT_EQ(level, listd::config::LogLevel::kWarning);
+    lines.emplace_back(m);
+  });
+  return lines;
+}
+
 TEST(OutputBufferGuard, HardLimitSchedulesTheSubscriberAndSparesEveryoneElse) {
   TestServer t(limits("pubsub 64kb 0 0"));
+  const std::vector<std::string>& log = capture_log(t);
   Client& slow = t.client();
   Client& fast = t.client();
   Client& pub = t.client();
@@ -128,6 +140,12 @@ TEST(OutputBufferGuard, HardLimitSchedulesTheSubscriberAndSparesEveryoneElse) {
   EXPECT_EQ(closing, std::vector<Client*>{&slow});
   EXPECT_EQ(fast_bytes, 10 * (msg.size() + 35));  // the frame: *3 $7 message $2 ch $10000
   EXPECT_EQ(t.exec().output_buffer_guard().disconnections(), 1u);
+  ASSERT_EQ(log.size(), 1u);  // Redis' line, the client described before it was marked
+  EXPECT_EQ(log[0].rfind("Client id=" + std::to_string(slow.id) + " addr=127.0.0.1:40000 ", 0), 0u);
+  EXPECT_NE(log[0].find(" flags=P db=0 sub=1 "), std::string::npos);
+  EXPECT_NE(log[0].find(" cmd=subscribe "), std::string::npos);
+  EXPECT_TRUE(
+      log[0].ends_with(" scheduled to be closed ASAP for overcoming of output buffer limits."));
   const std::string info = t.run(pub, {"INFO", "stats"});
   EXPECT_NE(info.find("client_output_buffer_limit_disconnections:1\r\n"), std::string::npos);
 }
@@ -177,6 +195,7 @@ TEST(OutputBufferGuard, SoftLimitResetsWhenTheClientCatchesUp) {
 
 TEST(OutputBufferGuard, CronClosesASubscriberStuckOverTheSoftLimit) {
   TestServer t(limits("pubsub 0 32kb 1"));
+  const std::vector<std::string>& log = capture_log(t);
   Client& slow = t.client();
   Client& pub = t.client();
   t.run(slow, {"SUBSCRIBE", "ch"});
@@ -187,9 +206,16 @@ TEST(OutputBufferGuard, CronClosesASubscriberStuckOverTheSoftLimit) {
   const std::vector<Client*> closed = t.exec().cron(t.clock().monotonic_ms());
   EXPECT_EQ(closed, std::vector<Client*>{&slow});  // no new output needed, as clientsCron
   EXPECT_TRUE(slow.close_asap);
+  ASSERT_EQ(log.size(), 1u);
+  EXPECT_TRUE(log[0].ends_with(" closed for overcoming of output buffer limits."));
   const std::string info = t.run(pub, {"INFO", "clients"});
   EXPECT_NE(info.find("client_recent_max_output_buffer:" +
                       std::to_string(output_memory(slow).list_bytes) + "\r\n"),
+            std::string::npos);
+  t.disconnect(slow);
+  t.advance_ms(8000);  // eight more passes: the peak is forgotten
+  t.exec().cron(t.clock().monotonic_ms());
+  EXPECT_NE(t.run(pub, {"INFO", "clients"}).find("client_recent_max_output_buffer:0\r\n"),
             std::string::npos);
 }
 
