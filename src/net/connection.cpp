@@ -170,7 +170,7 @@ void Connection::on_write(const asio::error_code& ec) {
 }
 
 void Connection::flush_for_shutdown() {
-  if (closed_ || !client_) return;
+  if (closed_ || !client_ || client_->close_asap) return;  // over its limit: never written
   server_.executor().persistence().flush_turn();
   asio::error_code ec;
   socket_.non_blocking(false, ec);
