@@ -86,6 +86,7 @@ int main(int argc, char** argv) {
   server::SystemClock clock;
   server::Executor executor(config, clock);
   executor.persistence().set_logger(&log_persistence);
+  executor.output_buffer_guard().set_logger(&log_persistence);
   // Data first (AOF in manifest order with appendonly yes, else dump.rdb), then the port.
   if (!executor.persistence().load_at_startup(error)) {
     spdlog::warn("{}", error);

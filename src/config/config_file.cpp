@@ -202,14 +202,16 @@ std::string rewrite_config_content(std::string_view old_content, const Config& c
   for (RewriteEntry& entry : config.rewrite_entries()) {
     const std::string name(entry.name);
     processed.push_back(name);
-    for (std::string& line : entry.lines) {
+    for (std::size_t i = 0; i < entry.lines.size(); ++i) {
+      std::string& line = entry.lines[i];
+      const bool force = entry.line_force.empty() ? entry.force : entry.line_force[i];
       auto it = option_lines.find(name);
       if (it != option_lines.end()) {
         // Reuse the option's first remaining line in place.
         lines[it->second.front()] = std::move(line);
         it->second.erase(it->second.begin());
         if (it->second.empty()) option_lines.erase(it);
-      } else if (entry.force) {
+      } else if (force) {
         if (needs_signature) {
           lines.emplace_back(kRewriteSignature);
           needs_signature = false;

@@ -400,6 +400,9 @@ const std::vector<OptionSpec>& table() {
       enumeration<&S::enable_protected_configs>("enable-protected-configs", kOptionImmutable,
                                                 kProtectedActions,
                                                 static_cast<int>(ProtectedAction::kNo)),
+      special(
+          "client-output-buffer-limit", kOptionMultiArg,
+          {&set_output_buffer_limits, &get_output_buffer_limits, &rewrite_output_buffer_limits}),
   };
   return kTable;
 }
@@ -460,6 +463,8 @@ std::string get_numeric(const NumericSpec& n, OptionType type, const ServerSetti
   return std::to_string(v);
 }
 
+}  // namespace
+
 // Redis rewriteConfigFormatMemory.
 std::string format_memory_for_file(long long bytes) {
   constexpr long long kKb = 1024;
@@ -469,6 +474,8 @@ std::string format_memory_for_file(long long bytes) {
   if (bytes != 0 && bytes % kKb == 0) return fmt::format("{}kb", bytes / kKb);
   return std::to_string(bytes);
 }
+
+namespace {
 
 std::string_view enum_name(const EnumSpec& e, int value) {
   for (const EnumValue& v : e.values) {

@@ -65,6 +65,15 @@ struct OptionSpec {
   std::variant<BoolSpec, NumericSpec, EnumSpec, StringSpec, SpecialSpec> impl;
 };
 
+// ---- Special codecs with a file of their own ---------------------------------------------
+
+/// client-output-buffer-limit (output_buffer_limit_option.cpp).
+bool set_output_buffer_limits(ServerSettings& s, Args args, bool from_file, std::string& err);
+std::string get_output_buffer_limits(const ServerSettings& s);
+RewriteEntry rewrite_output_buffer_limits(const ServerSettings& s);
+/// Redis rewriteConfigFormatMemory: 1gb, 64mb, 16kb or plain bytes.
+std::string format_memory_for_file(long long bytes);
+
 /// The table, in CONFIG GET / REWRITE order.
 const std::vector<OptionSpec>& table();
 

@@ -83,7 +83,7 @@ void Connection::on_read(const asio::error_code& ec, std::size_t n) {
     return;
   }
   server_.schedule_flush();
-  if (closed_ || client_->close_after_reply) return;
+  if (closed_ || client_->closing()) return;
   // A short read drained the socket; if it produced a reply, the client is waiting for it before
   // it sends more (request/response): read again after the reply is out, not before.
   const bool drained = in_end_ < in_.size();
@@ -97,7 +97,7 @@ void Connection::process_input() {
   server::Executor& exec = server_.executor();
   parser_.set_limits(server_.parser_limits());
   exec.begin_batch();
-  while (!closed_ && !client_->blocked() && !client_->close_after_reply && in_begin_ < in_end_) {
+  while (!closed_ && !client_->blocked() && !client_->closing() && in_begin_ < in_end_) {
     const std::string_view buf(in_.data() + in_begin_, in_end_ - in_begin_);
     parser_.set_auth_required(!client_->authenticated);  // Redis authRequired(), per request
     const protocol::ParseStatus status = parser_.parse(buf);
@@ -124,12 +124,11 @@ void Connection::protocol_error(std::string_view message) {
   server_.executor().clients().queue_flush(*client_);
 }
 
-std::size_t Connection::pending_output_bytes() const {
-  return writing_.size() + (client_ ? client_->out.size() : 0);
-}
+std::size_t Connection::pending_output_bytes() const { return writing_.size(); }
 
 void Connection::flush() {
-  if (closed_) return;
+  // Over its output-buffer limit: closed at the end of the turn, its output never written.
+  if (closed_ || client_->close_asap) return;
   // Never a reply before its AOF bytes (a completed async write may flush output produced
   // after the last finish_turn); a no-op when nothing is pending.
   server_.executor().persistence().flush_turn();
@@ -171,7 +170,7 @@ void Connection::on_write(const asio::error_code& ec) {
 }
 
 void Connection::flush_for_shutdown() {
-  if (closed_ || !client_) return;
+  if (closed_ || !client_ || client_->close_asap) return;  // over its limit: never written
   server_.executor().persistence().flush_turn();
   asio::error_code ec;
   socket_.non_blocking(false, ec);

@@ -119,6 +119,7 @@ void Server::finish_turn() {
   // The acknowledgement point: this turn's AOF bytes are written (and fsynced for
   // appendfsync always) before any reply of the turn reaches a socket (Persistence).
   exec_.persistence().flush_turn();
+  close_over_limit_clients();
   close_killed_clients();
   write_replies();
   if (exec_.clients().has_resume()) schedule_flush();
@@ -138,6 +139,12 @@ void Server::resume_unblocked_clients() {
     for (server::Client* c : clients.take_resume_list())
       if (c->transport) c->transport->resume();
   }
+}
+
+void Server::close_over_limit_clients() {
+  // Over an output-buffer limit: closed without writing what they hold (Redis freeClientAsync).
+  for (server::Client* c : exec_.clients().take_close_asap_list())
+    if (c->transport) c->transport->close();
 }
 
 void Server::close_killed_clients() {
@@ -196,7 +203,7 @@ void Server::run_cron() {
   cron_.async_wait([this](const asio::error_code& ec) {
     if (ec || stopping_) return;
     for (server::Client* c : exec_.cron(exec_.clock().monotonic_ms())) {
-      spdlog::debug("Closing idle client");
+      if (!c->close_asap) spdlog::debug("Closing idle client");  // the executor logged the other
       c->transport->close();
     }
     // A timer that fired late or a wakeup that moved earlier gets re-armed here too.

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "listd/base/redis_text.h"
+#include "listd/server/output_buffer_limits.h"
 
 namespace listd::server {
 namespace {
@@ -39,6 +40,7 @@ void ClientRegistry::destroy(Client& c) {
   erase_value(flush_list_, &c);
   erase_value(resume_list_, &c);
   erase_value(kill_list_, &c);
+  erase_value(close_asap_list_, &c);
   erase_value(monitors_, &c);
   clients_.erase(c.id);
 }
@@ -49,6 +51,7 @@ Client* ClientRegistry::find(std::uint64_t id) noexcept {
 }
 
 void ClientRegistry::queue_flush(Client& c) {
+  if (guard_ && guard_->check_after_output(c)) schedule_close_asap(c);
   if (c.queued_for_flush) return;
   c.queued_for_flush = true;
   flush_list_.push_back(&c);
@@ -79,6 +82,18 @@ std::vector<Client*> ClientRegistry::take_kill_list() {
   return out;
 }
 
+void ClientRegistry::schedule_close_asap(Client& c) {
+  c.close_asap = true;
+  if (std::find(close_asap_list_.begin(), close_asap_list_.end(), &c) == close_asap_list_.end())
+    close_asap_list_.push_back(&c);
+}
+
+std::vector<Client*> ClientRegistry::take_close_asap_list() {
+  std::vector<Client*> out;
+  out.swap(close_asap_list_);
+  return out;
+}
+
 void ClientRegistry::add_monitor(Client& c) {
   if (c.monitor) return;
   c.monitor = true;
@@ -89,7 +104,7 @@ void ClientRegistry::feed_monitors(const Client& c, std::int64_t unix_us,
                                    std::span<const std::string_view> argv) {
   const std::string line = format_monitor_line(c, unix_us, argv);
   for (Client* m : monitors_) {
-    if (m == &c) continue;
+    if (m == &c || m->close_asap) continue;
     m->out += line;
     queue_flush(*m);
   }

@@ -42,6 +42,7 @@ Executor::Executor(config::Config& config, Clock& clock)
     notify(config::kNotifyExpired, "expired", key, db.index());
   });
   command_stats_.resize(table_.by_slot().size());
+  clients_.set_output_guard(&output_buffer_guard_);
   persistence_ = std::make_unique<Persistence>(*this);
   effects_.subscribe(*persistence_);
   scripting_ = std::make_unique<Scripting>(*this);
@@ -103,7 +104,11 @@ std::string Executor::rejection(const Client& c, std::span<const std::string_vie
   if (!c.authenticated && !(spec->flags & kNoAuth)) return std::string(kNoAuthErr);
   if (persistence_->refusing_writes() && (spec->flags & (kWrite | kDeniedOnDiskError)))
     return std::string(kMisconfRdbErr);
-  return subscribed_mode_rejection(c, *spec);  // RESP2 subscribed mode: pubsub.cpp
+  // RESP2 subscribed mode: only the commands flagged for it (RESP3 may mix in anything).
+  if (c.resp == protocol::RespVersion::kResp2 && c.pubsub.subscribed() &&
+      !(spec->flags & kAllowedWhenSubscribed))
+    return subscribed_mode_error(spec->full_name);
+  return {};
 }
 
 void Executor::execute(Client& c, std::span<const std::string_view> argv) {
@@ -199,9 +204,16 @@ void Executor::tick() {
 
 std::vector<Client*> Executor::cron(std::uint64_t now_ms) {
   persistence_->cron();  // BGSAVE / rewrite children, save points, automatic AOF rewrite
+  std::vector<Client*> to_close;
+  output_buffer_guard_.begin_cron();
+  clients_.for_each([&](Client& c) {
+    if (output_buffer_guard_.check_in_cron(c)) to_close.push_back(&c);
+  });
   const long long idle_limit_s = config_.settings().timeout;
-  if (idle_limit_s <= 0) return {};
-  return clients_.idle_clients(now_ms, static_cast<std::uint64_t>(idle_limit_s) * 1000);
+  if (idle_limit_s <= 0) return to_close;
+  for (Client* c : clients_.idle_clients(now_ms, static_cast<std::uint64_t>(idle_limit_s) * 1000))
+    if (!c->close_asap) to_close.push_back(c);
+  return to_close;
 }
 
 // Active expiry: a bounded number of deadline-ordered deletions, round robin over dbs.
@@ -268,6 +280,7 @@ bool Executor::replay(Client& c, std::span<const std::string_view> argv, std::st
 
 void Executor::reset_stats() {
   std::fill(command_stats_.begin(), command_stats_.end(), CommandStats{});
+  output_buffer_guard_.reset_stats();
   const auto keep_start = stats_.start_ms;
   const auto keep_unix = stats_.start_unix_ms;
   const auto keep_dirty = stats_.dirty;

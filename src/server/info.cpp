@@ -56,6 +56,10 @@ void section_clients(Executor& exec, std::string& out) {
   out += "# Clients\r\n";
   out += fmt::format("connected_clients:{}\r\n", exec.clients().count());
   out += fmt::format("maxclients:{}\r\n", exec.config().settings().maxclients);
+  out += fmt::format("client_recent_max_input_buffer:{}\r\n",
+                     exec.output_buffer_guard().recent_max_input());
+  out += fmt::format("client_recent_max_output_buffer:{}\r\n",
+                     exec.output_buffer_guard().recent_max_output());
   out += fmt::format("blocked_clients:{}\r\n", exec.blocking().waiters().blocked_count());
   out += "tracking_clients:0\r\n";
   out += "clients_in_timeout_table:0\r\n";
@@ -110,6 +114,9 @@ void section_stats(Executor& exec, std::string& out) {
                      ps.channel_count(ChannelScope::kGlobal), ps.pattern_count(),
                      ps.channel_count(ChannelScope::kShard));
   out += fmt::format("total_error_replies:{}\r\n", s.total_error_replies);
+  // A later Redis' field (listd extension, docs/COMPATIBILITY.md).
+  out += fmt::format("client_output_buffer_limit_disconnections:{}\r\n",
+                     exec.output_buffer_guard().disconnections());
 }
 
 void section_replication(Executor&, std::string& out) {

@@ -6,7 +6,6 @@
 #include "listd/base/glob.h"
 #include "listd/protocol/reply_writer.h"
 #include "listd/server/client.h"
-#include "listd/server/command_table.h"
 
 namespace listd::server {
 namespace {
@@ -177,6 +176,9 @@ void PubSub::leave_all(Client& c) {
 }
 
 void PubSub::deliver(Client& c, std::string_view frame, const Client* publisher) {
+  // A client over its output-buffer limit still counts as a receiver until it is closed at the
+  // end of the turn, but gets nothing more (Redis prepareClientToWrite refuses CLOSE_ASAP).
+  if (c.close_asap) return;
   const std::size_t begin = c.out.size();
   if (c.resp == protocol::RespVersion::kResp3) {
     c.out.push_back('>');
@@ -214,19 +216,6 @@ std::size_t PubSub::subscriber_count(std::string_view channel, ChannelScope scop
 }
 
 // ---- hooks for the executor -------------------------------------------------------------
-
-std::string subscribed_mode_rejection(const Client& c, const CommandSpec& spec) {
-  if (c.resp != protocol::RespVersion::kResp2 || !c.pubsub.subscribed()) return {};
-  static constexpr std::string_view kAllowed[] = {"ping",         "subscribe",    "ssubscribe",
-                                                  "unsubscribe",  "sunsubscribe", "psubscribe",
-                                                  "punsubscribe", "quit",         "reset"};
-  if (!spec.parent &&
-      std::find(std::begin(kAllowed), std::end(kAllowed), spec.name) != std::end(kAllowed))
-    return {};
-  return "ERR Can't execute '" + spec.full_name +
-         "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this "
-         "context";
-}
 
 void drop_reply_keep_pushes(Client& c, std::size_t from, bool nested) {
   auto& pushes = c.pubsub.silenced_pushes;

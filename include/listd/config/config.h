@@ -9,6 +9,7 @@
 // the reference returned by settings() stays valid for the Config's lifetime.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <functional>
 #include <optional>
@@ -44,6 +45,27 @@ struct SavePoint {
   int changes = 0;
   bool operator==(const SavePoint&) const = default;
 };
+
+/// client-output-buffer-limit classes (Redis CLIENT_TYPE_NORMAL, _SLAVE, _PUBSUB; the master
+/// class exists in Redis but cannot be configured). The values index
+/// ServerSettings::client_obuf_limits.
+enum class ClientClass { kNormal = 0, kReplica = 1, kPubsub = 2 };
+inline constexpr std::size_t kClientClassCount = 3;
+
+/// One class of client-output-buffer-limit: 0 bytes disables that limit.
+struct OutputBufferLimit {
+  unsigned long long hard_bytes = 0;
+  unsigned long long soft_bytes = 0;
+  long long soft_seconds = 0;
+  bool operator==(const OutputBufferLimit&) const = default;
+};
+
+/// Redis 7.0's defaults: normal 0 0 0, replica 256mb 64mb 60, pubsub 32mb 8mb 60.
+inline constexpr std::array<OutputBufferLimit, kClientClassCount> kDefaultOutputBufferLimits{{
+    {0, 0, 0},
+    {256ULL << 20, 64ULL << 20, 60},
+    {32ULL << 20, 8ULL << 20, 60},
+}};
 
 /// notify-keyspace-events classes, as bits of ServerSettings::notify_keyspace_events (Redis'
 /// NOTIFY_* values).
@@ -110,6 +132,7 @@ struct ServerSettings {
   int notify_keyspace_events = 0;  // kNotify* bits
   bool lazyfree_lazy_user_del = false;
   ProtectedAction enable_protected_configs = ProtectedAction::kNo;
+  std::array<OutputBufferLimit, kClientClassCount> client_obuf_limits = kDefaultOutputBufferLimits;
 
   bool operator==(const ServerSettings&) const = default;
 };
@@ -138,6 +161,9 @@ struct RewriteEntry {
   std::string_view name;           // primary name
   std::vector<std::string> lines;  // empty: remove the option's lines from the file
   bool force = false;              // append even if the file does not mention the option
+  /// Per-line `force` when not empty (one per line): Redis rewrites some multi-line options
+  /// (client-output-buffer-limit) line by line, appending only the non-default lines.
+  std::vector<bool> line_force = {};
 };
 
 /// CONFIG REWRITE's reply when the server was started without a config file.

@@ -65,6 +65,7 @@ class Server {
   // finish_turn() and its steps, in the order it runs them.
   void finish_turn();
   void resume_unblocked_clients();
+  void close_over_limit_clients();
   void close_killed_clients();
   void write_replies();
   void start_deferred_reads();

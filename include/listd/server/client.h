@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,7 +26,8 @@ class ClientTransport {
   virtual bool peer_gone() = 0;
   /// Bytes buffered but not yet parsed (CLIENT LIST qbuf).
   virtual std::size_t query_buffer_bytes() const = 0;
-  /// Bytes of output not yet written to the socket (CLIENT LIST omem).
+  /// Bytes flush() took from Client::out and has not yet written to the socket (with
+  /// Client::out, the output the limits count: output_buffer_limits.h).
   virtual std::size_t pending_output_bytes() const = 0;
 
   // The end of a loop turn (net::Server::finish_turn) drives the client through these.
@@ -64,6 +66,8 @@ struct Client {
 
   protocol::ReplyWriter reply() noexcept { return protocol::ReplyWriter(out, resp); }
   bool blocked() const noexcept { return waiter.blocked(); }
+  /// No more requests are run for this client (it is closed once its turn ends).
+  bool closing() const noexcept { return close_after_reply || close_asap; }
 
   std::uint64_t id;
   std::string addr;   ///< "ip:port" of the peer
@@ -76,6 +80,11 @@ struct Client {
   protocol::RespVersion resp = protocol::RespVersion::kResp2;
   bool authenticated = false;
   bool close_after_reply = false;  ///< QUIT, protocol error, CLIENT KILL: close once flushed
+  /// Over its output-buffer limit (output_buffer_limits.h): gets no more output, runs no more
+  /// commands, and is closed at the end of the turn without its output being written.
+  bool close_asap = false;
+  /// When the output first reached the soft limit (whole monotonic seconds); empty while under.
+  std::optional<std::uint64_t> obuf_soft_limit_since_s;
   bool monitor = false;
   ReplyMode reply_mode = ReplyMode::kOn;
   bool no_evict = false;

@@ -19,6 +19,8 @@
 
 namespace listd::server {
 
+class OutputBufferGuard;
+
 /// One MONITOR line for `argv` run by `client` at `unix_us`, in Redis' format:
 /// +<sec>.<usec> [<db> <addr>] "arg" "arg"\r\n (arguments escaped as sdscatrepr does).
 std::string format_monitor_line(const Client& client, std::int64_t unix_us,
@@ -42,7 +44,10 @@ class ClientRegistry {
     for (auto& [id, c] : clients_) f(*c);
   }
 
-  /// Marks output for flushing; handlers writing to *another* client must call it.
+  /// Output-buffer limits are checked each time output is queued (null: never).
+  void set_output_guard(OutputBufferGuard* guard) noexcept { guard_ = guard; }
+  /// Marks output for flushing; handlers writing to *another* client must call it. A client
+  /// that this output puts over its output-buffer limit goes to the close-ASAP list instead.
   void queue_flush(Client& client);
   /// Clients that received output since the last call (each listed once).
   std::vector<Client*> take_flush_list();
@@ -53,6 +58,10 @@ class ClientRegistry {
   /// CLIENT KILL: the transport closes `client` once its output is written.
   void request_kill(Client& client);
   std::vector<Client*> take_kill_list();
+  /// Clients over their output-buffer limit (Client::close_asap): the transport closes them
+  /// without writing their output (Redis freeClientAsync).
+  void schedule_close_asap(Client& client);
+  std::vector<Client*> take_close_asap_list();
 
   /// MONITOR: `client` receives every command executed from now on.
   void add_monitor(Client& client);
@@ -71,6 +80,8 @@ class ClientRegistry {
   std::vector<Client*> flush_list_;
   std::vector<Client*> resume_list_;
   std::vector<Client*> kill_list_;
+  std::vector<Client*> close_asap_list_;
+  OutputBufferGuard* guard_ = nullptr;
   std::vector<Client*> monitors_;
 };
 

@@ -52,6 +52,9 @@ enum CommandFlag : std::uint32_t {
   /// Internal: refused with the writes while a failed BGSAVE stops writes (MISCONF): PING, as
   /// Redis' processCommand tests for pingCommand.
   kDeniedOnDiskError = 1u << 28,
+  /// Internal: may run in RESP2 subscribed mode ((P|S)SUBSCRIBE, (P|S)UNSUBSCRIBE, PING, QUIT,
+  /// RESET), as Redis' processCommand lists them; Executor::rejection refuses the others.
+  kAllowedWhenSubscribed = 1u << 29,
 };
 
 /// Where the keys are in argv, Redis' (first, last, step) convention; last < 0 counts from the

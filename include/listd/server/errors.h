@@ -50,6 +50,15 @@ inline constexpr std::string_view kClientNameErr =
 inline constexpr std::string_view kNoSuchClientErr = "ERR No such client";
 inline constexpr std::string_view kOverflowErr = "ERR increment or decrement would overflow";
 
+/// Redis processCommand's refusal in RESP2 subscribed mode.
+inline std::string subscribed_mode_error(std::string_view full_name) {
+  std::string e = "ERR Can't execute '";
+  e.append(full_name);
+  e +=
+      "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context";
+  return e;
+}
+
 /// Redis addReplyErrorArity: "ERR wrong number of arguments for '<full name>' command".
 inline std::string arity_error(std::string_view full_name) {
   std::string e = "ERR wrong number of arguments for '";

@@ -28,6 +28,7 @@
 #include "listd/server/command_table.h"
 #include "listd/server/effect_stream.h"
 #include "listd/server/keyspace_events.h"
+#include "listd/server/output_buffer_limits.h"
 #include "listd/server/pubsub.h"
 #include "listd/server/transaction.h"
 #include "listd/store/database.h"
@@ -89,8 +90,9 @@ class Executor {
   void tick();
   /// Monotonic ms of the next time tick() has work, or nullopt.
   std::optional<std::uint64_t> next_wakeup_ms() const;
-  /// Once a second (Redis serverCron): persistence housekeeping, and the clients idle past
-  /// config `timeout` at monotonic `now_ms`, which the transport closes.
+  /// Once a second (Redis serverCron): persistence housekeeping, and the clients the transport
+  /// closes now: those over their output-buffer limit, and those idle past config `timeout`
+  /// at monotonic `now_ms`.
   std::vector<Client*> cron(std::uint64_t now_ms);
   bool shutdown_requested() const noexcept { return shutdown_requested_; }
 
@@ -126,6 +128,8 @@ class Executor {
   /// The running command's error reply repeats an error already counted in INFO's
   /// total_error_replies (a script re-raising redis.call's error): count it once.
   void error_already_counted() noexcept { error_counted_ = true; }
+  /// client-output-buffer-limit enforcement (checked by ClientRegistry::queue_flush and cron).
+  OutputBufferGuard& output_buffer_guard() noexcept { return output_buffer_guard_; }
 
   /// Creates `key` in `db` and signals it ready for waiters (CommandContext::add_key).
   store::Entry* add_key(store::Database& db, std::string_view key, store::Value value);
@@ -166,6 +170,7 @@ class Executor {
   store::Keyspace keyspace_;
   CommandTable table_;
   ClientRegistry clients_;
+  OutputBufferGuard output_buffer_guard_{config_, clock_};
   BlockingService blocking_;
   Transaction transactions_;
   std::vector<CommandStats> command_stats_;  // by CommandSpec::slot

@@ -26,7 +26,6 @@
 namespace listd::server {
 
 struct Client;
-struct CommandSpec;
 
 /// Names in insertion order with O(1) membership (a client's channels or patterns).
 class OrderedNames {
@@ -149,10 +148,6 @@ class PubSub {
       pattern_index_;
   std::function<void(Client&)> queue_flush_;
 };
-
-/// The RESP2 subscribed-mode check (Redis processCommand): the error for `spec`, or "" when the
-/// command may run.
-std::string subscribed_mode_rejection(const Client& c, const CommandSpec& spec);
 
 /// CLIENT REPLY OFF|SKIP dropped a command's reply: cuts Client::out back to `from`, keeping the
 /// push frames written since (they are never silenced). `nested` inside EXEC, whose own

@@ -3,47 +3,38 @@
 #include <fmt/format.h>
 
 #include "listd/base/number.h"
+#include "listd/server/client_info.h"
 #include "listd/server/command_context.h"
 #include "listd/server/command_table.h"
 #include "listd/server/errors.h"
 #include "listd/server/executor.h"
+#include "listd/server/output_buffer_limits.h"
 #include "listd/server/text.h"
 
 namespace listd::server {
 namespace {
 
-std::string client_flags(const Client& c) {
-  std::string f;
-  if (c.monitor) f += 'O';
-  if (c.pubsub.subscribed()) f += 'P';
-  if (c.in_multi) f += 'x';
-  if (c.blocked()) f += 'b';
-  if (c.close_after_reply) f += 'c';
-  if (c.watch_dirty) f += 'd';
-  if (c.no_evict) f += 'e';
-  if (c.no_touch) f += 'T';
-  if (f.empty()) f = "N";
-  return f;
+// Redis getClientTypeByName for CLIENT LIST / KILL TYPE: the class, or `none` for the
+// classes listd has no clients of (master, replica until replication). False if unknown.
+bool parse_client_type(std::string_view name, std::optional<config::ClientClass>& type,
+                       bool& none) {
+  none = false;
+  if (base::iequals(name, "normal")) {
+    type = config::ClientClass::kNormal;
+  } else if (base::iequals(name, "pubsub")) {
+    type = config::ClientClass::kPubsub;
+  } else if (base::iequals(name, "master") || base::iequals(name, "replica") ||
+             base::iequals(name, "slave")) {
+    type = config::ClientClass::kReplica;
+    none = true;
+  } else {
+    return false;
+  }
+  return true;
 }
 
-/// One CLIENT LIST / CLIENT INFO line, Redis 7.0 fields (plus 7.2's lib-name/lib-ver).
 std::string client_info_line(Executor& exec, const Client& c) {
-  const std::uint64_t now = exec.clock().monotonic_ms();
-  const std::size_t qbuf = c.transport ? c.transport->query_buffer_bytes() : 0;
-  const std::size_t omem = c.transport ? c.transport->pending_output_bytes() : c.out.size();
-  std::size_t multi_mem = 0;
-  for (const auto& q : c.queued)
-    for (const auto& a : q) multi_mem += a.size();
-  return fmt::format(
-      "id={} addr={} laddr={} fd={} name={} age={} idle={} flags={} db={} sub={} psub={} ssub={} "
-      "multi={} qbuf={} qbuf-free={} argv-mem=0 multi-mem={} rbs=16384 rbp=0 obl=0 oll=0 "
-      "omem={} tot-mem={} events=r cmd={} user=default redir=-1 resp={} lib-name={} lib-ver={}\n",
-      c.id, c.addr, c.laddr, c.fd, c.name, (now - c.created_ms) / 1000,
-      (now - c.last_interaction_ms) / 1000, client_flags(c), c.db, c.pubsub.channels.size(),
-      c.pubsub.patterns.size(), c.pubsub.shard_channels.size(),
-      c.in_multi ? static_cast<long long>(c.queued.size()) : -1LL, qbuf,
-      qbuf > 16384 ? 0 : 16384 - qbuf, multi_mem, omem, qbuf + omem + multi_mem + 16384,
-      c.last_command, static_cast<int>(c.resp), c.lib_name, c.lib_ver);
+  return client_info_string(c, exec.clock().monotonic_ms()) + "\n";
 }
 
 // CLIENT ID
@@ -74,20 +65,12 @@ void cmd_client_list(CommandContext& ctx) {
   Executor& exec = ctx.exec();
   std::vector<std::uint64_t> ids;
   bool only_none = false;
-  std::optional<bool> subscribed;  // TYPE normal / pubsub (Redis getClientType)
+  std::optional<config::ClientClass> type;  // Redis getClientType
   for (std::size_t i = 2; i < ctx.argc(); ++i) {
     if (base::iequals(ctx.arg(i), "type") && i + 1 < ctx.argc()) {
-      const std::string_view type = ctx.arg(++i);
-      if (base::iequals(type, "normal") || base::iequals(type, "pubsub")) {
-        subscribed = base::iequals(type, "pubsub");
-        continue;
-      }
-      if (base::iequals(type, "master") || base::iequals(type, "replica") ||
-          base::iequals(type, "slave")) {
-        only_none = true;
-        continue;
-      }
-      ctx.reply().error("ERR Unknown client type '" + std::string(until_nul(type)) + "'");
+      const std::string_view name = ctx.arg(++i);
+      if (parse_client_type(name, type, only_none)) continue;
+      ctx.reply().error("ERR Unknown client type '" + std::string(until_nul(name)) + "'");
       return;
     }
     if (base::iequals(ctx.arg(i), "id") && i + 1 < ctx.argc()) {
@@ -112,7 +95,7 @@ void cmd_client_list(CommandContext& ctx) {
   for (const Client* c : rows) {
     if (only_none) break;
     if (!ids.empty() && std::find(ids.begin(), ids.end(), c->id) == ids.end()) continue;
-    if (subscribed && c->pubsub.subscribed() != *subscribed) continue;
+    if (type && client_class(*c) != *type) continue;
     text += client_info_line(exec, *c);
   }
   ctx.reply().verbatim(text);
@@ -149,7 +132,8 @@ void cmd_client_kill(CommandContext& ctx) {
   std::optional<std::uint64_t> id;
   std::optional<std::string_view> addr, laddr, user;
   bool skipme = true;
-  bool type_matches_none = false;  // master/replica/pubsub: listd has no such clients
+  std::optional<config::ClientClass> type;
+  bool type_matches_none = false;  // master / replica: listd has no such clients
   std::optional<long long> maxage;
   for (std::size_t i = 2; i < ctx.argc(); i += 2) {
     const std::string_view opt = ctx.arg(i), val = ctx.arg(i + 1);
@@ -167,13 +151,10 @@ void cmd_client_kill(CommandContext& ctx) {
     } else if (base::iequals(opt, "user")) {
       user = val;
     } else if (base::iequals(opt, "type")) {
-      if (!base::iequals(val, "normal") && !base::iequals(val, "master") &&
-          !base::iequals(val, "replica") && !base::iequals(val, "slave") &&
-          !base::iequals(val, "pubsub")) {
+      if (!parse_client_type(val, type, type_matches_none)) {
         ctx.reply().error("ERR Unknown client type '" + std::string(until_nul(val)) + "'");
         return;
       }
-      if (!base::iequals(val, "normal")) type_matches_none = true;
     } else if (base::iequals(opt, "skipme")) {
       if (base::iequals(val, "yes"))
         skipme = true;
@@ -197,7 +178,7 @@ void cmd_client_kill(CommandContext& ctx) {
   const std::uint64_t now = exec.clock().monotonic_ms();
   std::vector<Client*> victims;
   exec.clients().for_each([&](Client& c) {
-    if (type_matches_none) return;
+    if (type_matches_none || (type && client_class(c) != *type)) return;
     if (id && c.id != *id) return;
     if (addr && c.addr != *addr) return;
     if (laddr && c.laddr != *laddr) return;

@@ -170,10 +170,12 @@ void cmd_reset(CommandContext& ctx) {
 
 void register_connection_commands(CommandTable& table) {
   CommandFamily t = table.family("connection");
-  t.add("ping", -1, kFast | kSentinel | kDeniedOnDiskError, kNoKeys, &cmd_ping, "1.0.0",
-        "Ping the server");
+  t.add("ping", -1, kFast | kSentinel | kDeniedOnDiskError | kAllowedWhenSubscribed, kNoKeys,
+        &cmd_ping, "1.0.0", "Ping the server");
   t.add("echo", 2, kFast, kNoKeys, &cmd_echo, "1.0.0", "Echo the given string");
-  t.add("quit", -1, kNoScript | kAllowBusy | kNoAuth | kLoading | kStale | kFast | kNotQueued,
+  t.add("quit", -1,
+        kNoScript | kAllowBusy | kNoAuth | kLoading | kStale | kFast | kNotQueued |
+            kAllowedWhenSubscribed,
         kNoKeys, &cmd_quit, "1.0.0", "Close the connection");
   t.add("select", 2, kLoading | kStale | kFast, kNoKeys, &cmd_select, "1.0.0",
         "Change the selected database for the current connection");
@@ -181,7 +183,9 @@ void register_connection_commands(CommandTable& table) {
         kNoKeys, &cmd_auth, "1.0.0", "Authenticate to the server");
   t.add("hello", -1, kNoScript | kLoading | kStale | kFast | kNoAuth | kSentinel | kAllowBusy,
         kNoKeys, &cmd_hello, "6.0.0", "Handshake with Redis");
-  t.add("reset", 1, kNoScript | kLoading | kStale | kFast | kNoAuth | kAllowBusy | kNotQueued,
+  t.add("reset", 1,
+        kNoScript | kLoading | kStale | kFast | kNoAuth | kAllowBusy | kNotQueued |
+            kAllowedWhenSubscribed,
         kNoKeys, &cmd_reset, "6.2.0", "Reset the connection");
 }
 

@@ -144,7 +144,7 @@ void cmd_pubsub_help(CommandContext& ctx) {
 
 void register_pubsub_commands(CommandTable& table) {
   CommandFamily t = table.family("pubsub");
-  const std::uint32_t subscriber = kPubsub | kNoScript | kLoading | kStale;
+  const std::uint32_t subscriber = kPubsub | kNoScript | kLoading | kStale | kAllowedWhenSubscribed;
   const std::uint32_t publisher = kPubsub | kLoading | kStale | kFast;
   // Shard channels are declared as keys (cluster slot routing) flagged not_key.
   const KeySpec all_channels{1, -1, 1, 0, true};

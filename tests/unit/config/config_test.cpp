@@ -100,6 +100,8 @@ TEST(ConfigTest, EveryOptionHasItsDefault) {
       {"notify-keyspace-events", ""},
       {"lazyfree-lazy-user-del", "no"},
       {"enable-protected-configs", "no"},
+      {"client-output-buffer-limit",
+       "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60"},
   };
   EXPECT_EQ(all_values(cfg), expected);
 }

@@ -1,0 +1,43 @@
+#include "listd/server/client_info.h"
+
+#include <fmt/format.h>
+
+#include "listd/server/client.h"
+#include "listd/server/output_buffer_limits.h"
+
+namespace listd::server {
+
+std::string client_flags(const Client& c) {
+  std::string f;
+  if (c.monitor) f += 'O';
+  if (c.pubsub.subscribed()) f += 'P';
+  if (c.in_multi) f += 'x';
+  if (c.blocked()) f += 'b';
+  if (c.watch_dirty) f += 'd';
+  if (c.close_after_reply) f += 'c';
+  if (c.close_asap) f += 'A';
+  if (c.no_evict) f += 'e';
+  if (c.no_touch) f += 'T';
+  return f.empty() ? std::string("N") : f;
+}
+
+std::string client_info_string(const Client& c, std::uint64_t now_ms) {
+  const std::size_t qbuf = c.transport ? c.transport->query_buffer_bytes() : 0;
+  const OutputMemory out = output_memory(c);
+  std::size_t multi_mem = 0;
+  for (const auto& q : c.queued)
+    for (const auto& a : q) multi_mem += a.size();
+  return fmt::format(
+      "id={} addr={} laddr={} fd={} name={} age={} idle={} flags={} db={} sub={} psub={} ssub={} "
+      "multi={} qbuf={} qbuf-free={} argv-mem=0 multi-mem={} rbs={} rbp=0 obl={} oll={} "
+      "omem={} tot-mem={} events=r cmd={} user=default redir=-1 resp={} lib-name={} lib-ver={}",
+      c.id, c.addr, c.laddr, c.fd, c.name, (now_ms - c.created_ms) / 1000,
+      (now_ms - c.last_interaction_ms) / 1000, client_flags(c), c.db, c.pubsub.channels.size(),
+      c.pubsub.patterns.size(), c.pubsub.shard_channels.size(),
+      c.in_multi ? static_cast<long long>(c.queued.size()) : -1LL, qbuf,
+      qbuf > 16384 ? 0 : 16384 - qbuf, multi_mem, kReplyChunkBytes, out.buffer_bytes, out.blocks,
+      out.list_bytes, qbuf + out.list_bytes + multi_mem + 16384, c.last_command,
+      static_cast<int>(c.resp), c.lib_name, c.lib_ver);
+}
+
+}  // namespace listd::server
