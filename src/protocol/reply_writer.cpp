@@ -63,7 +63,7 @@ void ReplyWriter::bulk(std::string_view bytes) {
   if (bytes.size() <= kInlineBulk) {
     char buf[kHeaderRoom + kInlineBulk + 2];
     char* end = encode_header(buf, '$', static_cast<long long>(bytes.size()));
-    std::memcpy(end, bytes.data(), bytes.size());
+    if (!bytes.empty()) std::memcpy(end, bytes.data(), bytes.size());  // data() may be null
     end += bytes.size();
     *end++ = '\r';
     *end++ = '\n';

@@ -68,6 +68,8 @@ TEST(ReplyWriter, BulksOfEverySizeAroundTheInlineBoundary) {
     const std::string one = "$" + std::to_string(n) + "\r\n" + payload + "\r\n";
     EXPECT_EQ(out, "prefix" + one + one) << n;
   }
+  EXPECT_EQ(encode(RespVersion::kResp2, [](ReplyWriter& w) { w.bulk(std::string_view()); }),
+            "$0\r\n\r\n");  // a null data() pointer: UBSan checks the copy is skipped
   EXPECT_EQ(encode(RespVersion::kResp2, [](ReplyWriter& w) { w.array_header(1234567); }),
             "*1234567\r\n");
   EXPECT_EQ(encode(RespVersion::kResp2, [](ReplyWriter& w) { w.integer(9223372036854775807LL); }),
