@@ -21,10 +21,13 @@ def test_send_shutdown_command_stops_a_listening_worker(server, processes):
     worker = processes.start("rq-worker", [sys.executable, "/usr/bin/rq", "worker", "--url", url,
                                            "--name", "w1", "default"])
 
+    # Subscribed, and idle: RQ subscribes before it installs its signal handlers, and a shutdown
+    # command in between is a bare SIGINT ("Aborted!", status 1). It goes idle after them.
     def listening():
         names = [w.name for w in Worker.all(connection=conn)]
         subscribers = dict(conn.pubsub_numsub("rq:pubsub:w1"))
-        return names == ["w1"] and subscribers.get(b"rq:pubsub:w1") == 1
+        idle = conn.hget("rq:worker:w1", "state") == b"idle"
+        return names == ["w1"] and subscribers.get(b"rq:pubsub:w1") == 1 and idle
 
     assert wait_until(listening, 60), processes.logs()
 
