@@ -16,12 +16,16 @@
 #include <vector>
 
 #include "support/hiredis_ptr.h"
+#include "support/logged_server.h"
 #include "support/server_process.h"
 
+using listd::testing::blocked_clients;
 using listd::testing::command;
 using listd::testing::ContextPtr;
+using listd::testing::LoggedServer;
 using listd::testing::ReplyPtr;
 using listd::testing::ServerProcess;
+using listd::testing::wait_blocked;
 using Args = std::vector<std::string>;
 
 namespace {
@@ -32,87 +36,6 @@ void send_only(redisContext* c, const Args& args) {
   int done = 0;
   while (!done) ASSERT_EQ(redisBufferWrite(c, &done), REDIS_OK);
 }
-
-long long blocked_clients(redisContext* c) {
-  ReplyPtr r = command(c, {"INFO", "clients"});
-  const std::string info(r->str, r->len);
-  const auto at = info.find("blocked_clients:");
-  return at == std::string::npos ? -1 : std::atoll(info.c_str() + at + 16);
-}
-
-void wait_blocked(redisContext* c, long long n) {
-  for (int i = 0; i < 2000; ++i) {
-    if (blocked_clients(c) == n) return;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  FAIL() << "blocked_clients never reached " << n;
-}
-
-/// Commands of an AOF file, each as its argv.
-std::vector<Args> parse_aof(const std::string& bytes) {
-  std::vector<Args> out;
-  std::size_t p = 0;
-  auto number = [&](char lead) {
-    EXPECT_EQ(bytes.at(p), lead) << "at offset " << p;
-    const std::size_t nl = bytes.find("\r\n", p);
-    const long long n = std::atoll(bytes.substr(p + 1, nl - p - 1).c_str());
-    p = nl + 2;
-    return static_cast<std::size_t>(n);
-  };
-  while (p < bytes.size()) {
-    const std::size_t argc = number('*');
-    Args a;
-    for (std::size_t i = 0; i < argc; ++i) {
-      const std::size_t len = number('$');
-      a.push_back(bytes.substr(p, len));
-      p += len + 2;
-    }
-    out.push_back(std::move(a));
-  }
-  return out;
-}
-
-std::string read_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-/// A server with appendonly yes in its own directory; `effects()` reads its incr file.
-struct LoggedServer {
-  explicit LoggedServer(bool redis) : dir(make_dir(redis)) {
-    const Args args{"--dir", dir.string(), "--appendonly", "yes", "--appendfsync", "always"};
-    server.emplace(redis ? ServerProcess::start_redis(args) : ServerProcess::start_listd(args));
-    conn.reset(server->connect());
-    waiter.reset(server->connect());
-  }
-  ~LoggedServer() {
-    conn.reset();
-    waiter.reset();
-    if (server) {
-      EXPECT_EQ(server->stop(), 0);
-    }
-    std::filesystem::remove_all(dir);
-  }
-  std::vector<Args> effects() const {
-    return parse_aof(read_file(dir / "appendonlydir" / "appendonly.aof.1.incr.aof"));
-  }
-  static std::filesystem::path make_dir(bool redis) {
-    static int n = 0;
-    auto d = std::filesystem::temp_directory_path() /
-             ("listd_effects_" + std::to_string(::getpid()) + "_" + std::to_string(n++) +
-              (redis ? "_redis" : "_listd"));
-    std::filesystem::remove_all(d);
-    std::filesystem::create_directories(d);
-    return d;
-  }
-
-  std::filesystem::path dir;
-  std::optional<ServerProcess> server;
-  ContextPtr conn;
-  ContextPtr waiter;
-};
 
 /// The script: every command whose effect is not its argv, in the shapes whose outcome does
 /// not depend on randomness or on when a key expires, plus waiters served by a later push.
@@ -185,7 +108,7 @@ void run_script(LoggedServer& s) {
   };
   for (const auto& [block, push] : served) {
     send_only(w, block);
-    wait_blocked(c, 1);
+    ASSERT_TRUE(wait_blocked(c, 1)) << "blocked_clients never reached 1";
     ReplyPtr r = command(c, push);
     ASSERT_TRUE(r && r->type == REDIS_REPLY_INTEGER) << push[0];
     void* reply = nullptr;

@@ -1,6 +1,7 @@
 // A listd or redis-server with appendonly yes (appendfsync always) in its own temporary
 // directory, and the commands of its incr AOF file, for tests that compare effects with
-// Redis' own (script_effects_test.cpp). Waiters are ordered by polling INFO blocked_clients.
+// Redis' own (effects_test.cpp, script_effects_test.cpp). Waiters are ordered by polling INFO
+// blocked_clients.
 #pragma once
 
 #include <gtest/gtest.h>
