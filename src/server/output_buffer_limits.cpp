@@ -59,7 +59,7 @@ void OutputBufferGuard::close_asap(Client& c, bool from_cron) {
                                "limits.");
 }
 
-bool OutputBufferGuard::check_after_output(Client& c) {
+bool OutputBufferGuard::check_limited_after_output(Client& c) {
   if (!reached(c)) return false;
   close_asap(c, false);
   return true;

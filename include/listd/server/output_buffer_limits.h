@@ -20,6 +20,7 @@
 #include <optional>
 
 #include "listd/config/config.h"
+#include "listd/server/client.h"
 #include "listd/server/clock.h"
 #include "listd/server/persistence_log.h"
 
@@ -65,7 +66,15 @@ class OutputBufferGuard {
 
   /// Output was added to `c`: true when it just went over its limit (it is then marked
   /// close_asap, logged "scheduled to be closed ASAP" and counted).
-  bool check_after_output(Client& c);
+  /// Inline: it runs after every reply, and a client whose class has no limit (normal's
+  /// default) must cost a load and two compares, not a call into the transport.
+  bool check_after_output(Client& c) {
+    const auto& limits = config_.settings().client_obuf_limits;
+    const config::OutputBufferLimit& limit = limits[static_cast<int>(
+        c.pubsub.subscribed() ? config::ClientClass::kPubsub : config::ClientClass::kNormal)];
+    if (limit.hard_bytes == 0 && limit.soft_bytes == 0) return false;
+    return check_limited_after_output(c);
+  }
   /// Starts the once-a-second pass (Redis clientsCron): the peak slots of the seconds that
   /// passed since the last pass are cleared, so an old peak is forgotten after 8 s.
   void begin_cron();
@@ -82,6 +91,7 @@ class OutputBufferGuard {
 
  private:
   static constexpr std::size_t kPeakSlots = 8;  // Redis CLIENTS_PEAK_MEM_USAGE_SLOTS
+  bool check_limited_after_output(Client& c);
   bool reached(Client& c);
   void close_asap(Client& c, bool from_cron);
 
