@@ -37,6 +37,13 @@
 namespace listd::testing {
 namespace {
 
+// A short TTL, and a DEBUG SLEEP that outlasts it. Not 1 ms: Redis 7.0's PEXPIRE reads the clock
+// twice (the deadline from one mstime(), checkAlreadyExpired against a later one), so a server
+// stalled for a millisecond between them deletes the key at once and publishes `del` instead
+// of `expire` (seen under load). A 25 ms stall inside one command is not a thing to wait for.
+constexpr const char* kShortTtlMs = "25";
+constexpr const char* kPastShortTtl = "0.05";  // seconds: twice the TTL
+
 using Args = std::vector<std::string>;
 
 enum class Mode {
@@ -377,12 +384,12 @@ std::vector<Script> generic_scripts() {
       // server, so no active cycle can run between), by a read and by a write.
       {Mode::kPlain,
        {{"SET", "lz", "v"},
-        {"PEXPIRE", "lz", "1"},
-        {"DEBUG", "SLEEP", "0.01"},
+        {"PEXPIRE", "lz", kShortTtlMs},
+        {"DEBUG", "SLEEP", kPastShortTtl},
         {"GET", "lz"},
         {"RPUSH", "le", "a"},
-        {"PEXPIRE", "le", "1"},
-        {"DEBUG", "SLEEP", "0.01"},
+        {"PEXPIRE", "le", kShortTtlMs},
+        {"DEBUG", "SLEEP", kPastShortTtl},
         {"LPUSH", "le", "b"},
         {"SET", "past", "v", "PXAT", "1"},
         {"EXISTS", "past"}}},
@@ -394,8 +401,8 @@ std::vector<Script> generic_scripts() {
         {"SET", "sc2", "v"},
         {"SCAN", "0", "COUNT", "100"},
         {"RPUSH", "sc3", "a"},
-        {"PEXPIRE", "sc3", "1"},
-        {"DEBUG", "SLEEP", "0.01"},
+        {"PEXPIRE", "sc3", kShortTtlMs},
+        {"DEBUG", "SLEEP", kPastShortTtl},
         {"SCAN", "0", "TYPE", "list", "COUNT", "100"},
         {"SET", "sc4", "v", "PXAT", "1"},
         {"SCAN", "0", "TYPE", "string", "COUNT", "100"},
@@ -405,8 +412,9 @@ std::vector<Script> generic_scripts() {
         {"SELECT", "0"}}},
       // Active expiry in its own db, waited for by polling DBSIZE there; one key at a time, as
       // Redis' cycle picks keys in no fixed order.
-      {Mode::kActiveExpiry, {{"SELECT", "9"}, {"SET", "ax", "v"}, {"PEXPIRE", "ax", "1"}}},
-      {Mode::kActiveExpiry, {{"SELECT", "9"}, {"HSET", "ah", "f", "v"}, {"PEXPIRE", "ah", "1"}}},
+      {Mode::kActiveExpiry, {{"SELECT", "9"}, {"SET", "ax", "v"}, {"PEXPIRE", "ax", kShortTtlMs}}},
+      {Mode::kActiveExpiry,
+       {{"SELECT", "9"}, {"HSET", "ah", "f", "v"}, {"PEXPIRE", "ah", kShortTtlMs}}},
   };
 }
 
