@@ -9,12 +9,23 @@
 
 namespace listd::base {
 
-bool parse_long_double(std::string_view s, long double& out) noexcept {
-  char buf[5 * 1024 + 1];
-  if (s.empty() || s.size() >= sizeof buf) return false;
+namespace {
+
+// Redis' string2ld/string2d input rules before strtold/strtod: not empty, shorter than their
+// 5 KB buffer, no leading space; copied NUL-terminated into `buf` for the C parser.
+constexpr std::size_t kNumberBuffer = 5 * 1024 + 1;
+bool terminated_copy(std::string_view s, char (&buf)[kNumberBuffer]) noexcept {
+  if (s.empty() || s.size() >= kNumberBuffer) return false;
   std::memcpy(buf, s.data(), s.size());
   buf[s.size()] = '\0';
-  if (std::isspace(static_cast<unsigned char>(buf[0]))) return false;
+  return !std::isspace(static_cast<unsigned char>(buf[0]));
+}
+
+}  // namespace
+
+bool parse_long_double(std::string_view s, long double& out) noexcept {
+  char buf[kNumberBuffer];
+  if (!terminated_copy(s, buf)) return false;
   errno = 0;
   char* end = nullptr;
   const long double v = std::strtold(buf, &end);
@@ -26,11 +37,8 @@ bool parse_long_double(std::string_view s, long double& out) noexcept {
 }
 
 bool parse_double(std::string_view s, double& out) noexcept {
-  char buf[5 * 1024 + 1];
-  if (s.empty() || s.size() >= sizeof buf) return false;
-  std::memcpy(buf, s.data(), s.size());
-  buf[s.size()] = '\0';
-  if (std::isspace(static_cast<unsigned char>(buf[0]))) return false;
+  char buf[kNumberBuffer];
+  if (!terminated_copy(s, buf)) return false;
   errno = 0;
   char* end = nullptr;
   const double v = std::strtod(buf, &end);
