@@ -34,7 +34,7 @@ foreach(module redis_cli redis_cli_interactive redis_benchmark redis_cli_pubsub)
 endforeach()
 
 # The job-queue frameworks (tests/frameworks): their real worker processes, default settings.
-foreach(module celery rq)
+foreach(module celery rq sidekiq)
   listd_pytest(frameworks.${module} frameworks $<TARGET_FILE:listd> listd test_${module}.py)
 endforeach()
 
