@@ -17,6 +17,13 @@ for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 
+# Node and npm for the Node frameworks' tests (tests/frameworks/node): Debian's nodejs and npm,
+# unless a node and npm are already on the PATH (e.g. NodeSource's nodejs, which ships npm and
+# conflicts with Debian's npm package).
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+  missing+=(nodejs npm)
+fi
+
 if ((${#missing[@]})); then
   echo "Installing missing packages: ${missing[*]}"
   SUDO=""
