@@ -9,7 +9,7 @@ packages=(
   liblua5.1-0-dev lua-cjson-dev lua-bitop-dev
   redis-server redis-tools python3 python3-redis python3-pytest
   procps util-linux tmux fiu-utils clang-format
-  python3-celery python3-rq ruby-sidekiq ruby-redis valgrind
+  python3-celery python3-rq python3-limits ruby-sidekiq ruby-redis valgrind
 )
 
 missing=()

@@ -34,7 +34,7 @@ foreach(module redis_cli redis_cli_interactive redis_benchmark redis_cli_pubsub)
 endforeach()
 
 # The job-queue frameworks (tests/frameworks): their real worker processes, default settings.
-foreach(module celery rq sidekiq bull bee_queue)
+foreach(module celery rq sidekiq bull bee_queue limits)
   listd_pytest(frameworks.${module} frameworks $<TARGET_FILE:listd> listd test_${module}.py)
 endforeach()
 # Bull and bee-queue come from the npm registry (tests/frameworks/node/package-lock.json), installed
