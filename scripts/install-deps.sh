@@ -9,13 +9,20 @@ packages=(
   liblua5.1-0-dev lua-cjson-dev lua-bitop-dev
   redis-server redis-tools python3 python3-redis python3-pytest
   procps util-linux tmux fiu-utils clang-format
-  python3-celery python3-rq valgrind
+  python3-celery python3-rq python3-limits ruby-sidekiq ruby-redis valgrind
 )
 
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+
+# Node and npm for the Node frameworks' tests (tests/frameworks/node): Debian's nodejs and npm,
+# unless a node and npm are already on the PATH (e.g. NodeSource's nodejs, which ships npm and
+# conflicts with Debian's npm package).
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+  missing+=(nodejs npm)
+fi
 
 if ((${#missing[@]})); then
   echo "Installing missing packages: ${missing[*]}"

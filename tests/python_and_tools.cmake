@@ -34,11 +34,20 @@ foreach(module redis_cli redis_cli_interactive redis_benchmark redis_cli_pubsub)
 endforeach()
 
 # The job-queue frameworks (tests/frameworks): their real worker processes, default settings.
-foreach(module celery rq)
+foreach(module celery rq sidekiq bull bee_queue limits)
   listd_pytest(frameworks.${module} frameworks $<TARGET_FILE:listd> listd test_${module}.py)
 endforeach()
+# Bull and bee-queue come from the npm registry (tests/frameworks/node/package-lock.json), installed
+# into this build tree by the set-up entry frameworks.node_modules (skipped when already there).
+set(_frameworks_node ${CMAKE_BINARY_DIR}/frameworks-node)
+add_test(NAME frameworks.node_modules
+         COMMAND ${CMAKE_CURRENT_LIST_DIR}/frameworks/node/install-node-modules.sh ${_frameworks_node})
+set_tests_properties(frameworks.node_modules PROPERTIES FIXTURES_SETUP frameworks_node TIMEOUT 600)
 
 set(_redis_as_listd ${_listd_pylib}/redis-server-as-listd)
 listd_pytest(python.against_redis python ${_redis_as_listd} redis -k "not setinfo")
 listd_pytest(tools.against_redis tools ${_redis_as_listd} redis)
 listd_pytest(frameworks.against_redis frameworks ${_redis_as_listd} redis)
+set_tests_properties(frameworks.bull frameworks.bee_queue frameworks.against_redis PROPERTIES
+                     FIXTURES_REQUIRED frameworks_node
+                     ENVIRONMENT FRAMEWORKS_NODE_MODULES=${_frameworks_node}/node_modules)

@@ -2,8 +2,10 @@
 the framework processes run against it with their default settings.
 
 Run:  LISTD_BINARY=build/listd /usr/bin/python3 -m pytest tests/frameworks
+(test_bull.py and test_bee_queue.py also need FRAMEWORKS_NODE_MODULES: see node_app.py).
 Each framework's own worker processes are started with /usr/bin/python3 (Debian's, which has
-python3-celery and python3-rq); their output goes to a log file shown when a test fails.
+python3-celery and python3-rq), `sidekiq` (Debian's ruby-sidekiq) or `node`; their output goes
+to a log file shown when a test fails.
 """
 
 import os
@@ -25,14 +27,25 @@ from listd_testing.pytest_hooks import pytest_sessionfinish  # noqa: E402,F401
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-@pytest.fixture
-def server():
-    """A fresh listd per test: framework state (registries, queues) never leaks between tests."""
+def _serve():
     srv = ListdServer().start()
     yield srv
     status = srv.stop()
     srv.close()
     assert status == 0, f"listd exited with status {status} on SIGTERM"
+
+
+@pytest.fixture
+def server():
+    """A fresh listd per test: framework state (registries, queues) never leaks between tests."""
+    yield from _serve()
+
+
+@pytest.fixture(scope="module")
+def module_server():
+    """One listd for a whole test file, for frameworks whose worker processes the file's checks
+    share (started once: their start-up is the slow part)."""
+    yield from _serve()
 
 
 @pytest.fixture
@@ -50,14 +63,14 @@ class Processes:
         self.tmp_path = tmp_path
         self.procs = []  # (name, Popen, log path)
 
-    def start(self, name, argv, env=None):
+    def start(self, name, argv, env=None, cwd=HERE):
         log_path = self.tmp_path / f"{name}.log"
         full_env = dict(os.environ, PYTHONPATH=HERE + os.pathsep + os.environ.get("PYTHONPATH", ""),
                         PYTHONDONTWRITEBYTECODE="1")
         full_env.update(env or {})
         with open(log_path, "wb") as log:
             proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT,
-                                    stdin=subprocess.DEVNULL, cwd=HERE, env=full_env,
+                                    stdin=subprocess.DEVNULL, cwd=cwd, env=full_env,
                                     start_new_session=True)
         self.procs.append((name, proc, log_path))
         return proc
@@ -79,6 +92,14 @@ class Processes:
             except subprocess.TimeoutExpired:
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
+
+
+@pytest.fixture(scope="module")
+def module_processes(tmp_path_factory):
+    """Processes shared by a whole test file (see module_server)."""
+    procs = Processes(tmp_path_factory.mktemp("processes"))
+    yield procs
+    procs.stop_all()
 
 
 @pytest.fixture
