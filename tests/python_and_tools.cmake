@@ -34,8 +34,10 @@ foreach(module redis_cli redis_cli_interactive redis_benchmark redis_cli_pubsub)
 endforeach()
 
 # The job-queue frameworks (tests/frameworks): their real worker processes, default settings.
+# Labelled sanitizer_pass: scripts/run-tests.sh runs them against the ASan listd only.
 foreach(module celery rq sidekiq bull bee_queue limits)
   listd_pytest(frameworks.${module} frameworks $<TARGET_FILE:listd> listd test_${module}.py)
+  set_tests_properties(frameworks.${module} PROPERTIES LABELS sanitizer_pass)
 endforeach()
 # Bull and bee-queue come from the npm registry (tests/frameworks/node/package-lock.json), installed
 # into this build tree by the set-up entry frameworks.node_modules (skipped when already there).
