@@ -275,6 +275,28 @@ std::vector<Script> string_scripts() {
         {"SETRANGE", "sr", "0", "z"},
         {"SETRANGE", "sr", "0", ""},
         {"SETRANGE", "nosr", "0", ""}}},
+      // Bitmaps: setbit only when a bit changed or the string grew; BITOP's set or del
+      {Mode::kSelf,
+       {{"SETBIT", "b", "7", "1"},
+        {"SETBIT", "b", "7", "1"},
+        {"SETBIT", "b", "3", "0"},
+        {"SETBIT", "b", "20", "0"},
+        {"GETBIT", "b", "7"},
+        {"GETBIT", "nob", "7"},
+        {"BITCOUNT", "b"},
+        {"BITCOUNT", "nob", "0", "1"},
+        {"BITPOS", "b", "1"},
+        {"BITPOS", "nob", "0"},
+        {"BITOP", "OR", "d", "b", "nob"},
+        {"BITOP", "AND", "d", "nob"},
+        {"BITOP", "AND", "d", "nob"},
+        {"BITFIELD", "f", "SET", "u8", "0", "1", "GET", "u8", "0"},
+        {"BITFIELD", "f", "SET", "u8", "0", "1"},
+        {"BITFIELD", "f", "OVERFLOW", "FAIL", "INCRBY", "u2", "0", "9"},
+        {"BITFIELD", "g", "OVERFLOW", "FAIL", "INCRBY", "u2", "0", "9"},
+        {"BITFIELD", "nob", "GET", "u8", "0"},
+        {"BITFIELD_RO", "f", "GET", "u8", "0"},
+        {"BITFIELD_RO", "nob", "GET", "u8", "0"}}},
   };
 }
 
