@@ -372,6 +372,7 @@ std::vector<Script> generic_scripts() {
         {"LCS", "nokey", "nokey2"},
         {"ZSCORE", "nokey", "a"},
         {"ZCARD", "nokey"},
+        {"ZINTERCARD", "2", "nokey", "nokey2", "LIMIT", "1"},
         {"ZRANGE", "nokey", "0", "-1"},
         {"ZRANK", "nokey", "a"},
         {"EXPIRETIME", "nokey"},

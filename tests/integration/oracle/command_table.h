@@ -571,6 +571,15 @@ const std::vector<CommandDef>& command_table() {
        }},
       {"SETRANGE", "string", 2, true, [](Rng& r, TtlSource&, Generated& g) {
          g.args = {strkey(r), setrange_offset(r), r.chance(10) ? std::string() : element(r)}; }},
+      {"ZINTERCARD", "zset", 1, true, [](Rng& r, TtlSource&, Generated& g) {
+         const long long n = r.range(1, 3);
+         g.args.push_back(numkeys(r, n));
+         for (long long i = 0; i < n; ++i) g.args.push_back(r.chance(20) ? skey(r) : zkey(r));
+         if (r.chance(40)) {
+           g.args.push_back(r.chance(90) ? "LIMIT" : "limit");
+           g.args.push_back(integer(r, -1, 4));
+         }
+       }},
   };
   return kCommands;
 }
