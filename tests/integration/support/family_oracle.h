@@ -3,11 +3,15 @@
 // byte. The first mismatch fails the test with the seed, the step, the command and both
 // replies. Used by the per-family oracle tests (bitmap_oracle_test.cpp, ...); the big mixed
 // oracle is oracle/oracle_test.cpp.
+//   FAMILY_ORACLE_SEED=42 FAMILY_ORACLE_STEPS=100000 integration_tests
+//   --gtest_filter='BitmapOracle*'
+// replays one seed, or runs longer.
 #pragma once
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <functional>
 #include <random>
 #include <string>
@@ -38,9 +42,12 @@ inline bool reply_has_data(const std::string& r) {
 /// Runs `steps` generated commands per seed (FLUSHALL between seeds) against both servers, and
 /// fails if fewer than `min_data_percent` of the replies carried data (a generator that only
 /// makes errors proves nothing).
-inline void run_family_oracle(const std::vector<std::uint64_t>& seeds, int steps,
+inline void run_family_oracle(std::vector<std::uint64_t> seeds, int steps,
                               const std::function<OracleGenerator()>& make_generator,
                               int min_data_percent = 40) {
+  if (const char* seed = std::getenv("FAMILY_ORACLE_SEED"); seed && *seed)
+    seeds = {std::strtoull(seed, nullptr, 10)};
+  if (const char* n = std::getenv("FAMILY_ORACLE_STEPS"); n && *n) steps = std::atoi(n);
   long long total = 0, with_data = 0;
   ServerProcess listd = ServerProcess::start_listd();
   ServerProcess redis = ServerProcess::start_redis();
