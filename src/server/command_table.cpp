@@ -109,6 +109,7 @@ CommandTable CommandTable::with_all_commands() {
   register_list_commands(table);
   register_blocking_commands(table);
   register_string_commands(table);
+  register_bitmap_commands(table);
   register_hash_commands(table);
   register_set_commands(table);
   register_zset_commands(table);

@@ -76,6 +76,21 @@ CompactString CompactString::clone() const {
   return CompactString(view(), form() == StringForm::kEncoded ? StringForm::kUnshared : form());
 }
 
+char* CompactString::edit_raw(std::size_t min_size) {
+  const std::size_t old_size = size();
+  if (min_size > old_size) {
+    if (min_size > UINT32_MAX) throw std::length_error("string too long");
+    char* p = static_cast<char*>(std::realloc(block(), sizeof(std::uint32_t) + min_size));
+    if (!p) throw std::bad_alloc();
+    std::memset(p + sizeof(std::uint32_t) + old_size, 0, min_size - old_size);
+    const auto len = static_cast<std::uint32_t>(min_size);
+    std::memcpy(p, &len, sizeof len);
+    bits_ = reinterpret_cast<std::uintptr_t>(p);
+  }
+  bits_ = (bits_ & ~kFormMask) | static_cast<std::uintptr_t>(StringForm::kRaw);
+  return block() ? block() + sizeof(std::uint32_t) : nullptr;
+}
+
 std::size_t CompactString::memory_usage() const noexcept {
   return block() ? malloc_usable_size(block()) : 0;
 }

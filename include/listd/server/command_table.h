@@ -170,6 +170,7 @@ void register_expire_commands(CommandTable& table);
 void register_list_commands(CommandTable& table);
 void register_blocking_commands(CommandTable& table);
 void register_string_commands(CommandTable& table);
+void register_bitmap_commands(CommandTable& table);
 void register_hash_commands(CommandTable& table);
 void register_set_commands(CommandTable& table);
 void register_zset_commands(CommandTable& table);

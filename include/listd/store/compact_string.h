@@ -44,6 +44,10 @@ class CompactString {
   bool shared_integer() const noexcept;
   /// The copy COPY makes (Redis dupStringObject: same encoding, a shared integer is unshared).
   CompactString clone() const;
+  /// The bytes for editing in place, first grown to at least `min_size` with zero bytes; the
+  /// form becomes kRaw (Redis' sdsgrowzero on an unshared raw string: SETBIT, BITFIELD). Null
+  /// only for an empty string asked for 0 bytes.
+  char* edit_raw(std::size_t min_size);
   /// Bytes allocated, for MEMORY USAGE.
   std::size_t memory_usage() const noexcept;
 

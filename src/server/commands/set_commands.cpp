@@ -271,9 +271,10 @@ constexpr std::string_view kStoreEvents[] = {"sinterstore", "sunionstore", "sdif
 
 /// The sets named by argv[first..]: null for a missing key. False after replying WRONGTYPE
 /// (every key is checked, as Redis does, even after a missing one).
-bool collect_sets(CommandContext& ctx, std::size_t first,
-                  std::vector<const store::SetValue*>& out) {
-  for (std::size_t i = first; i < ctx.argc(); ++i) {
+bool collect_sets(CommandContext& ctx, std::size_t first, std::vector<const store::SetValue*>& out,
+                  std::size_t end = 0) {
+  if (end == 0) end = ctx.argc();
+  for (std::size_t i = first; i < end; ++i) {
     store::Entry* e = ctx.read(ctx.arg(i));
     if (e && !e->value.is(store::ValueType::kSet)) {
       ctx.reply().error(kWrongTypeErr);
@@ -361,6 +362,60 @@ void cmd_sunionstore(CommandContext& ctx) { setop_generic(ctx, SetOp::kUnion, tr
 // SDIFFSTORE destination key [key ...]
 void cmd_sdiffstore(CommandContext& ctx) { setop_generic(ctx, SetOp::kDiff, true); }
 
+/// Members of the intersection of `sets` (none null), counting up to `limit` (0: all), as
+/// Redis' SINTERCARD stops early.
+long long intersection_size(std::vector<const store::SetValue*> sets, long long limit) {
+  const auto smaller = [](const store::SetValue* a, const store::SetValue* b) {
+    return a->size() < b->size();
+  };
+  std::stable_sort(sets.begin(), sets.end(), smaller);
+  long long n = 0;
+  sets[0]->for_each([&](std::string_view m) {
+    if (limit && n >= limit) return;
+    for (std::size_t j = 1; j < sets.size(); ++j)
+      if (sets[j] != sets[0] && !sets[j]->contains(m)) return;
+    ++n;
+  });
+  return n;
+}
+
+// SINTERCARD numkeys key [key ...] [LIMIT limit]
+void cmd_sintercard(CommandContext& ctx) {
+  constexpr std::string_view kNumkeysErr = "ERR numkeys should be greater than 0";
+  long long numkeys = 0;
+  if (!ctx.parse_integer(1, numkeys, kNumkeysErr)) return;
+  if (numkeys < 1) {
+    ctx.reply().error(kNumkeysErr);
+    return;
+  }
+  if (numkeys > static_cast<long long>(ctx.argc()) - 2) {
+    ctx.reply().error("ERR Number of keys can't be greater than number of args");
+    return;
+  }
+  const std::size_t end = 2 + static_cast<std::size_t>(numkeys);
+  long long limit = 0;
+  for (std::size_t j = end; j < ctx.argc(); ++j) {
+    if (base::iequals(ctx.arg(j), "limit") && j + 1 < ctx.argc()) {
+      constexpr std::string_view kLimitErr = "ERR LIMIT can't be negative";
+      if (!ctx.parse_integer(++j, limit, kLimitErr)) return;
+      if (limit < 0) {
+        ctx.reply().error(kLimitErr);
+        return;
+      }
+    } else {
+      ctx.reply().error(kSyntaxErr);
+      return;
+    }
+  }
+  std::vector<const store::SetValue*> sets;
+  if (!collect_sets(ctx, 2, sets, end)) return;
+  if (std::find(sets.begin(), sets.end(), nullptr) != sets.end()) {
+    ctx.reply().integer(0);
+    return;
+  }
+  ctx.reply().integer(intersection_size(std::move(sets), limit));
+}
+
 // SSCAN key cursor [MATCH pattern] [COUNT count]
 void cmd_sscan(CommandContext& ctx) {
   std::uint64_t cursor = 0;
@@ -408,6 +463,8 @@ void register_set_commands(CommandTable& table) {
   t.add("sinter", -2, kReadonly, kAllKeys, &cmd_sinter, "1.0.0", "Intersect multiple sets");
   t.add("sunion", -2, kReadonly, kAllKeys, &cmd_sunion, "1.0.0", "Add multiple sets");
   t.add("sdiff", -2, kReadonly, kAllKeys, &cmd_sdiff, "1.0.0", "Subtract multiple sets");
+  t.add("sintercard", -3, kReadonly, KeySpec::numkeys(1), &cmd_sintercard, "7.0.0",
+        "Intersect multiple sets and return the cardinality of the result");
   t.add("sinterstore", -3, kWrite | kDenyOom, kAllKeys, &cmd_sinterstore, "1.0.0",
         "Intersect multiple sets and store the resulting set in a key");
   t.add("sunionstore", -3, kWrite | kDenyOom, kAllKeys, &cmd_sunionstore, "1.0.0",

@@ -1,8 +1,11 @@
 // String commands: GET, SET (EX|PX|EXAT|PXAT|NX|XX|KEEPTTL|GET), SETNX, SETEX, PSETEX, GETSET,
 // GETDEL, GETEX, MGET, MSET, MSETNX, INCR, DECR, INCRBY, DECRBY, INCRBYFLOAT, APPEND, STRLEN,
-// GETRANGE, SETRANGE.
+// GETRANGE (and its old name SUBSTR), SETRANGE, LCS.
+#include <algorithm>
 #include <climits>
 #include <cmath>
+#include <cstdint>
+#include <string>
 #include <vector>
 
 #include "listd/base/number.h"
@@ -506,6 +509,141 @@ void cmd_setrange(CommandContext& ctx) {
   ctx.reply().integer(static_cast<long long>(s.size()));
 }
 
+/// LCS's options (Redis lcsCommand).
+struct LcsOptions {
+  bool len = false;
+  bool idx = false;
+  bool with_match_len = false;
+  long long min_match_len = 0;
+};
+
+bool parse_lcs_options(CommandContext& ctx, LcsOptions& o) {
+  for (std::size_t j = 3; j < ctx.argc(); ++j) {
+    const std::string_view a = ctx.arg(j);
+    if (base::iequals(a, "idx")) {
+      o.idx = true;
+    } else if (base::iequals(a, "len")) {
+      o.len = true;
+    } else if (base::iequals(a, "withmatchlen")) {
+      o.with_match_len = true;
+    } else if (base::iequals(a, "minmatchlen") && j + 1 < ctx.argc()) {
+      if (!ctx.parse_integer(++j, o.min_match_len)) return false;
+      if (o.min_match_len < 0) o.min_match_len = 0;
+    } else {
+      ctx.reply().error(kSyntaxErr);
+      return false;
+    }
+  }
+  if (o.len && o.idx) {
+    ctx.reply().error("ERR If you want both the length and indexes, please just use IDX.");
+    return false;
+  }
+  return true;
+}
+
+/// One IDX match: the ranges in a and b (inclusive).
+struct LcsMatch {
+  std::uint32_t a_start, a_end, b_start, b_end;
+};
+
+/// Walks Redis' LCS table back from the end: the LCS string and its matching ranges.
+std::string lcs_walk(std::string_view a, std::string_view b, const std::vector<std::uint32_t>& t,
+                     long long min_len, std::vector<LcsMatch>& matches) {
+  const auto alen = static_cast<std::uint32_t>(a.size());
+  const std::size_t w = b.size() + 1;
+  std::uint32_t idx = t[a.size() * w + b.size()];
+  std::string result(idx, '\0');
+  std::uint32_t i = alen, j = static_cast<std::uint32_t>(b.size());
+  LcsMatch m{alen, 0, 0, 0};  // a_start == alen: no range open
+  while (i > 0 && j > 0) {
+    bool emit = false;
+    if (a[i - 1] == b[j - 1]) {
+      result[idx - 1] = a[i - 1];
+      if (m.a_start == alen) {
+        m = {i - 1, i - 1, j - 1, j - 1};
+      } else if (m.a_start == i && m.b_start == j) {
+        --m.a_start;
+        --m.b_start;
+      } else {
+        emit = true;
+      }
+      if (m.a_start == 0 || m.b_start == 0) emit = true;
+      --idx, --i, --j;
+    } else {
+      if (t[(i - 1) * w + j] > t[i * w + j - 1])
+        --i;
+      else
+        --j;
+      if (m.a_start != alen) emit = true;
+    }
+    if (emit) {
+      if (min_len == 0 || m.a_end - m.a_start + 1 >= min_len) matches.push_back(m);
+      m.a_start = alen;
+    }
+  }
+  return result;
+}
+
+// LCS key1 key2 [LEN] [IDX] [MINMATCHLEN len] [WITHMATCHLEN]
+void cmd_lcs(CommandContext& ctx) {
+  store::Entry* ea = ctx.read(ctx.arg(1));
+  store::Entry* eb = ctx.read(ctx.arg(2));
+  if ((ea && !ea->value.is(store::ValueType::kString)) ||
+      (eb && !eb->value.is(store::ValueType::kString))) {
+    ctx.reply().error("ERR The specified keys must contain string values");
+    return;
+  }
+  const std::string_view a = ea ? ea->value.as_string().view() : std::string_view();
+  const std::string_view b = eb ? eb->value.as_string().view() : std::string_view();
+  LcsOptions o;
+  if (!parse_lcs_options(ctx, o)) return;
+  if (a.size() >= UINT32_MAX - 1 || b.size() >= UINT32_MAX - 1) {
+    ctx.reply().error("ERR String too long for LCS");
+    return;
+  }
+  const std::size_t w = b.size() + 1;
+  const unsigned long long cells = static_cast<unsigned long long>(a.size() + 1) * w;
+  if (cells * sizeof(std::uint32_t) >
+      static_cast<unsigned long long>(ctx.exec().config().settings().proto_max_bulk_len)) {
+    ctx.reply().error(
+        "ERR Insufficient memory, transient memory for LCS exceeds proto-max-bulk-len");
+    return;
+  }
+  // t[i * w + j]: the LCS length of a[0..i) and b[0..j).
+  std::vector<std::uint32_t> t(cells, 0);
+  for (std::size_t i = 1; i <= a.size(); ++i)
+    for (std::size_t j = 1; j <= b.size(); ++j)
+      t[i * w + j] = a[i - 1] == b[j - 1] ? t[(i - 1) * w + j - 1] + 1
+                                          : std::max(t[(i - 1) * w + j], t[i * w + j - 1]);
+  const long long length = t[a.size() * w + b.size()];
+  if (o.len) {
+    ctx.reply().integer(length);
+    return;
+  }
+  std::vector<LcsMatch> matches;
+  const std::string lcs = lcs_walk(a, b, t, o.min_match_len, matches);
+  if (!o.idx) {
+    ctx.reply().bulk(lcs);
+    return;
+  }
+  auto r = ctx.reply();
+  r.map_header(2);
+  r.bulk("matches");
+  r.array_header(matches.size());
+  for (const LcsMatch& m : matches) {
+    r.array_header(o.with_match_len ? 3 : 2);
+    r.array_header(2);
+    r.integer(m.a_start);
+    r.integer(m.a_end);
+    r.array_header(2);
+    r.integer(m.b_start);
+    r.integer(m.b_end);
+    if (o.with_match_len) r.integer(m.a_end - m.a_start + 1);
+  }
+  r.bulk("len");
+  r.integer(length);
+}
+
 }  // namespace
 
 void register_string_commands(CommandTable& table) {
@@ -547,6 +685,9 @@ void register_string_commands(CommandTable& table) {
         "Get the length of the value stored in a key");
   t.add("getrange", 4, kReadonly, kFirstKey, &cmd_getrange, "2.4.0",
         "Get a substring of the string stored at a key");
+  t.add("substr", 4, kReadonly, kFirstKey, &cmd_getrange, "1.0.0",
+        "Get a substring of the string stored at a key");
+  t.add("lcs", -3, kReadonly, kFirstTwoKeys, &cmd_lcs, "7.0.0", "Find longest common substring");
   t.add("setrange", 4, kWrite | kDenyOom, kFirstKey, &cmd_setrange, "2.2.0",
         "Overwrite part of a string at key starting at the specified offset");
 }

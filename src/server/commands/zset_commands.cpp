@@ -639,6 +639,63 @@ void cmd_zscan(CommandContext& ctx) {
       });
 }
 
+/// A ZINTERCARD input: Redis' zsetops read sorted sets and plain sets alike (none: absent).
+struct CardSource {
+  const store::ZSetValue* zset = nullptr;
+  const store::SetValue* set = nullptr;
+  std::size_t size() const { return zset ? zset->size() : set ? set->size() : 0; }
+  bool contains(std::string_view m) const {
+    return zset ? zset->score(m).has_value() : set && set->contains(m);
+  }
+};
+
+/// ZINTERCARD's LIMIT options after the keys; false after replying an error.
+bool parse_card_limit(CommandContext& ctx, std::size_t j, long long& limit) {
+  constexpr std::string_view kLimitErr = "ERR LIMIT can't be negative";
+  for (; j < ctx.argc(); ++j) {
+    if (j + 1 >= ctx.argc() || !base::iequals(ctx.arg(j), "limit")) {
+      ctx.reply().error(kSyntaxErr);
+      return false;
+    }
+    if (!ctx.parse_integer(++j, limit, kLimitErr)) return false;
+    if (limit < 0) return ctx.reply().error(kLimitErr), false;
+  }
+  return true;
+}
+
+// ZINTERCARD numkeys key [key ...] [LIMIT limit]
+void cmd_zintercard(CommandContext& ctx) {
+  long long numkeys = 0;
+  if (!ctx.parse_integer(1, numkeys)) return;
+  if (numkeys < 1)
+    return ctx.reply().error("ERR at least 1 input key is needed for 'zintercard' command");
+  if (numkeys > static_cast<long long>(ctx.argc()) - 2) return ctx.reply().error(kSyntaxErr);
+  const auto n_keys = static_cast<std::size_t>(numkeys);
+  std::vector<CardSource> src(n_keys);
+  for (std::size_t i = 0; i < n_keys; ++i) {  // Redis reads the keys before the options
+    store::Entry* e = ctx.read(ctx.arg(2 + i));
+    if (e && e->value.is(store::ValueType::kZSet))
+      src[i].zset = &e->value.as_zset();
+    else if (e && e->value.is(store::ValueType::kSet))
+      src[i].set = &e->value.as_set();
+    else if (e)
+      return ctx.reply().error(kWrongTypeErr);
+  }
+  long long limit = 0;
+  if (!parse_card_limit(ctx, 2 + n_keys, limit)) return;
+  std::stable_sort(src.begin(), src.end(), [](auto& a, auto& b) { return a.size() < b.size(); });
+  long long n = 0;
+  auto visit = [&](std::string_view m) {
+    if (limit && n >= limit) return;
+    for (std::size_t j = 1; j < src.size(); ++j)
+      if ((src[j].zset != src[0].zset || src[j].set != src[0].set) && !src[j].contains(m)) return;
+    ++n;
+  };
+  if (src[0].zset) src[0].zset->for_each([&](std::string_view m, double) { visit(m); });
+  if (src[0].set) src[0].set->for_each(visit);
+  ctx.reply().integer(n);
+}
+
 }  // namespace
 
 ServeResult serve_zset_waiter(Executor& exec, Client& c, const store::DbKey& key) {
@@ -670,6 +727,8 @@ void register_zset_commands(CommandTable& table) {
         "Increment the score of a member in a sorted set");
   t.add("zrem", -3, kWrite | kFast, kFirstKey, &cmd_zrem, "1.2.0",
         "Remove one or more members from a sorted set");
+  t.add("zintercard", -3, kReadonly, KeySpec::numkeys(1), &cmd_zintercard, "7.0.0",
+        "Intersect multiple sorted sets and return the cardinality of the result");
   t.add("zcard", 2, kReadonly | kFast, kFirstKey, &cmd_zcard, "1.2.0",
         "Get the number of members in a sorted set");
   t.add("zscore", 3, kReadonly | kFast, kFirstKey, &cmd_zscore, "1.2.0",

@@ -376,6 +376,15 @@ const std::vector<CommandDef>& command_table() {
          push_skeys(r, g.args, 3); g.normalize = Normalize::kSortArray; }},
       {"SDIFF", "set", 2, true, [](Rng& r, TtlSource&, Generated& g) {
          push_skeys(r, g.args, 3); g.normalize = Normalize::kSortArray; }},
+      {"SINTERCARD", "set", 2, true, [](Rng& r, TtlSource&, Generated& g) {
+         const long long n = r.range(1, 3);
+         g.args.push_back(numkeys(r, n));
+         for (long long i = 0; i < n; ++i) g.args.push_back(skey(r));
+         if (r.chance(40)) {
+           g.args.push_back(r.chance(90) ? "LIMIT" : "limit");
+           g.args.push_back(integer(r, -1, 4));
+         }
+       }},
       {"SINTERSTORE", "set", 2, true, [](Rng& r, TtlSource&, Generated& g) {
          g.args.push_back(skey(r)); push_skeys(r, g.args, 3); }},
       {"SUNIONSTORE", "set", 2, true, [](Rng& r, TtlSource&, Generated& g) {
@@ -548,8 +557,29 @@ const std::vector<CommandDef>& command_table() {
       {"STRLEN", "string", 1, true, [](Rng& r, TtlSource&, Generated& g) { g.args = {strkey(r)}; }},
       {"GETRANGE", "string", 2, true, [](Rng& r, TtlSource&, Generated& g) {
          g.args = {strkey(r), integer(r, -10, 50), integer(r, -10, 50)}; }},
+      {"SUBSTR", "string", 1, true, [](Rng& r, TtlSource&, Generated& g) {
+         g.args = {strkey(r), integer(r, -10, 50), integer(r, -10, 50)}; }},
+      {"LCS", "string", 2, true, [](Rng& r, TtlSource&, Generated& g) {
+         static const std::vector<std::string> kOptions = {"LEN", "IDX", "WITHMATCHLEN", "idx",
+                                                           "MINMATCHLEN", "FOO"};
+         g.args = {strkey(r), strkey(r)};
+         const long long n = r.range(0, 3);
+         for (long long i = 0; i < n; ++i) {
+           g.args.push_back(r.pick(kOptions));
+           if (g.args.back() == "MINMATCHLEN" && r.chance(90)) g.args.push_back(integer(r, -1, 3));
+         }
+       }},
       {"SETRANGE", "string", 2, true, [](Rng& r, TtlSource&, Generated& g) {
          g.args = {strkey(r), setrange_offset(r), r.chance(10) ? std::string() : element(r)}; }},
+      {"ZINTERCARD", "zset", 1, true, [](Rng& r, TtlSource&, Generated& g) {
+         const long long n = r.range(1, 3);
+         g.args.push_back(numkeys(r, n));
+         for (long long i = 0; i < n; ++i) g.args.push_back(r.chance(20) ? skey(r) : zkey(r));
+         if (r.chance(40)) {
+           g.args.push_back(r.chance(90) ? "LIMIT" : "limit");
+           g.args.push_back(integer(r, -1, 4));
+         }
+       }},
   };
   return kCommands;
 }

@@ -187,6 +187,10 @@ std::vector<EffectCase> cases() {
       {"incrbyfloat", {num}, {"INCRBYFLOAT", "n", "0.5"}, {{"SET", "n", "10.5", "KEEPTTL"}}},
       {"append", {str}, {"APPEND", "s", "w"}, {}},
       {"setrange", {str}, {"SETRANGE", "s", "2", "xy"}, {}},
+      // Bitmaps: logged as sent
+      {"setbit", {}, {"SETBIT", "s", "7", "1"}, {}},
+      {"bitop", {str}, {"BITOP", "NOT", "d", "s"}, {}},
+      {"bitfield", {}, {"BITFIELD", "s", "SET", "u8", "0", "255", "GET", "i4", "0"}, {}},
       // Hashes
       {"hset", {}, {"HSET", "h", "f", "v"}, {}},
       {"hsetnx", {}, {"HSETNX", "h", "f", "v"}, {}},
@@ -299,6 +303,8 @@ TEST(CommandEffects, CommandsThatChangeNothingEmitNothing) {
                                              {"SPOP", "none"},
                                              {"GETEX", "none", "EX", "5"},
                                              {"LMPOP", "1", "none", "LEFT"},
+                                             {"BITOP", "OR", "none", "none2"},
+                                             {"BITFIELD", "none", "GET", "u8", "0"},
                                              {"MULTI"},
                                              {"RPOP", "none"},
                                              {"EXEC"}})

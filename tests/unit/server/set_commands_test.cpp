@@ -194,4 +194,28 @@ TEST_F(SetCommandsTest, LargeSetsSurviveConversionAndFullScan) {
   EXPECT_EQ(t.run(c, {"SCARD", "big"}), ":1\r\n");
 }
 
+TEST(SetCommands, SintercardCountsUpToTheLimit) {
+  TestServer t;
+  auto& c = t.client();
+  t.run(c, {"SADD", "x", "1", "2", "3", "4", "a", "b"});
+  t.run(c, {"SADD", "y", "2", "3", "a", "c"});
+  t.run(c, {"RPUSH", "l", "z"});
+  EXPECT_EQ(t.run(c, {"SINTERCARD", "2", "x", "y"}), ":3\r\n");
+  EXPECT_EQ(t.run(c, {"SINTERCARD", "2", "x", "y", "LIMIT", "2"}), ":2\r\n");
+  EXPECT_EQ(t.run(c, {"SINTERCARD", "2", "x", "y", "limit", "0"}), ":3\r\n");
+  EXPECT_EQ(t.run(c, {"SINTERCARD", "2", "x", "x"}), ":6\r\n");
+  EXPECT_EQ(t.run(c, {"SINTERCARD", "2", "x", "nokey"}), ":0\r\n");
+  EXPECT_EQ(t.run(c, {"SINTERCARD", "2", "x", "y", "LIMIT", "-1"}),
+            "-ERR LIMIT can't be negative\r\n");
+  EXPECT_EQ(t.run(c, {"SINTERCARD", "2", "x", "y", "LIMIT", "x"}),
+            "-ERR LIMIT can't be negative\r\n");
+  EXPECT_EQ(t.run(c, {"SINTERCARD", "0", "x"}), "-ERR numkeys should be greater than 0\r\n");
+  EXPECT_EQ(t.run(c, {"SINTERCARD", "x", "x"}), "-ERR numkeys should be greater than 0\r\n");
+  EXPECT_EQ(t.run(c, {"SINTERCARD", "3", "x", "y"}),
+            "-ERR Number of keys can't be greater than number of args\r\n");
+  EXPECT_EQ(t.run(c, {"SINTERCARD", "1", "x", "LIMIT"}), "-ERR syntax error\r\n");
+  EXPECT_EQ(t.run(c, {"SINTERCARD", "2", "x", "l"}),
+            "-WRONGTYPE Operation against a key holding the wrong kind of value\r\n");
+}
+
 }  // namespace

@@ -188,4 +188,35 @@ TEST(StringCommands, TransactionsQueueAndWatchSeesWrites) {
   EXPECT_EQ(t.run(a, {"EXEC"}), "*2\r\n-ERR value is not an integer or out of range\r\n+OK\r\n");
 }
 
+TEST(StringCommands, SubstrIsGetrange) {
+  TestServer t;
+  auto& c = t.client();
+  t.run(c, {"SET", "a", "ohmytext"});
+  EXPECT_EQ(t.run(c, {"SUBSTR", "a", "1", "3"}), "$3\r\nhmy\r\n");
+  EXPECT_EQ(t.run(c, {"SUBSTR", "a", "-3", "-1"}), "$3\r\next\r\n");
+  EXPECT_EQ(t.run(c, {"SUBSTR", "a", "x", "1"}),
+            "-ERR value is not an integer or out of range\r\n");
+}
+
+TEST(StringCommands, LcsStringLengthAndMatches) {
+  TestServer t;
+  auto& c = t.client();
+  t.run(c, {"MSET", "a", "ohmytext", "b", "mynewtext"});
+  t.run(c, {"RPUSH", "l", "x"});
+  EXPECT_EQ(t.run(c, {"LCS", "a", "b"}), "$6\r\nmytext\r\n");
+  EXPECT_EQ(t.run(c, {"LCS", "a", "b", "LEN"}), ":6\r\n");
+  EXPECT_EQ(t.run(c, {"LCS", "a", "b", "IDX", "WITHMATCHLEN"}),
+            "*4\r\n$7\r\nmatches\r\n*2\r\n*3\r\n*2\r\n:4\r\n:7\r\n*2\r\n:5\r\n:8\r\n:4\r\n"
+            "*3\r\n*2\r\n:2\r\n:3\r\n*2\r\n:0\r\n:1\r\n:2\r\n$3\r\nlen\r\n:6\r\n");
+  EXPECT_EQ(t.run(c, {"LCS", "a", "b", "idx", "minmatchlen", "4"}),
+            "*4\r\n$7\r\nmatches\r\n*1\r\n*2\r\n*2\r\n:4\r\n:7\r\n*2\r\n:5\r\n:8\r\n"
+            "$3\r\nlen\r\n:6\r\n");
+  EXPECT_EQ(t.run(c, {"LCS", "a", "nokey", "IDX"}),
+            "*4\r\n$7\r\nmatches\r\n*0\r\n$3\r\nlen\r\n:0\r\n");
+  EXPECT_EQ(t.run(c, {"LCS", "a", "b", "IDX", "LEN"}),
+            "-ERR If you want both the length and indexes, please just use IDX.\r\n");
+  EXPECT_EQ(t.run(c, {"LCS", "a", "b", "MINMATCHLEN"}), "-ERR syntax error\r\n");
+  EXPECT_EQ(t.run(c, {"LCS", "a", "l"}), "-ERR The specified keys must contain string values\r\n");
+}
+
 }  // namespace

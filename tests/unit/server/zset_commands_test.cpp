@@ -327,4 +327,26 @@ TEST_F(ZSetCommandsTest, BlockingPopsInvalidateWatchers) {
   EXPECT_EQ(t.run(watcher, {"EXEC"}), "*-1\r\n");
 }
 
+TEST(ZsetCommands, ZintercardTakesSortedSetsAndSets) {
+  TestServer t;
+  auto& c = t.client();
+  t.run(c, {"ZADD", "z1", "1", "a", "2", "b", "3", "c", "4", "d"});
+  t.run(c, {"ZADD", "z2", "1", "b", "2", "c", "3", "e"});
+  t.run(c, {"SADD", "s", "c", "d", "e", "b"});
+  t.run(c, {"RPUSH", "l", "x"});
+  EXPECT_EQ(t.run(c, {"ZINTERCARD", "2", "z1", "z2"}), ":2\r\n");
+  EXPECT_EQ(t.run(c, {"ZINTERCARD", "3", "z1", "z2", "s"}), ":2\r\n");
+  EXPECT_EQ(t.run(c, {"ZINTERCARD", "2", "z1", "s", "LIMIT", "1"}), ":1\r\n");
+  EXPECT_EQ(t.run(c, {"ZINTERCARD", "2", "z1", "z1"}), ":4\r\n");
+  EXPECT_EQ(t.run(c, {"ZINTERCARD", "2", "z1", "nokey"}), ":0\r\n");
+  EXPECT_EQ(t.run(c, {"ZINTERCARD", "1", "z1", "limit", "-1"}), "-ERR LIMIT can't be negative\r\n");
+  EXPECT_EQ(t.run(c, {"ZINTERCARD", "0", "z1"}),
+            "-ERR at least 1 input key is needed for 'zintercard' command\r\n");
+  EXPECT_EQ(t.run(c, {"ZINTERCARD", "3", "z1", "z2"}), "-ERR syntax error\r\n");
+  EXPECT_EQ(t.run(c, {"ZINTERCARD", "1", "z1", "WEIGHTS", "1"}), "-ERR syntax error\r\n");
+  // the keys are read before the options
+  EXPECT_EQ(t.run(c, {"ZINTERCARD", "2", "z1", "l", "LIMIT", "-1"}),
+            "-WRONGTYPE Operation against a key holding the wrong kind of value\r\n");
+}
+
 }  // namespace

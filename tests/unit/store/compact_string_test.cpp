@@ -52,4 +52,22 @@ TEST(CompactString, OnlyStoredIntegersBelow10000AreShared) {
   EXPECT_EQ(CompactString("x", StringForm::kRaw).clone().form(), StringForm::kRaw);
 }
 
+TEST(CompactString, EditRawGrowsWithZeroBytesAndBecomesRaw) {
+  CompactString s("12", StringForm::kEncoded);
+  char* p = s.edit_raw(1);  // no growth: the bytes as they are
+  EXPECT_EQ(s.view(), "12");
+  p[0] = '3';
+  EXPECT_EQ(s.view(), "32");
+  EXPECT_EQ(s.form(), StringForm::kRaw);
+  p = s.edit_raw(5);
+  EXPECT_EQ(s.view(), std::string("32\0\0\0", 5));
+  p[4] = 'x';
+  EXPECT_EQ(s.view(), std::string("32\0\0x", 5));
+  CompactString empty;
+  EXPECT_EQ(empty.edit_raw(0), nullptr);
+  empty.edit_raw(2);
+  EXPECT_EQ(empty.view(), std::string(2, '\0'));
+  EXPECT_EQ(empty.encoding_name(), "raw");
+}
+
 }  // namespace
