@@ -22,6 +22,7 @@ constexpr unsigned char kTypeList = 1;
 constexpr unsigned char kTypeSet = 2;
 constexpr unsigned char kTypeHash = 4;
 constexpr unsigned char kTypeZSet2 = 5;
+constexpr unsigned char kTypeStreamListpacks2 = 19;
 
 constexpr std::size_t kFlushAt = 64 * 1024;
 
@@ -106,6 +107,56 @@ void write_value(Out& out, const store::Value& v) {
     case store::ValueType::kSet: out.byte(kTypeSet); return;
     case store::ValueType::kHash: out.byte(kTypeHash); return;
     case store::ValueType::kZSet: out.byte(kTypeZSet2); return;
+    case store::ValueType::kStream: out.byte(kTypeStreamListpacks2); return;
+  }
+}
+
+// A stream id as Redis' rax keys it: ms then seq, each big-endian.
+std::string raw_id(store::StreamId id) {
+  std::string out(16, '\0');
+  for (int i = 0; i < 8; ++i) {
+    out[static_cast<std::size_t>(i)] = static_cast<char>(id.ms >> (56 - 8 * i));
+    out[static_cast<std::size_t>(8 + i)] = static_cast<char>(id.seq >> (56 - 8 * i));
+  }
+  return out;
+}
+
+void write_id(Out& out, store::StreamId id) {
+  out.len(id.ms);
+  out.len(id.seq);
+}
+
+// RDB_TYPE_STREAM_LISTPACKS_2 (Redis 7.0 rdbSaveObject): the nodes as they are, the stream's
+// counters, then each group with its PEL and its consumers.
+void write_stream(Out& out, const store::StreamValue& s) {
+  out.len(s.nodes().size());
+  for (const auto& [master, lp] : s.nodes()) {
+    out.str(raw_id(master));
+    out.str(lp.raw());
+  }
+  out.len(s.length());
+  write_id(out, s.last_id());
+  write_id(out, s.first_id());
+  write_id(out, s.max_deleted_id());
+  out.len(s.entries_added());
+  out.len(s.groups().size());
+  for (const auto& [name, g] : s.groups()) {
+    out.str(name);
+    write_id(out, g.last_id);
+    out.len(static_cast<std::uint64_t>(g.entries_read));
+    out.len(g.pel.size());
+    for (const auto& [id, nack] : g.pel) {
+      out.raw(raw_id(id));
+      out.le64(static_cast<std::uint64_t>(nack.delivery_time));
+      out.len(nack.delivery_count);
+    }
+    out.len(g.consumers.size());
+    for (const auto& [cname, c] : g.consumers) {
+      out.str(cname);
+      out.le64(static_cast<std::uint64_t>(c.seen_time));
+      out.len(c.pel.size());
+      for (const auto& [id, nack] : c.pel) out.raw(raw_id(id));
+    }
   }
 }
 
@@ -144,6 +195,7 @@ void write_payload(Out& out, const store::Value& v) {
       });
       return;
     }
+    case store::ValueType::kStream: write_stream(out, v.as_stream()); return;
   }
 }
 
@@ -154,6 +206,7 @@ bool is_empty(const store::Value& v) {
     case store::ValueType::kSet: return v.as_set().empty();
     case store::ValueType::kHash: return v.as_hash().empty();
     case store::ValueType::kZSet: return v.as_zset().empty();
+    case store::ValueType::kStream: return false;  // an empty stream is a value of its own
   }
   return false;
 }

@@ -113,6 +113,8 @@ CommandTable CommandTable::with_all_commands() {
   register_hash_commands(table);
   register_set_commands(table);
   register_zset_commands(table);
+  register_stream_commands(table);
+  register_stream_read_commands(table);
   register_persistence_commands(table);
   register_pubsub_commands(table);
   register_script_commands(table);

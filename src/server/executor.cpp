@@ -250,7 +250,8 @@ std::optional<std::uint64_t> Executor::next_wakeup_ms() const {
 }
 
 store::Entry* Executor::add_key(store::Database& db, std::string_view key, store::Value value) {
-  const bool wakes = value.is(store::ValueType::kList) || value.is(store::ValueType::kZSet);
+  const bool wakes = value.is(store::ValueType::kList) || value.is(store::ValueType::kZSet) ||
+                     value.is(store::ValueType::kStream);
   store::Entry* e = db.add(key, std::move(value));
   if (wakes) blocking_.signal_ready(db.index(), key);
   notify(config::kNotifyNew, "new", key, db.index());  // Redis dbAdd

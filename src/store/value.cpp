@@ -9,6 +9,7 @@ std::string_view type_name(ValueType type) noexcept {
     case ValueType::kHash: return "hash";
     case ValueType::kSet: return "set";
     case ValueType::kZSet: return "zset";
+    case ValueType::kStream: return "stream";
   }
   return "none";
 }
@@ -20,6 +21,7 @@ Value Value::clone() const {
     case ValueType::kHash: return Value(as_hash().clone());
     case ValueType::kSet: return Value(as_set().clone());
     case ValueType::kZSet: return Value(as_zset().clone());
+    case ValueType::kStream: return Value(as_stream().clone());
   }
   return Value(CompactString());
 }
@@ -33,6 +35,7 @@ std::string_view Value::encoding_name() const noexcept {
     case ValueType::kHash: return as_hash().encoding_name();
     case ValueType::kSet: return as_set().encoding_name();
     case ValueType::kZSet: return as_zset().encoding_name();
+    case ValueType::kStream: return "stream";
   }
   return "unknown";
 }
@@ -44,6 +47,7 @@ std::size_t Value::memory_usage() const noexcept {
     case ValueType::kHash: return as_hash().memory_usage();
     case ValueType::kSet: return as_set().memory_usage();
     case ValueType::kZSet: return as_zset().memory_usage();
+    case ValueType::kStream: return as_stream().memory_usage();
   }
   return 0;
 }

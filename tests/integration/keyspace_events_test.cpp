@@ -228,6 +228,29 @@ std::vector<Script> zset_scripts() {
   };
 }
 
+std::vector<Script> stream_scripts() {
+  return {
+      {Mode::kSelf,
+       {{"XADD", "x", "1-1", "f", "v"},
+        {"XADD", "x", "1-1", "f", "v"},
+        {"XADD", "x", "NOMKSTREAM", "2-1", "f", "v"},
+        {"XADD", "nox", "NOMKSTREAM", "2-1", "f", "v"},
+        {"XADD", "x", "MAXLEN", "1", "3-1", "f", "v"},
+        {"XADD", "x", "MAXLEN", "5", "4-1", "f", "v"},
+        {"XDEL", "x", "9-9"},
+        {"XDEL", "x", "3-1"},
+        {"XTRIM", "x", "MAXLEN", "5"},
+        {"XTRIM", "x", "MINID", "~", "9"},
+        {"XTRIM", "nox", "MAXLEN", "0"},
+        {"XADD", "x", "5-1", "f", "v"},
+        {"XRANGE", "x", "-", "+"},
+        {"XREVRANGE", "nox", "+", "-"},
+        {"XLEN", "nox"},
+        {"XREAD", "STREAMS", "nox", "x", "0", "0"},
+        {"XTRIM", "x", "MAXLEN", "0"}}},
+  };
+}
+
 std::vector<Script> string_scripts() {
   return {
       {Mode::kSelf,
@@ -447,7 +470,7 @@ std::vector<Script> generic_scripts() {
 std::vector<Script> all_scripts() {
   std::vector<Script> all;
   for (auto part : {list_scripts(), blocking_scripts(), hash_set_scripts(), zset_scripts(),
-                    string_scripts(), generic_scripts()})
+                    stream_scripts(), string_scripts(), generic_scripts()})
     all.insert(all.end(), part.begin(), part.end());
   return all;
 }

@@ -38,6 +38,10 @@ ServeResult serve_blocked_client(Executor& exec, Client& client, const store::Db
 /// commands; serve_blocked_client delegates kZPop/kZMultiPop waiters to it.
 ServeResult serve_zset_waiter(Executor& exec, Client& client, const store::DbKey& key);
 
+/// The stream half (XREAD BLOCK), implemented with the stream read commands; a waiter whose
+/// id is not below the stream's last id is skipped (kSkip), so those behind it are tried.
+ServeResult serve_stream_waiter(Executor& exec, Client& client, const store::DbKey& key);
+
 class BlockingService {
  public:
   /// `clock` is the real clock (deadlines are monotonic ms), not a loading override.

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "listd/blocking/waiter_registry.h"
@@ -14,6 +15,7 @@
 #include "listd/server/list_end.h"
 #include "listd/server/pubsub.h"
 #include "listd/store/db_key.h"
+#include "listd/store/stream_id.h"
 
 namespace listd::server {
 
@@ -47,6 +49,7 @@ struct BlockSpec {
     kMultiPop,   ///< BLMPOP: reply [key, [elements...]] up to `count`
     kZPop,       ///< BZPOPMIN/BZPOPMAX: reply [key, member, score]
     kZMultiPop,  ///< BZMPOP: reply [key, [[member, score]...]]
+    kXRead,      ///< XREAD: reply [[key, [entries after the key's id]]] up to `count`
   };
   Kind kind = Kind::kPop;
   End from = End::kHead;
@@ -55,6 +58,8 @@ struct BlockSpec {
   long long count = 1;
   std::string destination;
   bool as_rpoplpush = false;  ///< kMove asked as BRPOPLPUSH: its effect is RPOPLPUSH, not LMOVE
+  /// kXRead: per key, the id the entries served must be above (`$` resolved when blocking).
+  std::vector<std::pair<std::string, store::StreamId>> stream_after;
 };
 
 enum class ReplyMode : std::uint8_t { kOn, kOff, kSkip };

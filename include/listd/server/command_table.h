@@ -174,6 +174,8 @@ void register_bitmap_commands(CommandTable& table);
 void register_hash_commands(CommandTable& table);
 void register_set_commands(CommandTable& table);
 void register_zset_commands(CommandTable& table);
+void register_stream_commands(CommandTable& table);
+void register_stream_read_commands(CommandTable& table);
 void register_persistence_commands(CommandTable& table);
 void register_pubsub_commands(CommandTable& table);
 void register_script_commands(CommandTable& table);

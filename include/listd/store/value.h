@@ -13,11 +13,12 @@
 #include "listd/store/hash_value.h"
 #include "listd/store/packed_list.h"
 #include "listd/store/set_value.h"
+#include "listd/store/stream_value.h"
 #include "listd/store/zset_value.h"
 
 namespace listd::store {
 
-enum class ValueType : std::uint8_t { kString, kList, kHash, kSet, kZSet };
+enum class ValueType : std::uint8_t { kString, kList, kHash, kSet, kZSet, kStream };
 
 class Value {
  public:
@@ -28,12 +29,14 @@ class Value {
   static Value make_hash() { return Value(HashValue()); }
   static Value make_set() { return Value(SetValue()); }
   static Value make_zset() { return Value(ZSetValue()); }
+  static Value make_stream() { return Value(StreamValue()); }
 
   explicit Value(CompactString s) noexcept : v_(std::move(s)) {}
   explicit Value(PackedList l) noexcept : v_(std::move(l)) {}
   explicit Value(HashValue h) noexcept : v_(std::move(h)) {}
   explicit Value(SetValue s) noexcept : v_(std::move(s)) {}
   explicit Value(ZSetValue z) noexcept : v_(std::move(z)) {}
+  explicit Value(StreamValue s) noexcept : v_(std::move(s)) {}
 
   Value(Value&&) noexcept = default;
   Value& operator=(Value&&) noexcept = default;
@@ -51,10 +54,12 @@ class Value {
   const SetValue& as_set() const noexcept { return *std::get_if<SetValue>(&v_); }
   ZSetValue& as_zset() noexcept { return *std::get_if<ZSetValue>(&v_); }
   const ZSetValue& as_zset() const noexcept { return *std::get_if<ZSetValue>(&v_); }
+  StreamValue& as_stream() noexcept { return *std::get_if<StreamValue>(&v_); }
+  const StreamValue& as_stream() const noexcept { return *std::get_if<StreamValue>(&v_); }
 
   /// A deep copy (COPY, and the transaction-free RENAME path never needs it).
   Value clone() const;
-  /// The TYPE reply: "string", "list", "hash", "set", "zset".
+  /// The TYPE reply: "string", "list", "hash", "set", "zset", "stream".
   std::string_view type_name() const noexcept;
   /// The OBJECT ENCODING reply, honest about the representation.
   std::string_view encoding_name() const noexcept;
@@ -63,10 +68,10 @@ class Value {
 
  private:
   // Alternatives in ValueType order: the variant index is the type tag.
-  std::variant<CompactString, PackedList, HashValue, SetValue, ZSetValue> v_;
+  std::variant<CompactString, PackedList, HashValue, SetValue, ZSetValue, StreamValue> v_;
 };
 static_assert(sizeof(HashValue) == sizeof(void*) && sizeof(SetValue) == sizeof(void*) &&
-              sizeof(ZSetValue) == sizeof(void*));
+              sizeof(ZSetValue) == sizeof(void*) && sizeof(StreamValue) == sizeof(void*));
 
 std::string_view type_name(ValueType type) noexcept;
 

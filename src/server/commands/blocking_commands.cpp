@@ -148,6 +148,7 @@ ServeResult serve_blocked_client(Executor& exec, Client& c, const store::DbKey& 
   const BlockSpec& spec = c.block;
   if (spec.kind == BlockSpec::Kind::kZPop || spec.kind == BlockSpec::Kind::kZMultiPop)
     return serve_zset_waiter(exec, c, key);
+  if (spec.kind == BlockSpec::Kind::kXRead) return serve_stream_waiter(exec, c, key);
 
   store::Database& db = exec.keyspace().db(key.db);
   store::Entry* e = db.lookup(key.key, exec.clock().unix_ms());
@@ -184,7 +185,8 @@ ServeResult serve_blocked_client(Executor& exec, Client& c, const store::DbKey& 
       break;
     }
     case BlockSpec::Kind::kZPop:
-    case BlockSpec::Kind::kZMultiPop: break;  // handled above
+    case BlockSpec::Kind::kZMultiPop:
+    case BlockSpec::Kind::kXRead: break;  // handled above
   }
   exec.touch_key(key.db, key.key);
   exec.stats().dirty += static_cast<long long>(changes);

@@ -212,6 +212,16 @@ std::vector<EffectCase> cases() {
        {{"MULTI"}, {"SREM", "st", "<member>"}, {"SREM", "st", "<member>"}, {"EXEC"}}},
       {"spop", {set}, {"SPOP", "st", "3"}, {{"DEL", "st"}}},
       // Sorted sets: the blocking and multi-key pops as the ZPOPMIN/ZPOPMAX they performed
+      // Streams: XADD logs the id it made, a `~` trim as the exact trim it did
+      {"xadd",
+       {},
+       {"XADD", "x", "MAXLEN", "~", "0", "*", "f", "v"},
+       {{"XADD", "x", "MAXLEN", "=", "0", std::to_string(kNow) + "-0", "f", "v"}}},
+      {"xdel", {{"XADD", "x", "1-1", "f", "v"}}, {"XDEL", "x", "1-1"}, {}},
+      {"xtrim",
+       {{"XADD", "x", "1-1", "f", "v"}, {"XADD", "x", "1-2", "f", "v"}},
+       {"XTRIM", "x", "MINID", "~", "2"},
+       {{"XTRIM", "x", "MINID", "=", "18446744073709551615-18446744073709551615"}}},
       {"zadd", {}, {"ZADD", "z", "1", "a"}, {}},
       {"zincrby", {zset}, {"ZINCRBY", "z", "2", "a"}, {}},
       {"zrem", {zset}, {"ZREM", "z", "a"}, {}},

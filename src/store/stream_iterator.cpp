@@ -1,0 +1,77 @@
+// StreamIterator: Redis streamIteratorGetID over our node map.
+#include "listd/store/stream_value.h"
+#include "stream_node.h"
+
+namespace listd::store {
+
+using namespace stream_node;
+
+StreamIterator::StreamIterator(const StreamValue& s, StreamId start, StreamId end, bool rev,
+                               bool skip_tombstones) noexcept
+    : nodes_(&s.nodes()), start_(start), end_(end), rev_(rev), skip_tombstones_(skip_tombstones) {
+  // The node holding the first id to visit is the last one whose master id is <= that id.
+  node_ = nodes_->upper_bound(rev ? end : start);
+  if (node_ != nodes_->begin()) {
+    --node_;
+  } else if (rev || node_ == nodes_->end()) {
+    done_ = true;
+  }
+}
+
+void StreamIterator::enter_node() noexcept {
+  lp_ = &node_->second;
+  master_ = node_->first;
+  const NodeHeader h = read_header(*lp_);
+  master_fields_ = h.master_fields;
+  master_count_ = h.master_count;
+  entries_ = h.entries;
+  pos_ = entries_ == Listpack::kNone ? Listpack::kNone : (rev_ ? lp_->last() : entries_);
+  in_node_ = true;
+}
+
+// Decodes the entry at pos_ and moves pos_ to its neighbour; false when the node is done.
+bool StreamIterator::step_in_node() noexcept {
+  if (pos_ == Listpack::kNone) return false;
+  std::size_t flags_pos = pos_;
+  if (rev_) {
+    const std::int64_t back = lp_->int_at(pos_);
+    for (std::int64_t i = 0; i < back; ++i) flags_pos = lp_->prev(flags_pos);
+  }
+  const EntryAt e = decode_entry(*lp_, master_, master_count_, flags_pos);
+  if (rev_)
+    pos_ = flags_pos == entries_ ? Listpack::kNone : lp_->prev(flags_pos);
+  else
+    pos_ = lp_->next(e.lp_count);
+  id_ = e.id;
+  numfields_ = e.numfields;
+  fields_ = e.fields;
+  same_fields_ = e.flags & kFlagSameFields;
+  deleted_ = e.flags & kFlagDeleted;
+  return true;
+}
+
+bool StreamIterator::next() noexcept {
+  while (!done_) {
+    if (!in_node_) enter_node();
+    if (!step_in_node()) {
+      in_node_ = false;
+      if (rev_) {
+        if (node_ == nodes_->begin()) done_ = true;
+        if (!done_) --node_;
+      } else if (++node_ == nodes_->end()) {
+        done_ = true;
+      }
+      continue;
+    }
+    if (rev_ ? id_ > end_ : id_ < start_) continue;
+    if (rev_ ? id_ < start_ : id_ > end_) {
+      done_ = true;
+      break;
+    }
+    if (deleted_ && skip_tombstones_) continue;
+    return true;
+  }
+  return false;
+}
+
+}  // namespace listd::store
