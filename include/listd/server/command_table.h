@@ -176,5 +176,6 @@ void register_zset_commands(CommandTable& table);
 void register_persistence_commands(CommandTable& table);
 void register_pubsub_commands(CommandTable& table);
 void register_script_commands(CommandTable& table);
+void register_replication_commands(CommandTable& table);
 
 }  // namespace listd::server
