@@ -183,3 +183,21 @@ TEST_F(ReplicationMasterTest, TheBacklogIsFreedAfterItsTtlWithoutReplicas) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST_F(ReplicationMasterTest, ReplOptionsAct) {
+  auto& c = t_.client();
+  // Only the disk form exists: "yes" is refused, not accepted and ignored.
+  EXPECT_EQ(t_.run(c, {"CONFIG", "SET", "repl-diskless-sync", "yes"}).rfind("-ERR", 0), 0u);
+  auto& r = t_.client();
+  full_sync(r);
+  EXPECT_EQ(t_.run(c, {"CONFIG", "SET", "repl-backlog-size", "1"}), "+OK\r\n");
+  EXPECT_EQ(t_.run(c, {"SET", "k", std::string(20000, 'v')}), "+OK\r\n");
+  const std::string info = info_replication();
+  // Redis keeps at least 16 KB whatever the setting says.
+  EXPECT_NE(info.find("repl_backlog_size:1\r\n"), std::string::npos) << info;
+  EXPECT_NE(info.find("repl_backlog_histlen:16384\r\n"), std::string::npos) << info;
+}
+
+}  // namespace
