@@ -15,6 +15,7 @@
 #include "listd/server/clock.h"
 #include "listd/server/executor.h"
 #include "listd/server/persistence.h"
+#include "listd/server/replication_master.h"
 #include "listd/server/version.h"
 
 namespace {
@@ -87,6 +88,7 @@ int main(int argc, char** argv) {
   server::Executor executor(config, clock);
   executor.persistence().set_logger(&log_persistence);
   executor.output_buffer_guard().set_logger(&log_persistence);
+  executor.replication().set_logger(&log_persistence);
   // Data first (AOF in manifest order with appendonly yes, else dump.rdb), then the port.
   if (!executor.persistence().load_at_startup(error)) {
     spdlog::warn("{}", error);

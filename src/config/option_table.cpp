@@ -53,6 +53,10 @@ const char* daemonize_unsupported(bool value) {
   return value ? "listd does not support daemonize yes" : nullptr;
 }
 
+const char* disk_sync_only(bool value) {
+  return value ? "listd sends a replica its RDB from disk only (repl-diskless-sync no)" : nullptr;
+}
+
 const char* rdb_preamble_only(bool value) {
   return value ? nullptr : "listd writes the AOF base as an RDB preamble only";
 }
@@ -403,6 +407,12 @@ const std::vector<OptionSpec>& table() {
       special(
           "client-output-buffer-limit", kOptionMultiArg,
           {&set_output_buffer_limits, &get_output_buffer_limits, &rewrite_output_buffer_limits}),
+      memory<&S::repl_backlog_size>("repl-backlog-size", kNone, 1, LLONG_MAX, kMb, false),
+      integer<&S::repl_backlog_ttl>("repl-backlog-ttl", kNone, 0, LONG_MAX, 3600),
+      integer<&S::repl_ping_replica_period>("repl-ping-replica-period", kNone, 1, INT_MAX, 10,
+                                            "repl-ping-slave-period"),
+      integer<&S::repl_timeout>("repl-timeout", kNone, 1, INT_MAX, 60),
+      boolean("repl-diskless-sync", kNone, &S::repl_diskless_sync, false, &disk_sync_only),
   };
   return kTable;
 }

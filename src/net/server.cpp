@@ -206,6 +206,8 @@ void Server::run_cron() {
       if (!c->close_asap) spdlog::debug("Closing idle client");  // the executor logged the other
       c->transport->close();
     }
+    // Cron may have produced output (a replica's RDB, the stream's ping): write it this turn.
+    if (exec_.clients().has_flush()) schedule_flush();
     // A timer that fired late or a wakeup that moved earlier gets re-armed here too.
     arm_timer();
     run_cron();

@@ -219,6 +219,11 @@ bool write_all_parts(Out& out, const store::Keyspace& ks, const RdbSaveOptions& 
   out.aux("redis-bits", "64");
   out.aux("ctime", std::to_string(o.now_ms / 1000));
   out.aux("used-mem", "0");
+  if (o.repl) {  // Redis rdbSaveInfoAuxFields' order: after used-mem, before aof-base
+    out.aux("repl-stream-db", std::to_string(o.repl->stream_db));
+    out.aux("repl-id", o.repl->replid);
+    out.aux("repl-offset", std::to_string(o.repl->offset));
+  }
   out.aux("aof-base", o.aof_base ? "1" : "0");
   for (int i = 0; i < ks.database_count(); ++i) {
     const store::Database& db = ks.db(i);

@@ -7,6 +7,7 @@
 #include "listd/server/command_context.h"
 #include "listd/server/errors.h"
 #include "listd/server/persistence.h"
+#include "listd/server/replication_master.h"
 #include "listd/server/scripting.h"
 #include "listd/server/text.h"
 
@@ -45,6 +46,9 @@ Executor::Executor(config::Config& config, Clock& clock)
   clients_.set_output_guard(&output_buffer_guard_);
   persistence_ = std::make_unique<Persistence>(*this);
   effects_.subscribe(*persistence_);
+  replication_ = std::make_unique<ReplicationMaster>(*this);
+  effects_.subscribe(*replication_);
+  persistence_->set_rdb_done_hook([this](bool ok) { replication_->rdb_done(ok); });
   scripting_ = std::make_unique<Scripting>(*this);
 }
 
@@ -72,6 +76,7 @@ void Executor::destroy_client(Client& c) {
   blocking_.end_wait(c);
   transactions_.unwatch_all(c);
   pubsub_.leave_all(c);
+  replication_->forget(c);
   clients_.destroy(c);
 }
 
@@ -204,10 +209,12 @@ void Executor::tick() {
 
 std::vector<Client*> Executor::cron(std::uint64_t now_ms) {
   persistence_->cron();  // BGSAVE / rewrite children, save points, automatic AOF rewrite
-  std::vector<Client*> to_close;
+  std::vector<Client*> to_close = replication_->cron();  // replicas past repl-timeout
   output_buffer_guard_.begin_cron();
   clients_.for_each([&](Client& c) {
-    if (output_buffer_guard_.check_in_cron(c)) to_close.push_back(&c);
+    if (output_buffer_guard_.check_in_cron(c) &&
+        std::find(to_close.begin(), to_close.end(), &c) == to_close.end())
+      to_close.push_back(&c);
   });
   const long long idle_limit_s = config_.settings().timeout;
   if (idle_limit_s <= 0) return to_close;

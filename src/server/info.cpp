@@ -11,6 +11,7 @@
 
 #include "listd/server/executor.h"
 #include "listd/server/persistence.h"
+#include "listd/server/replication_master.h"
 #include "listd/server/scripting.h"
 #include "listd/server/text.h"
 #include "listd/server/version.h"
@@ -43,6 +44,7 @@ void section_server(Executor& exec, std::string& out) {
   out += "multiplexing_api:epoll\r\n";
   out += fmt::format("gcc_version:{}.{}.{}\r\n", __GNUC__, __GNUC_MINOR__, __GNUC_PATCHLEVEL__);
   out += fmt::format("process_id:{}\r\n", ::getpid());
+  out += fmt::format("run_id:{}\r\n", exec.replication().run_id());
   out += fmt::format("tcp_port:{}\r\n", exec.config().settings().port);
   out += fmt::format("server_time_usec:{}\r\n", exec.clock().unix_us());
   out += fmt::format("uptime_in_seconds:{}\r\n", uptime_ms / 1000);
@@ -105,6 +107,7 @@ void section_stats(Executor& exec, std::string& out) {
   out += fmt::format("total_net_input_bytes:{}\r\n", s.net_input_bytes);
   out += fmt::format("total_net_output_bytes:{}\r\n", s.net_output_bytes);
   out += fmt::format("rejected_connections:{}\r\n", s.rejected_connections);
+  exec.replication().info_stats(out);
   out += fmt::format("expired_keys:{}\r\n", s.expired_keys);
   out += "evicted_keys:0\r\n";
   out += fmt::format("keyspace_hits:{}\r\n", s.keyspace_hits);
@@ -119,9 +122,9 @@ void section_stats(Executor& exec, std::string& out) {
                      exec.output_buffer_guard().disconnections());
 }
 
-void section_replication(Executor&, std::string& out) {
-  out += "# Replication\r\nrole:master\r\nconnected_slaves:0\r\n";
-  out += "master_replid:0000000000000000000000000000000000000000\r\nmaster_repl_offset:0\r\n";
+void section_replication(Executor& exec, std::string& out) {
+  out += "# Replication\r\n";
+  exec.replication().info(out);
 }
 
 void section_cpu(Executor&, std::string& out) {

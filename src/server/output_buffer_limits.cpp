@@ -8,6 +8,7 @@
 namespace listd::server {
 
 config::ClientClass client_class(const Client& c) noexcept {
+  if (c.replica) return config::ClientClass::kReplica;
   return c.pubsub.subscribed() ? config::ClientClass::kPubsub : config::ClientClass::kNormal;
 }
 

@@ -159,14 +159,16 @@ void Persistence::child_exited(const ps::BackgroundChild::Exit& exit) {
     finish_bgsave(exit);
 }
 
-Status Persistence::start_bgsave() {
-  const std::string path = ps::join_path(settings_.dir, settings_.dbfilename);
+Status Persistence::start_bgsave(const std::optional<ps::RdbReplInfo>& repl) {
+  const std::string path = rdb_path();
   last_bgsave_try_ms_ = now_ms();
   const auto temp_path = [&path](pid_t pid) { return ps::rdb_temp_path(path, pid); };
   // In the child: one file, then _exit.
-  const auto body = [this, &path](const std::string& temp) {
+  const auto body = [this, &path, &repl](const std::string& temp) {
     std::string err;
-    return ps::save_rdb_file(temp, path, exec_.keyspace(), snapshot_options(exec_.clock()), err);
+    ps::RdbSaveOptions options = snapshot_options(exec_.clock());
+    options.repl = repl;
+    return ps::save_rdb_file(temp, path, exec_.keyspace(), options, err);
   };
   std::string err;
   if (!child_.start(ChildKind::kRdb, temp_path, body, exec_.clock().monotonic_ms(), err)) {
@@ -185,12 +187,22 @@ void Persistence::finish_bgsave(const ps::BackgroundChild::Exit& exit) {
   if (!exit.ok) {
     ps::remove_file(exit.temp_path);
     log_.warning("Background saving error");
-    return;
+  } else {
+    exec_.stats().dirty -= dirty_at_fork_;
+    exec_.stats().lastsave_unix_s = now_ms() / 1000;
+    ++rdb_saves_;
+    log_.notice("Background saving terminated with success");
   }
-  exec_.stats().dirty -= dirty_at_fork_;
-  exec_.stats().lastsave_unix_s = now_ms() / 1000;
-  ++rdb_saves_;
-  log_.notice("Background saving terminated with success");
+  if (rdb_done_hook_) rdb_done_hook_(exit.ok);  // replicas waiting for this snapshot
+}
+
+Status Persistence::bgsave_for_replication(const ps::RdbReplInfo& repl) {
+  if (child_.running()) return Status::error("ERR a child process is active");
+  return start_bgsave(repl);
+}
+
+std::string Persistence::rdb_path() const {
+  return ps::join_path(settings_.dir, settings_.dbfilename);
 }
 
 // ---- commands -------------------------------------------------------------------------------
@@ -198,7 +210,7 @@ void Persistence::finish_bgsave(const ps::BackgroundChild::Exit& exit) {
 Status Persistence::save() {
   if (child_.kind() == ChildKind::kRdb)
     return Status::error("ERR Background save already in progress");
-  const std::string path = ps::join_path(settings_.dir, settings_.dbfilename);
+  const std::string path = rdb_path();
   std::string err;
   if (!ps::save_rdb_file(path, exec_.keyspace(), snapshot_options(exec_.clock()), err)) {
     // Redis leaves rdb_last_bgsave_status alone when SAVE fails (only a BGSAVE sets "err").

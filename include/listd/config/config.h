@@ -133,6 +133,11 @@ struct ServerSettings {
   bool lazyfree_lazy_user_del = false;
   ProtectedAction enable_protected_configs = ProtectedAction::kNo;
   std::array<OutputBufferLimit, kClientClassCount> client_obuf_limits = kDefaultOutputBufferLimits;
+  long long repl_backlog_size = 1024LL * 1024;  // bytes of stream kept for PSYNC (min 16 KB)
+  long long repl_backlog_ttl = 3600;            // s without replicas before the backlog is freed
+  int repl_ping_replica_period = 10;            // s between the stream's pings
+  int repl_timeout = 60;                        // s of replica silence before it is dropped
+  bool repl_diskless_sync = false;  // the RDB goes to a replica from dump.rdb; "yes" is refused
 
   bool operator==(const ServerSettings&) const = default;
 };

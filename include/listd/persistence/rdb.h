@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -22,10 +23,18 @@ namespace listd::persistence {
 
 inline constexpr int kRdbVersion = 9;
 
+/// What a snapshot made for a replica's full sync records of the stream it starts from.
+struct RdbReplInfo {
+  int stream_db = 0;     ///< AUX "repl-stream-db": the db the stream's next bytes apply to
+  std::string replid;    ///< AUX "repl-id"
+  long long offset = 0;  ///< AUX "repl-offset": the stream offset at the fork
+};
+
 struct RdbSaveOptions {
   std::string redis_ver = "7.0.15";  ///< AUX "redis-ver"
   std::int64_t now_ms = 0;           ///< AUX "ctime" and the expiry cut-off
   bool aof_base = false;             ///< AUX "aof-base" 1: this RDB is an AOF base file
+  std::optional<RdbReplInfo> repl;   ///< the repl-* AUX fields (a replica's full sync)
 };
 
 /// Writes the keyspace to `fd` (buffered, one write per 64 KB). False with `err` on failure.

@@ -91,6 +91,9 @@ struct Client {
   /// When the output first reached the soft limit (whole monotonic seconds); empty while under.
   std::optional<std::uint64_t> obuf_soft_limit_since_s;
   bool monitor = false;
+  /// A replica of ours (PSYNC/SYNC, replication_master.h): its output is the replication
+  /// stream and its class the `replica` output-buffer limit.
+  bool replica = false;
   ReplyMode reply_mode = ReplyMode::kOn;
   bool no_evict = false;
   bool no_touch = false;

@@ -55,6 +55,8 @@ class ClientRegistry {
   void queue_resume(Client& client) { resume_list_.push_back(&client); }
   std::vector<Client*> take_resume_list();
   bool has_resume() const noexcept { return !resume_list_.empty(); }
+  /// Output is waiting for the end of the turn (cron's replication bytes, for one).
+  bool has_flush() const noexcept { return !flush_list_.empty(); }
   /// CLIENT KILL: the transport closes `client` once its output is written.
   void request_kill(Client& client);
   std::vector<Client*> take_kill_list();

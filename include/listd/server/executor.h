@@ -5,6 +5,7 @@
 //   BlockingService  block, serve, time out (owns the waiter registry and the timer wheel)
 //   Transaction      MULTI/EXEC/DISCARD and the WATCH table
 //   Persistence      the AOF and RDB files (subscribed to effects())
+//   ReplicationMaster  replicas and the replication stream (subscribed to effects())
 //
 // API (called by net): create_client / destroy_client / begin_batch / execute / end_batch /
 // tick / next_wakeup_ms / cron, and clients().take_*_list(); replay (called by the AOF loader).
@@ -37,6 +38,7 @@ namespace listd::server {
 
 class CommandContext;
 class Persistence;
+class ReplicationMaster;
 class Scripting;
 
 /// Counters behind INFO stats / commandstats.
@@ -143,6 +145,8 @@ class Executor {
 
   // ---- durability (Persistence, effect_stream.h) ---------------------------------------
   Persistence& persistence() noexcept { return *persistence_; }
+  /// Replicas of this server (replication_master.h), the effect stream's second consumer.
+  ReplicationMaster& replication() noexcept { return *replication_; }
   /// What commands wrote, in execution units; the AOF subscribes to it, so can a test.
   EffectStream& effects() noexcept { return effects_; }
   /// Runs one command read from the AOF on the loading client `c`: queued inside MULTI,
@@ -186,6 +190,7 @@ class Executor {
   bool error_counted_ = false;
   EffectStream effects_;
   std::unique_ptr<Persistence> persistence_;
+  std::unique_ptr<ReplicationMaster> replication_;
   std::unique_ptr<Scripting> scripting_;
   PubSub pubsub_{[this](Client& c) { clients_.queue_flush(c); }};
   KeyspaceEvents events_{config_.settings(), pubsub_};

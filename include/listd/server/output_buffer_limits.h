@@ -29,7 +29,7 @@ namespace listd::server {
 struct Client;
 
 /// Redis getClientType for the limits: pubsub while the client has a subscription (RESP2 or
-/// RESP3), normal otherwise (MONITOR clients included). Replicas come with replication.
+/// RESP3), replica for a replica of ours, normal otherwise (MONITOR clients included).
 config::ClientClass client_class(const Client& c) noexcept;
 
 /// A client's pending output as Redis 7.0 reports it. listd holds Client::out plus what the
@@ -70,8 +70,10 @@ class OutputBufferGuard {
   /// default) must cost a load and two compares, not a call into the transport.
   bool check_after_output(Client& c) {
     const auto& limits = config_.settings().client_obuf_limits;
-    const config::OutputBufferLimit& limit = limits[static_cast<int>(
-        c.pubsub.subscribed() ? config::ClientClass::kPubsub : config::ClientClass::kNormal)];
+    const config::OutputBufferLimit& limit =
+        limits[static_cast<int>(c.replica               ? config::ClientClass::kReplica
+                                : c.pubsub.subscribed() ? config::ClientClass::kPubsub
+                                                        : config::ClientClass::kNormal)];
     if (limit.hard_bytes == 0 && limit.soft_bytes == 0) return false;
     return check_limited_after_output(c);
   }

@@ -13,13 +13,16 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 
 #include "listd/config/config.h"
 #include "listd/persistence/background_child.h"
+#include "listd/persistence/rdb.h"
 #include "listd/server/aof_rewrite.h"
 #include "listd/server/aof_writer.h"
 #include "listd/server/data_loader.h"
@@ -75,6 +78,15 @@ class Persistence final : public EffectConsumer {
   Status save();
   /// BGSAVE.
   Status bgsave();
+  /// A BGSAVE for a replica's full sync (Redis startBgsaveForReplication, disk target): the
+  /// snapshot carries the repl-* AUX fields. Refused while any child runs.
+  Status bgsave_for_replication(const persistence::RdbReplInfo& repl);
+  /// Called after every BGSAVE ends (true: dump.rdb at rdb_path() is the new snapshot).
+  void set_rdb_done_hook(std::function<void(bool ok)> hook) { rdb_done_hook_ = std::move(hook); }
+  /// True while a BGSAVE or an AOF rewrite child runs.
+  bool child_running() const noexcept { return child_.running(); }
+  /// dir/dbfilename.
+  std::string rdb_path() const;
   /// BGREWRITEAOF: started now, or scheduled after the running BGSAVE.
   Result<RewriteStart> bgrewriteaof();
   /// Redis' MISCONF state: save points configured, stop-writes-on-bgsave-error yes, and the last
@@ -93,7 +105,7 @@ class Persistence final : public EffectConsumer {
   void wait_for_child();
   void child_exited(const persistence::BackgroundChild::Exit& exit);
   bool start_save_point_bgsave(std::int64_t now_ms);
-  Status start_bgsave();
+  Status start_bgsave(const std::optional<persistence::RdbReplInfo>& repl = std::nullopt);
   void finish_bgsave(const persistence::BackgroundChild::Exit& exit);
   std::int64_t now_ms() const;
 
@@ -111,6 +123,7 @@ class Persistence final : public EffectConsumer {
   std::int64_t last_bgsave_secs_ = -1;
   std::int64_t last_bgsave_try_ms_ = 0;
   std::uint64_t rdb_saves_ = 0;
+  std::function<void(bool ok)> rdb_done_hook_;
   std::shared_ptr<bool> alive_;  // the config observer checks it (config::Config outlives us)
 };
 

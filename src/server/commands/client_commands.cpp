@@ -15,7 +15,7 @@ namespace listd::server {
 namespace {
 
 // Redis getClientTypeByName for CLIENT LIST / KILL TYPE: the class, or `none` for the
-// classes listd has no clients of (master, replica until replication). False if unknown.
+// class listd has no clients of (master: listd is never a replica yet). False if unknown.
 bool parse_client_type(std::string_view name, std::optional<config::ClientClass>& type,
                        bool& none) {
   none = false;
@@ -23,8 +23,9 @@ bool parse_client_type(std::string_view name, std::optional<config::ClientClass>
     type = config::ClientClass::kNormal;
   } else if (base::iequals(name, "pubsub")) {
     type = config::ClientClass::kPubsub;
-  } else if (base::iequals(name, "master") || base::iequals(name, "replica") ||
-             base::iequals(name, "slave")) {
+  } else if (base::iequals(name, "replica") || base::iequals(name, "slave")) {
+    type = config::ClientClass::kReplica;
+  } else if (base::iequals(name, "master")) {
     type = config::ClientClass::kReplica;
     none = true;
   } else {
@@ -133,7 +134,7 @@ void cmd_client_kill(CommandContext& ctx) {
   std::optional<std::string_view> addr, laddr, user;
   bool skipme = true;
   std::optional<config::ClientClass> type;
-  bool type_matches_none = false;  // master / replica: listd has no such clients
+  bool type_matches_none = false;  // master: listd has no such clients
   std::optional<long long> maxage;
   for (std::size_t i = 2; i < ctx.argc(); i += 2) {
     const std::string_view opt = ctx.arg(i), val = ctx.arg(i + 1);

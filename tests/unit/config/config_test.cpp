@@ -102,6 +102,12 @@ TEST(ConfigTest, EveryOptionHasItsDefault) {
       {"enable-protected-configs", "no"},
       {"client-output-buffer-limit",
        "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60"},
+      {"repl-backlog-size", "1048576"},
+      {"repl-backlog-ttl", "3600"},
+      {"repl-ping-replica-period", "10"},
+      {"repl-ping-slave-period", "10"},
+      {"repl-timeout", "60"},
+      {"repl-diskless-sync", "no"},
   };
   EXPECT_EQ(all_values(cfg), expected);
 }
@@ -423,7 +429,8 @@ TEST(ConfigTest, ObserversSeeTheNewValue) {
 TEST(ConfigTest, GetStarReturnsEveryOptionOnceInTableOrder) {
   const Config cfg;
   const auto all = cfg.get("*");
-  EXPECT_EQ(all.size(), Config::options().size() + 1);  // + the list-max-ziplist-size alias
+  // + the list-max-ziplist-size and repl-ping-slave-period aliases
+  EXPECT_EQ(all.size(), Config::options().size() + 2);
   EXPECT_EQ(all.front().first, "port");
 }
 

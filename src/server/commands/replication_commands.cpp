@@ -1,0 +1,113 @@
+// Replication commands, master side: REPLCONF, PSYNC, SYNC, ROLE. The protocol state is
+// ReplicationMaster's (src/server/replication_master.cpp); these parse arguments in Redis'
+// order and word the replies as replication.c does.
+#include <fmt/format.h>
+
+#include "listd/base/number.h"
+#include "listd/base/redis_text.h"
+#include "listd/server/command_context.h"
+#include "listd/server/command_table.h"
+#include "listd/server/errors.h"
+#include "listd/server/executor.h"
+#include "listd/server/replication_master.h"
+#include "listd/server/text.h"
+
+namespace listd::server {
+namespace {
+
+constexpr std::string_view kNotInTransactionErr = "ERR Command not allowed inside a transaction";
+
+// REPLCONF <option> <value> [<option> <value> ...]
+void cmd_replconf(CommandContext& ctx) {
+  if (ctx.argc() % 2 == 0) {
+    ctx.reply().error(kSyntaxErr);
+    return;
+  }
+  ReplicationMaster& repl = ctx.exec().replication();
+  Client& c = ctx.client();
+  for (std::size_t j = 1; j < ctx.argc(); j += 2) {
+    const std::string_view opt = ctx.arg(j), val = ctx.arg(j + 1);
+    long long n = 0;
+    if (base::iequals(opt, "listening-port")) {
+      if (!base::parse_strict_integer(val, n)) {
+        ctx.reply().error(kNotIntegerErr);
+        return;
+      }
+      repl.set_listening_port(c, static_cast<int>(n));
+    } else if (base::iequals(opt, "ip-address")) {
+      if (val.size() >= 46) {  // Redis NET_HOST_STR_LEN
+        ctx.reply().error(fmt::format(
+            "ERR REPLCONF ip-address provided by replica instance is too long: {} bytes",
+            val.size()));
+        return;
+      }
+      repl.set_announced_ip(c, val);
+    } else if (base::iequals(opt, "capa")) {
+      repl.add_capa(c, val);
+    } else if (base::iequals(opt, "ack")) {
+      // From a replica: its processed offset. Never a reply, not even to a bad offset.
+      if (base::parse_strict_integer(val, n)) repl.ack(c, n);
+      return;
+    } else if (base::iequals(opt, "getack")) {
+      return;  // a master is asked by nobody; a replica would answer with an ACK
+    } else {
+      ctx.reply().error(
+          fmt::format("ERR Unrecognized REPLCONF option: {}", std::string(until_nul(opt))));
+      return;
+    }
+  }
+  ctx.reply().ok();
+}
+
+// PSYNC replicationid offset / SYNC
+void sync_generic(CommandContext& ctx, bool legacy) {
+  if (ctx.exec().replication().is_replica(ctx.client())) return;  // ignored, as Redis
+  if (ctx.in_exec()) {
+    ctx.reply().error(kNotInTransactionErr);
+    return;
+  }
+  long long offset = -1;
+  if (!legacy && !base::parse_strict_integer(ctx.arg(2), offset)) {
+    ctx.reply().error(kNotIntegerErr);
+    return;
+  }
+  ctx.exec().replication().sync(ctx.client(), legacy ? "?" : ctx.arg(1), offset, legacy);
+}
+
+void cmd_psync(CommandContext& ctx) { sync_generic(ctx, false); }
+void cmd_sync(CommandContext& ctx) { sync_generic(ctx, true); }
+
+// ROLE
+void cmd_role(CommandContext& ctx) {
+  const ReplicationMaster& repl = ctx.exec().replication();
+  std::vector<ReplicationMaster::ReplicaRow> online;
+  for (auto& row : repl.replica_rows())
+    if (row.state == ReplicationMaster::State::kOnline) online.push_back(std::move(row));
+  protocol::ReplyWriter reply = ctx.reply();
+  reply.array_header(3);
+  reply.bulk("master");
+  reply.integer(repl.master_repl_offset());
+  reply.array_header(online.size());
+  for (const auto& row : online) {
+    reply.array_header(3);
+    reply.bulk(row.ip);
+    reply.bulk(std::to_string(row.port));
+    reply.bulk(std::to_string(row.ack_offset));
+  }
+}
+
+}  // namespace
+
+void register_replication_commands(CommandTable& table) {
+  CommandFamily t = table.family("server");
+  t.add("replconf", -1, kAdmin | kNoScript | kLoading | kStale | kAllowBusy, kNoKeys, &cmd_replconf,
+        "3.0.0", "An internal command for configuring the replication stream");
+  t.add("psync", -3, kAdmin | kNoMulti | kNoScript, kNoKeys, &cmd_psync, "2.8.0",
+        "Internal command used for replication");
+  t.add("sync", 1, kAdmin | kNoMulti | kNoScript, kNoKeys, &cmd_sync, "1.0.0",
+        "Internal command used for replication");
+  t.add("role", 1, kNoScript | kLoading | kStale | kFast | kSentinel, kNoKeys, &cmd_role, "2.8.12",
+        "Return the role of the instance in the context of replication");
+}
+
+}  // namespace listd::server

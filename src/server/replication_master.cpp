@@ -1,0 +1,390 @@
+#include "listd/server/replication_master.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "listd/base/redis_text.h"
+#include "listd/persistence/file_io.h"
+#include "listd/server/client.h"
+#include "listd/server/executor.h"
+#include "listd/server/persistence.h"
+
+namespace listd::server {
+namespace {
+
+// Redis CONFIG_REPL_BACKLOG_MIN_SIZE: a smaller repl-backlog-size is raised to this.
+constexpr std::size_t kMinBacklogBytes = 16 * 1024;
+// The stream's keep-alive: Redis feeds `ping` with replicationFeedSlaves (lower case).
+constexpr std::string_view kStreamPing = "*1\r\n$4\r\nping\r\n";
+
+std::size_t backlog_bytes(const config::ServerSettings& s) {
+  return std::max<std::size_t>(static_cast<std::size_t>(s.repl_backlog_size), kMinBacklogBytes);
+}
+
+// "ip:port" → "ip" (the peer address INFO shows when the replica announced none).
+std::string peer_ip(const std::string& addr) {
+  const std::size_t colon = addr.rfind(':');
+  return colon == std::string::npos ? addr : addr.substr(0, colon);
+}
+
+std::string_view state_name(ReplicationMaster::State s) {
+  return s == ReplicationMaster::State::kOnline ? "online" : "wait_bgsave";
+}
+
+}  // namespace
+
+std::string random_hex_id(std::mt19937_64& rng) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string id(40, '0');
+  for (char& ch : id) ch = kHex[rng() & 15];
+  return id;
+}
+
+ReplicationMaster::ReplicationMaster(Executor& exec) : exec_(exec) {
+  run_id_ = random_hex_id(exec_.rng());
+  replid_ = random_hex_id(exec_.rng());
+  auto alive = std::make_shared<bool>(true);
+  exec_.config().on_change([this, weak = std::weak_ptr<bool>(alive)](std::string_view name) {
+    if (!weak.expired() && name == "repl-backlog-size") on_backlog_size_changed();
+  });
+  alive_ = std::move(alive);
+  no_replicas_since_s_ = unix_s();
+}
+
+ReplicationMaster::~ReplicationMaster() = default;
+
+std::int64_t ReplicationMaster::unix_s() const { return exec_.clock().unix_ms() / 1000; }
+
+ReplicationMaster::Replica* ReplicationMaster::find(const Client& c) noexcept {
+  for (Replica& r : replicas_)
+    if (r.client == &c) return &r;
+  return nullptr;
+}
+
+const ReplicationMaster::Replica* ReplicationMaster::find(const Client& c) const noexcept {
+  for (const Replica& r : replicas_)
+    if (r.client == &c) return &r;
+  return nullptr;
+}
+
+// ---- the stream ---------------------------------------------------------------------------
+
+void ReplicationMaster::on_effect(int db, std::span<const std::string_view> argv) {
+  encoder_.append(db, argv);
+  feed(encoder_.buffer());
+  encoder_.clear();
+}
+
+void ReplicationMaster::feed(std::string_view bytes) {
+  if (!backlog_ || bytes.empty()) return;
+  backlog_->append(bytes);
+  master_repl_offset_ = backlog_->end_offset();
+  for (Replica& r : replicas_) {
+    if (r.client->close_asap) continue;
+    if (r.state == State::kOnline) {
+      r.client->out.append(bytes);
+      exec_.clients().queue_flush(*r.client);
+    } else if (r.state == State::kWaitBgsaveEnd) {
+      r.pending.append(bytes);  // after its RDB (Redis accumulates it in the output buffer)
+    }
+  }
+}
+
+void ReplicationMaster::create_backlog() {
+  // A new history: a new replid and no second one (Redis syncCommand).
+  replid_ = random_hex_id(exec_.rng());
+  replid2_ = std::string(40, '0');
+  second_replid_offset_ = -1;
+  backlog_ = std::make_unique<ReplicationBacklog>(backlog_bytes(exec_.config().settings()),
+                                                  master_repl_offset_);
+  log_.notice(fmt::format("Replication backlog created, my new replication IDs are '{}' and '{}'",
+                          replid_, replid2_));
+}
+
+void ReplicationMaster::on_backlog_size_changed() {
+  if (backlog_) backlog_->resize(backlog_bytes(exec_.config().settings()));
+}
+
+// ---- the handshake ------------------------------------------------------------------------
+
+void ReplicationMaster::set_listening_port(const Client& c, int port) {
+  handshakes_[c.id].listening_port = port;
+}
+
+void ReplicationMaster::set_announced_ip(const Client& c, std::string_view ip) {
+  handshakes_[c.id].ip = std::string(ip);
+}
+
+void ReplicationMaster::add_capa(const Client& c, std::string_view capa) {
+  Handshake& hs = handshakes_[c.id];
+  if (base::iequals(capa, "eof")) hs.capa_eof = true;
+  if (base::iequals(capa, "psync2")) hs.capa_psync2 = true;
+  // Unknown capabilities (dual-channel, ...) are ignored, as Redis does.
+}
+
+ReplicationMaster::Handshake ReplicationMaster::take_handshake(const Client& c) {
+  Handshake hs;
+  if (auto it = handshakes_.find(c.id); it != handshakes_.end()) {
+    hs = std::move(it->second);
+    handshakes_.erase(it);
+  }
+  return hs;
+}
+
+void ReplicationMaster::sync(Client& c, std::string_view replid, long long offset,
+                             bool legacy_sync) {
+  if (find(c)) return;  // already a replica: ignored, as Redis
+  Replica r;
+  r.client = &c;
+  r.hs = take_handshake(c);
+  r.legacy_sync = legacy_sync;
+  r.ack_unix_s = unix_s();
+  const std::string name = fmt::format("{}:{}", peer_ip(c.addr), r.hs.listening_port);
+  log_.notice(fmt::format("Replica {} asks for synchronization", name));
+  c.replica = true;
+  if (!legacy_sync) {
+    if (try_partial(r, replid, offset)) {
+      ++sync_partial_ok_;
+      replicas_.push_back(std::move(r));
+      exec_.clients().queue_flush(c);
+      return;
+    }
+    if (replid.empty() || replid[0] != '?') ++sync_partial_err_;
+  }
+  ++sync_full_;
+  r.state = State::kWaitBgsaveStart;
+  replicas_.push_back(std::move(r));
+  if (replicas_.size() == 1 && !backlog_) create_backlog();
+  start_full_sync(replicas_.back());
+}
+
+// Redis masterTryPartialResynchronization: the replid must be ours, or our previous one up to
+// the offset where it ended, and the offset still in the backlog.
+bool ReplicationMaster::try_partial(Replica& r, std::string_view replid, long long offset) {
+  const bool id_ok = replid == replid_ || (replid == replid2_ && offset <= second_replid_offset_);
+  if (!id_ok) {
+    if (!replid.empty() && replid[0] == '?')
+      log_.notice("Full resync requested by replica");
+    else if (replid != replid_ && replid != replid2_)
+      log_.notice(fmt::format(
+          "Partial resynchronization not accepted: Replication ID mismatch (Replica asked for "
+          "'{}', my replication IDs are '{}' and '{}')",
+          replid, replid_, replid2_));
+    else
+      log_.notice(fmt::format(
+          "Partial resynchronization not accepted: Requested offset for second ID was {}, but I "
+          "can reply up to {}",
+          offset, second_replid_offset_));
+    return false;
+  }
+  if (!backlog_ || !backlog_->contains(offset)) {
+    log_.notice(fmt::format(
+        "Unable to partial resync with replica for lack of backlog (Replica request was: {}).",
+        offset));
+    return false;
+  }
+  r.state = State::kOnline;
+  std::string& out = r.client->out;
+  out += r.hs.capa_psync2 ? fmt::format("+CONTINUE {}\r\n", replid_) : "+CONTINUE\r\n";
+  const std::size_t before = out.size();
+  backlog_->copy_from(offset, out);
+  log_.notice(fmt::format(
+      "Partial resynchronization request accepted. Sending {} bytes of backlog starting from "
+      "offset {}.",
+      out.size() - before, offset));
+  return true;
+}
+
+// ---- full sync ----------------------------------------------------------------------------
+
+void ReplicationMaster::start_full_sync(Replica& r) {
+  if (!exec_.persistence().child_running()) {
+    start_bgsave_for_waiting();
+    return;
+  }
+  // A BGSAVE for another replica is running: share it, with a copy of what that replica
+  // buffered since the fork (Redis syncCommand, case 1).
+  for (const Replica& other : replicas_) {
+    if (&other == &r || other.state != State::kWaitBgsaveEnd) continue;
+    r.state = State::kWaitBgsaveEnd;
+    r.fork_offset = other.fork_offset;
+    r.pending = other.pending;
+    send_fullresync(r);
+    log_.notice("Waiting for end of BGSAVE for SYNC");
+    return;
+  }
+  log_.notice("Can't attach the replica to the current BGSAVE. Waiting for next BGSAVE for SYNC");
+}
+
+void ReplicationMaster::start_bgsave_for_waiting() {
+  persistence::RdbReplInfo info;
+  info.stream_db = std::max(encoder_.selected_db(), 0);
+  info.replid = replid_;
+  info.offset = master_repl_offset_;
+  log_.notice(fmt::format("Starting BGSAVE for SYNC with target: disk"));
+  if (Status s = exec_.persistence().bgsave_for_replication(info); !s) {
+    log_.warning(fmt::format("BGSAVE for replication failed: {}", s.error()));
+    std::vector<Client*> failed;
+    for (Replica& r : replicas_)
+      if (r.state == State::kWaitBgsaveStart) failed.push_back(r.client);
+    for (Client* c : failed) {
+      c->out += "-ERR BGSAVE failed, replication can't continue\r\n";
+      drop(*c, "BGSAVE failed");
+    }
+    return;
+  }
+  encoder_.reset_selected_db();  // the stream after the snapshot starts with a SELECT
+  for (Replica& r : replicas_) {
+    if (r.state != State::kWaitBgsaveStart) continue;
+    r.state = State::kWaitBgsaveEnd;
+    r.fork_offset = master_repl_offset_;
+    r.pending.clear();
+    send_fullresync(r);
+  }
+}
+
+void ReplicationMaster::send_fullresync(Replica& r) {
+  if (r.legacy_sync) return;  // SYNC gets the bulk only
+  r.client->out += fmt::format("+FULLRESYNC {} {}\r\n", replid_, r.fork_offset);
+  exec_.clients().queue_flush(*r.client);
+}
+
+void ReplicationMaster::rdb_done(bool ok) {
+  std::vector<Replica*> waiting;
+  for (Replica& r : replicas_)
+    if (r.state == State::kWaitBgsaveEnd) waiting.push_back(&r);
+  std::string rdb, err;
+  if (!waiting.empty() && ok && !persistence::read_file(exec_.persistence().rdb_path(), rdb, err)) {
+    log_.warning(fmt::format("SYNC failed. Can't open/stat DB after BGSAVE: {}", err));
+    ok = false;
+  }
+  std::vector<Client*> failed;
+  for (Replica* r : waiting) {
+    if (!ok) {
+      failed.push_back(r->client);
+      continue;
+    }
+    std::string& out = r->client->out;
+    out += fmt::format("${}\r\n", rdb.size());
+    out += rdb;  // no CRLF after the payload
+    out += r->pending;
+    r->pending = std::string();
+    r->state = State::kOnline;
+    r->ack_unix_s = unix_s();
+    exec_.clients().queue_flush(*r->client);
+    log_.notice(fmt::format("Synchronization with replica {}:{} succeeded",
+                            peer_ip(r->client->addr), r->hs.listening_port));
+  }
+  for (Client* c : failed) drop(*c, "SYNC failed. BGSAVE child returned an error");
+  for (const Replica& r : replicas_) {
+    if (r.state != State::kWaitBgsaveStart) continue;
+    start_bgsave_for_waiting();
+    break;
+  }
+}
+
+void ReplicationMaster::drop(Client& c, std::string_view why) {
+  log_.warning(fmt::format("Closing replica {}: {}", c.addr, why));
+  exec_.clients().queue_flush(c);
+  exec_.clients().request_kill(c);
+}
+
+// ---- steady state -------------------------------------------------------------------------
+
+void ReplicationMaster::ack(Client& c, long long offset) {
+  Replica* r = find(c);
+  if (!r) return;
+  r->ack_offset = std::max(r->ack_offset, offset);
+  r->ack_unix_s = unix_s();
+}
+
+std::vector<Client*> ReplicationMaster::cron() {
+  const config::ServerSettings& s = exec_.config().settings();
+  const std::int64_t now = unix_s();
+  ++cron_loops_;
+  if (!replicas_.empty() && s.repl_ping_replica_period > 0 &&
+      cron_loops_ % static_cast<std::uint64_t>(s.repl_ping_replica_period) == 0)
+    feed(kStreamPing);  // no SELECT: a ping applies to no db
+  std::vector<Client*> timed_out;
+  bool waiting_start = false;
+  for (Replica& r : replicas_) {
+    if (r.state != State::kOnline) {
+      // Keep-alive while the snapshot is made; replicas skip newlines before the payload.
+      r.client->out += '\n';
+      exec_.clients().queue_flush(*r.client);
+      waiting_start = waiting_start || r.state == State::kWaitBgsaveStart;
+    } else if (!r.legacy_sync && now - r.ack_unix_s > s.repl_timeout) {
+      log_.warning(fmt::format("Disconnecting timedout replica (streaming sync): {}:{}",
+                               peer_ip(r.client->addr), r.hs.listening_port));
+      timed_out.push_back(r.client);
+    }
+  }
+  if (waiting_start && !exec_.persistence().child_running()) start_bgsave_for_waiting();
+  if (replicas_.empty() && backlog_ && s.repl_backlog_ttl > 0 &&
+      now - no_replicas_since_s_ > s.repl_backlog_ttl) {
+    // Without replicas for repl-backlog-ttl: free it; the next one starts a new history.
+    log_.notice(
+        fmt::format("Replication backlog freed after {} seconds without connected replicas.",
+                    s.repl_backlog_ttl));
+    backlog_.reset();
+    replid_ = random_hex_id(exec_.rng());
+    replid2_ = std::string(40, '0');
+    second_replid_offset_ = -1;
+  }
+  return timed_out;
+}
+
+void ReplicationMaster::forget(const Client& c) {
+  handshakes_.erase(c.id);
+  const auto it = std::find_if(replicas_.begin(), replicas_.end(),
+                               [&](const Replica& r) { return r.client == &c; });
+  if (it == replicas_.end()) return;
+  log_.notice(
+      fmt::format("Connection with replica {}:{} lost.", peer_ip(c.addr), it->hs.listening_port));
+  replicas_.erase(it);
+  if (replicas_.empty()) no_replicas_since_s_ = unix_s();
+}
+
+// ---- INFO / ROLE --------------------------------------------------------------------------
+
+std::vector<ReplicationMaster::ReplicaRow> ReplicationMaster::replica_rows() const {
+  std::vector<ReplicaRow> rows;
+  const std::int64_t now = unix_s();
+  for (const Replica& r : replicas_) {
+    ReplicaRow row;
+    row.ip = r.hs.ip.empty() ? peer_ip(r.client->addr) : r.hs.ip;
+    row.port = r.hs.listening_port;
+    row.state = r.state;
+    row.ack_offset = r.ack_offset;
+    row.lag_s = r.state == State::kOnline ? now - r.ack_unix_s : 0;
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+void ReplicationMaster::info(std::string& out) const {
+  const std::vector<ReplicaRow> rows = replica_rows();
+  out += fmt::format("role:master\r\nconnected_slaves:{}\r\n", rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const ReplicaRow& r = rows[i];
+    out += fmt::format("slave{}:ip={},port={},state={},offset={},lag={}\r\n", i, r.ip, r.port,
+                       state_name(r.state), r.ack_offset, r.lag_s);
+  }
+  out += "master_failover_state:no-failover\r\n";
+  out += fmt::format("master_replid:{}\r\nmaster_replid2:{}\r\n", replid_, replid2_);
+  out += fmt::format("master_repl_offset:{}\r\nsecond_repl_offset:{}\r\n", master_repl_offset_,
+                     second_replid_offset_);
+  out += fmt::format("repl_backlog_active:{}\r\n", backlog_ ? 1 : 0);
+  out += fmt::format("repl_backlog_size:{}\r\n", exec_.config().settings().repl_backlog_size);
+  out += fmt::format("repl_backlog_first_byte_offset:{}\r\n",
+                     backlog_ ? backlog_->first_byte_offset() : 0);
+  out += fmt::format("repl_backlog_histlen:{}\r\n", backlog_ ? backlog_->histlen() : 0);
+}
+
+void ReplicationMaster::info_stats(std::string& out) const {
+  out += fmt::format("sync_full:{}\r\nsync_partial_ok:{}\r\nsync_partial_err:{}\r\n", sync_full_,
+                     sync_partial_ok_, sync_partial_err_);
+}
+
+}  // namespace listd::server
