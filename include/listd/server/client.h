@@ -86,6 +86,10 @@ struct Client {
   /// When the output first reached the soft limit (whole monotonic seconds); empty while under.
   std::optional<std::uint64_t> obuf_soft_limit_since_s;
   bool monitor = false;
+  /// Its script runs past busy-reply-threshold (Redis protectClient): while the event loop runs
+  /// from the script's hook, the transport neither runs its requests nor moves its read buffer
+  /// (its argv points there) nor frees it; it picks up after the script.
+  bool script_running = false;
   ReplyMode reply_mode = ReplyMode::kOn;
   bool no_evict = false;
   bool no_touch = false;

@@ -97,6 +97,8 @@ TEST(ConfigTest, EveryOptionHasItsDefault) {
       {"tcp-backlog", "511"},
       {"slowlog-log-slower-than", "10000"},
       {"slowlog-max-len", "128"},
+      {"busy-reply-threshold", "5000"},
+      {"lua-time-limit", "5000"},
       {"notify-keyspace-events", ""},
       {"lazyfree-lazy-user-del", "no"},
       {"enable-protected-configs", "no"},
@@ -423,7 +425,8 @@ TEST(ConfigTest, ObserversSeeTheNewValue) {
 TEST(ConfigTest, GetStarReturnsEveryOptionOnceInTableOrder) {
   const Config cfg;
   const auto all = cfg.get("*");
-  EXPECT_EQ(all.size(), Config::options().size() + 1);  // + the list-max-ziplist-size alias
+  // + the list-max-ziplist-size and lua-time-limit aliases
+  EXPECT_EQ(all.size(), Config::options().size() + 2);
   EXPECT_EQ(all.front().first, "port");
 }
 
