@@ -113,6 +113,12 @@ int main(int argc, char** argv) {
                                                                     int signo) {
     if (ec) return;
     spdlog::info("Received {}, scheduling shutdown...", signo == SIGINT ? "SIGINT" : "SIGTERM");
+    if (executor.busy_script()) {
+      // A snapshot now would hold half of the script; only SHUTDOWN NOSAVE ends a busy one.
+      spdlog::warn("A script is busy: use SCRIPT KILL or SHUTDOWN NOSAVE, then signal again");
+      signals.async_wait(on_signal);
+      return;
+    }
     if (!executor.persistence().save_before_exit(false, false)) {
       signals.async_wait(on_signal);
       return;

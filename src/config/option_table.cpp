@@ -399,6 +399,8 @@ const std::vector<OptionSpec>& table() {
       integer<&S::tcp_backlog>("tcp-backlog", kOptionImmutable, 0, INT_MAX, 511),
       integer<&S::slowlog_log_slower_than>("slowlog-log-slower-than", kNone, -1, LLONG_MAX, 10000),
       integer<&S::slowlog_max_len>("slowlog-max-len", kNone, 0, LONG_MAX, 128),
+      integer<&S::busy_reply_threshold>("busy-reply-threshold", kNone, 0, LONG_MAX, 5000,
+                                        "lua-time-limit"),
       special("notify-keyspace-events", kNone, {&set_notify, &get_notify, &rewrite_notify}),
       boolean("lazyfree-lazy-user-del", kNone, &S::lazyfree_lazy_user_del, false),
       enumeration<&S::enable_protected_configs>("enable-protected-configs", kOptionImmutable,

@@ -45,6 +45,10 @@ void Connection::start() {
 
 void Connection::read_more() {
   if (closed_ || read_pending_) return;
+  if (client_->script_running) {  // compacting or growing in_ would move the script's argv
+    read_paused_ = true;
+    return;
+  }
   // Compact, then make room: a big bulk argument gets its whole remaining size at once.
   if (in_begin_ == in_end_) {
     in_begin_ = in_end_ = 0;
@@ -75,6 +79,11 @@ void Connection::on_read(const asio::error_code& ec, std::size_t n) {
   }
   in_end_ += n;
   server_.executor().stats().net_input_bytes += n;
+  if (client_->script_running) {
+    // Called from this client's own busy script: keep the bytes, run them after the script.
+    read_paused_ = true;
+    return;
+  }
   if (!client_->blocked()) process_input();
   if (!closed_ && in_end_ - in_begin_ > server_.query_buffer_limit()) {
     spdlog::warn("Closing client that reached max query buffer length: id={} addr={} qbuf={}",
@@ -97,7 +106,8 @@ void Connection::process_input() {
   server::Executor& exec = server_.executor();
   parser_.set_limits(server_.parser_limits());
   exec.begin_batch();
-  while (!closed_ && !client_->blocked() && !client_->closing() && in_begin_ < in_end_) {
+  while (!closed_ && !client_->blocked() && !client_->closing() && in_begin_ < in_end_ &&
+         !exec.shutdown_requested()) {
     const std::string_view buf(in_.data() + in_begin_, in_end_ - in_begin_);
     parser_.set_auth_required(!client_->authenticated);  // Redis authRequired(), per request
     const protocol::ParseStatus status = parser_.parse(buf);
@@ -110,9 +120,21 @@ void Connection::process_input() {
     in_begin_ += parser_.consumed();
   }
   exec.end_batch();
+  finish_protected_batch();
+  if (closed_) return;
   // Not while a read is pending: it writes at the old in_end_, and on_read adds n to in_end_
   // (a resumed blocked client would re-run its old pipelined requests). read_more compacts.
   if (in_begin_ == in_end_ && !read_pending_) in_begin_ = in_end_ = 0;
+}
+
+void Connection::finish_protected_batch() {
+  if (close_deferred_) {
+    close_deferred_ = false;
+    close();
+  } else if (read_paused_) {
+    read_paused_ = false;
+    server_.defer_read(*this);  // after this turn's replies, as any read that produced one
+  }
 }
 
 void Connection::protocol_error(std::string_view message) {
@@ -128,7 +150,9 @@ std::size_t Connection::pending_output_bytes() const { return writing_.size(); }
 
 void Connection::flush() {
   // Over its output-buffer limit: closed at the end of the turn, its output never written.
-  if (closed_ || client_->close_asap) return;
+  // A client whose script is busy is written after it (Redis skips protected clients); the
+  // executor queues it again when the script's reply is in.
+  if (closed_ || client_->close_asap || client_->script_running) return;
   // Never a reply before its AOF bytes (a completed async write may flush output produced
   // after the last finish_turn); a no-op when nothing is pending.
   server_.executor().persistence().flush_turn();
@@ -180,6 +204,10 @@ void Connection::flush_for_shutdown() {
 
 void Connection::close() {
   if (closed_) return;
+  if (client_ && client_->script_running) {  // its script is on the stack: close after it
+    close_deferred_ = true;
+    return;
+  }
   closed_ = true;
   asio::error_code ec;
   socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ec);

@@ -18,11 +18,12 @@ std::chrono::steady_clock::time_point to_time_point(std::uint64_t monotonic_ms) 
 }  // namespace
 
 Server::Server(asio::io_context& io, server::Executor& exec, NetOptions options)
-    : io_(io), exec_(exec), options_(std::move(options)), timer_(io), cron_(io) {
+    : io_(io), exec_(exec), options_(std::move(options)), timer_(io), cron_(io), busy_flush_(io) {
   refresh_limits();
+  exec_.set_event_loop_yield(this);
 }
 
-Server::~Server() = default;
+Server::~Server() { exec_.set_event_loop_yield(nullptr); }
 
 void Server::refresh_limits() {
   const config::Config& cfg = exec_.config();
@@ -95,16 +96,46 @@ void Server::on_accept(asio::ip::tcp::acceptor&, asio::ip::tcp::socket socket) {
   raw->start();
 }
 
+// Enough to drain every ready connection of a large batch, few enough that a client flooding
+// the socket cannot hold everyone else's replies back for long.
+constexpr int kMaxHandlersPerTurn = 1024;
+
 void Server::run() {
-  // Enough to drain every ready connection of a large batch, few enough that a client flooding
-  // the socket cannot hold everyone else's replies back for long.
-  constexpr int kMaxHandlersPerTurn = 1024;
   while (!io_.stopped()) {
     if (!flush_wanted_ && io_.run_one() == 0) break;  // blocks until something happens
     for (int i = 0; i < kMaxHandlersPerTurn && io_.poll_one() > 0; ++i) {
     }
     if (flush_wanted_) finish_turn();
   }
+}
+
+void Server::run_events_while_busy() {
+  // asio supports poll_one nested in a handler. The handlers that run here see the executor
+  // busy: commands get -BUSY but for the allow-busy ones, the timer and cron do nothing, and
+  // the caller's connection only stores what it reads (Client::script_running).
+  // The flush runs as one of those handlers, never from here: an operation that completes at
+  // once (a speculative read or write) is counted in the innermost running handler's work,
+  // and the one running here (the script's caller) only ends after the script.
+  busy_flush_.expires_at(asio::steady_timer::time_point::min());
+  busy_flush_.async_wait([this](const asio::error_code& ec) {
+    if (!ec) flush_while_busy();
+  });
+  for (int i = 0; i < kMaxHandlersPerTurn && io_.poll_one() > 0; ++i) {
+  }
+}
+
+void Server::flush_while_busy() {
+  if (!exec_.busy_script()) {  // fired after the script ended: the normal turn does it all
+    schedule_flush();
+    return;
+  }
+  // The script's effects are still inside its execution unit, so this writes none of them.
+  exec_.persistence().flush_turn();
+  close_over_limit_clients();
+  close_killed_clients();
+  write_replies();
+  start_deferred_reads();
+  free_closed_connections();
 }
 
 void Server::defer_read(Connection& conn) {
@@ -134,10 +165,17 @@ void Server::finish_turn() {
 
 void Server::resume_unblocked_clients() {
   // Resumed clients may produce output and wake others, which may resume more clients.
+  // By id: a resumed client's script may go busy, and a client later in the list may close
+  // and be freed while it is (run_events_while_busy).
   server::ClientRegistry& clients = exec_.clients();
+  std::vector<std::uint64_t> ids;
   for (int rounds = 0; clients.has_resume() && rounds < 1000; ++rounds) {
-    for (server::Client* c : clients.take_resume_list())
-      if (c->transport) c->transport->resume();
+    ids.clear();
+    for (server::Client* c : clients.take_resume_list()) ids.push_back(c->id);
+    for (std::uint64_t id : ids) {
+      server::Client* c = clients.find(id);
+      if (c && c->transport) c->transport->resume();
+    }
   }
 }
 
@@ -192,6 +230,8 @@ void Server::arm_timer() {
 }
 
 void Server::on_timer() {
+  // During a busy script waiters are neither served nor timed out; finish_turn re-arms after.
+  if (exec_.busy_script()) return;
   exec_.tick();
   finish_turn();
 }
@@ -202,6 +242,10 @@ void Server::run_cron() {
   cron_.expires_after(std::chrono::seconds(1));
   cron_.async_wait([this](const asio::error_code& ec) {
     if (ec || stopping_) return;
+    if (exec_.busy_script()) {  // Redis' whileBlockedCron runs none of serverCron's work
+      run_cron();
+      return;
+    }
     for (server::Client* c : exec_.cron(exec_.clock().monotonic_ms())) {
       if (!c->close_asap) spdlog::debug("Closing idle client");  // the executor logged the other
       c->transport->close();
@@ -221,6 +265,7 @@ void Server::shutdown() {
   for (auto& a : acceptors_) a->close(ec);
   timer_.cancel();
   cron_.cancel();
+  busy_flush_.cancel();
   for (auto& [raw, conn] : connections_) {
     conn->flush_for_shutdown();
     conn->close();

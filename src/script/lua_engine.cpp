@@ -1,6 +1,7 @@
 // LuaEngine: the state's set-up (counting, capped allocator; libraries; redis API; sandbox;
 // error handler), script compilation and one run with Redis' reply and error forms.
 #include <cstdlib>
+#include <exception>
 #include <string>
 
 #include "listd/base/scope_exit.h"
@@ -73,6 +74,22 @@ bool already_counted_error(lua_State* L) {
   const bool counted = lua_toboolean(L, -1) != 0;
   lua_pop(L, 1);
   return is_error && counted;
+}
+
+// The count hook: asks the runner whether to go on; once the script is killed, it fires on
+// every line and raises again, so a pcall in the script cannot catch the kill and loop on.
+void interrupt_hook(lua_State* L, lua_Debug*) {
+  LuaEngine::State& st = state_of(L);
+  bool kill = false;
+  try {
+    kill = st.runner && st.runner->interrupt();
+  } catch (const std::exception&) {
+    // Nothing may unwind through Lua's frames but a Lua error; the script goes on.
+  }
+  if (!kill) return;
+  lua_sethook(L, interrupt_hook, LUA_MASKLINE, 0);
+  detail::push_error_table(L, "Script killed by user with SCRIPT KILL...");
+  lua_error(L);
 }
 
 std::string function_name(std::string_view sha) { return "f_" + std::string(sha); }
@@ -181,7 +198,10 @@ bool LuaEngine::run(std::string_view sha, std::span<const std::string_view> keys
   const int top = lua_gettop(L);
   st.runner = &runner;
   st.resp = 2;
+  if (runner.wants_interrupts())
+    lua_sethook(L, interrupt_hook, LUA_MASKCOUNT, kInterruptInstructions);
   base::ScopeExit end_run([&] {
+    lua_sethook(L, nullptr, 0, 0);
     st.runner = nullptr;
     lua_settop(L, top);
   });

@@ -6,6 +6,7 @@
 #include "listd/server/blocking_service.h"
 #include "listd/server/command_context.h"
 #include "listd/server/errors.h"
+#include "listd/server/event_loop_yield.h"
 #include "listd/server/persistence.h"
 #include "listd/server/replication_master.h"
 #include "listd/server/scripting.h"
@@ -113,6 +114,9 @@ std::string Executor::rejection(const Client& c, std::span<const std::string_vie
   if (c.resp == protocol::RespVersion::kResp2 && c.pubsub.subscribed() &&
       !(spec->flags & kAllowedWhenSubscribed))
     return subscribed_mode_error(spec->full_name);
+  // Last, as in Redis processCommand: a busy script leaves only the allow-busy commands.
+  if (scripting_->busy() && !(spec->flags & kAllowBusy))
+    return std::string(scripting_->busy_error());
   return {};
 }
 
@@ -143,7 +147,8 @@ void Executor::execute(Client& c, std::span<const std::string_view> argv) {
     effects_.begin_unit(!(spec->flags & kTouchesArbitraryKeys));
     dispatch(c, *spec, argv, false);
     effects_.end_unit();
-    blocking_.drain_ready_keys();
+    // Not for a command run from a busy script's hook: waiters see the script's final state.
+    if (!scripting_->running()) blocking_.drain_ready_keys();
   }
   if (!c.out.empty()) clients_.queue_flush(c);
 }
@@ -201,13 +206,34 @@ void Executor::run_queued(Client& c, std::span<const std::string_view> argv) {
   dispatch(c, *spec, argv, true);
 }
 
+bool Executor::busy_script() const noexcept { return scripting_->busy(); }
+
+void Executor::run_events_while_busy() {
+  if (!yield_) return;
+  // The commands run meanwhile read the clock and set these; the script's next redis.call
+  // must find them as it left them (frozen time, its own batch, itself running).
+  const ClockReading now = now_;
+  const bool in_batch = in_batch_;
+  const Client* running = running_client_;
+  const bool counted = error_counted_;
+  in_batch_ = false;
+  yield_->run_events_while_busy();
+  now_ = now;
+  in_batch_ = in_batch;
+  running_client_ = running;
+  error_counted_ = counted;
+}
+
 void Executor::tick() {
+  if (scripting_->running()) return;  // no timeouts, expiry or serving inside a script
   blocking_.fire_timeouts(clock_.monotonic_ms());
   active_expire_step();
   blocking_.drain_ready_keys();
 }
 
 std::vector<Client*> Executor::cron(std::uint64_t now_ms) {
+  // Never from inside a script: a BGSAVE forked now would snapshot half of it.
+  if (scripting_->running()) return {};
   persistence_->cron();  // BGSAVE / rewrite children, save points, automatic AOF rewrite
   std::vector<Client*> to_close = replication_->cron();  // replicas past repl-timeout
   output_buffer_guard_.begin_cron();

@@ -6,6 +6,7 @@
 #include "listd/server/errors.h"
 #include "listd/server/executor.h"
 #include "listd/server/persistence.h"
+#include "listd/server/scripting.h"
 
 namespace listd::server {
 namespace {
@@ -60,5 +61,11 @@ void ScriptRunner::log(int level, std::string_view message) {
   if (level < wanted) return;
   exec_.persistence().log().log(static_cast<config::LogLevel>(level), message);
 }
+
+bool ScriptRunner::wants_interrupts() const {
+  return exec_.config().settings().busy_reply_threshold > 0;
+}
+
+bool ScriptRunner::interrupt() { return exec_.scripting().interrupt(); }
 
 }  // namespace listd::server

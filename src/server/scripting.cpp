@@ -17,6 +17,11 @@ namespace {
 // overflow (the CVE-2022-24834 class), since every byte it encodes lives in this heap first.
 constexpr std::size_t kLuaHeapLimit = std::size_t{256} << 20;
 
+constexpr std::string_view kBusyScriptErr =
+    "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.";
+constexpr std::string_view kBusyFunctionErr =
+    "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE.";
+
 }  // namespace
 
 Scripting::Scripting(Executor& exec)
@@ -83,16 +88,65 @@ void Scripting::run(Client& caller, std::string_view sha, const Script& s,
   script_client_.resp = protocol::RespVersion::kResp2;
   script_client_.out.clear();
   ScriptRunner runner(exec_, script_client_, read_only_command || no_writes);
-  running_ = true;
+  // Keep the sha: the cache entry `s` cannot change during the run (SCRIPT FLUSH is refused
+  // inside scripts and while one is busy), but `sha` may point into the caller's request.
+  Run run{&caller, &runner, std::string(sha), exec_.clock().monotonic_ms()};
+  run_ = &run;
   exec_.freeze_time(true);  // lazy expiry and relative times see the run's start
+  const std::size_t out_before = caller.out.size();
   base::ScopeExit end_run([&] {
     exec_.freeze_time(false);
-    running_ = false;
+    caller.script_running = false;
+    run_ = nullptr;
   });
-  // Keep the sha: a script may run SCRIPT-changing commands only through noscript refusals, so
-  // the cache entry `s` and `sha` stay valid for the run.
-  const std::string name(sha);
-  if (engine_->run(name, keys, args, runner, caller.reply())) exec_.error_already_counted();
+  if (engine_->run(run.name, keys, args, runner, caller.reply())) exec_.error_already_counted();
+  if (run.shutdown) {
+    // SHUTDOWN NOSAVE: Redis exits from the hook; nothing of the script is logged or answered.
+    exec_.effects().discard_unit();
+    caller.out.resize(out_before);
+  }
+}
+
+std::string_view Scripting::busy_error() const noexcept {
+  if (run_ && !run_->is_eval) return kBusyFunctionErr;
+  return kBusyScriptErr;
+}
+
+bool Scripting::interrupt() {
+  Run& r = *run_;
+  if (!r.timed_out) {
+    const long long threshold = exec_.config().settings().busy_reply_threshold;
+    const std::uint64_t elapsed = exec_.clock().monotonic_ms() - r.start_ms;
+    if (threshold <= 0 || elapsed < static_cast<std::uint64_t>(threshold)) return false;
+    exec_.persistence().log().warning("Slow script detected: still in execution after " +
+                                      std::to_string(elapsed) +
+                                      " milliseconds. You can try killing the script using the " +
+                                      (r.is_eval ? "SCRIPT KILL" : "FUNCTION KILL") +
+                                      " command. Script name is: " + r.name + ".");
+    r.timed_out = true;
+    r.caller->script_running = true;
+  }
+  exec_.run_events_while_busy();
+  if (r.killed) exec_.persistence().log().warning("Lua script killed by user with SCRIPT KILL.");
+  return r.killed;
+}
+
+std::string Scripting::kill(bool function_kill) {
+  if (!run_) return "NOTBUSY No scripts in execution right now.";
+  if (run_->runner->wrote())
+    return "UNKILLABLE Sorry the script already executed write commands against the dataset. "
+           "You can either wait the script termination or kill the server in a hard way using "
+           "the SHUTDOWN NOSAVE command.";
+  if (!function_kill && !run_->is_eval) return std::string(kBusyFunctionErr);
+  if (function_kill && run_->is_eval) return std::string(kBusyScriptErr);
+  run_->killed = true;
+  return {};
+}
+
+void Scripting::kill_for_shutdown() noexcept {
+  if (!run_) return;
+  run_->killed = true;
+  run_->shutdown = true;
 }
 
 }  // namespace listd::server

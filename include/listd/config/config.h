@@ -129,7 +129,8 @@ struct ServerSettings {
   int tcp_backlog = 511;
   long long slowlog_log_slower_than = 10000;  // microseconds; -1 disables
   unsigned long slowlog_max_len = 128;
-  int notify_keyspace_events = 0;  // kNotify* bits
+  long long busy_reply_threshold = 5000;  // ms a script runs before others get -BUSY; 0: never
+  int notify_keyspace_events = 0;         // kNotify* bits
   bool lazyfree_lazy_user_del = false;
   ProtectedAction enable_protected_configs = ProtectedAction::kNo;
   std::array<OutputBufferLimit, kClientClassCount> client_obuf_limits = kDefaultOutputBufferLimits;
@@ -154,7 +155,7 @@ inline constexpr unsigned kOptionMultiArg = 1U << 3;   // takes several words (s
 /// Public description of one option of the table.
 struct OptionInfo {
   std::string_view name;   // primary, lower-case
-  std::string_view alias;  // empty when none (list-max-ziplist-size is the only one)
+  std::string_view alias;  // empty when none (list-max-ziplist-size, lua-time-limit)
   OptionType type;
   unsigned flags;
   bool immutable() const noexcept { return (flags & kOptionImmutable) != 0; }

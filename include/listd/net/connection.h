@@ -59,6 +59,8 @@ class Connection final : public server::ClientTransport {
   void on_read(const asio::error_code& ec, std::size_t n);
   void on_write(const asio::error_code& ec);
   void protocol_error(std::string_view message);
+  /// After a batch whose script went busy: the close or read it put off (Client::script_running).
+  void finish_protected_batch();
 
   Server& server_;
   asio::ip::tcp::socket socket_;
@@ -72,6 +74,10 @@ class Connection final : public server::ClientTransport {
   bool write_pending_ = false;
   bool closed_ = false;
   bool eof_ = false;
+  // While this client's script is busy: a read that completed was kept but not processed, a
+  // close was asked for; both are done once the script has ended.
+  bool read_paused_ = false;
+  bool close_deferred_ = false;
 };
 
 }  // namespace listd::net

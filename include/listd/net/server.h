@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "listd/protocol/request_parser.h"
+#include "listd/server/event_loop_yield.h"
 #include "listd/server/executor.h"
 
 namespace listd::net {
@@ -33,10 +34,10 @@ struct NetOptions {
   int tcp_backlog = 511;
 };
 
-class Server {
+class Server final : public server::EventLoopYield {
  public:
   Server(asio::io_context& io, server::Executor& exec, NetOptions options);
-  ~Server();
+  ~Server() override;
 
   /// Binds every address; returns false and fills `error` if one fails.
   bool listen(std::string& error);
@@ -59,6 +60,12 @@ class Server {
   void connection_closed(Connection& conn);
   std::uint16_t bound_port() const noexcept { return bound_port_; }
 
+  /// server::EventLoopYield, called from a busy script's hook inside one of this loop's
+  /// handlers: one bounded non-blocking poll, then the part of finish_turn that is safe there
+  /// (the AOF bytes of earlier commands, the other clients' replies, their deferred reads and
+  /// closes). No resumes, no timer, no cron, no shutdown: those wait for the script's end.
+  void run_events_while_busy() override;
+
  private:
   void accept_next(asio::ip::tcp::acceptor& acceptor);
   void on_accept(asio::ip::tcp::acceptor& acceptor, asio::ip::tcp::socket socket);
@@ -74,6 +81,7 @@ class Server {
   void on_timer();
   void refresh_limits();
   void run_cron();
+  void flush_while_busy();
 
   asio::io_context& io_;
   server::Executor& exec_;
@@ -85,6 +93,7 @@ class Server {
   asio::steady_timer timer_;
   std::uint64_t timer_armed_ms_ = 0;  // 0: not armed
   asio::steady_timer cron_;
+  asio::steady_timer busy_flush_;  // runs flush_while_busy as a handler of the nested poll
   protocol::ParserLimits limits_;
   std::size_t query_buffer_limit_ = 1ull << 30;
   std::uint16_t bound_port_ = 0;

@@ -35,7 +35,16 @@ class CommandRunner {
   virtual void log(int level, std::string_view message) = 0;
   /// redis.set_repl with a valid ReplFlags value: later effects go only to those targets.
   virtual void set_repl(int flags) = 0;
+  /// True: the run gets a count hook that calls interrupt() every kInterruptInstructions Lua
+  /// instructions (Redis luaMaskCountHook, installed while busy-reply-threshold > 0).
+  virtual bool wants_interrupts() const { return false; }
+  /// The hook's question: true kills the script, which then raises "Script killed by user
+  /// with SCRIPT KILL..." on every line until it ends, so pcall cannot swallow it.
+  virtual bool interrupt() { return false; }
 };
+
+/// How often a run with interrupts calls CommandRunner::interrupt (Redis: 100,000).
+inline constexpr int kInterruptInstructions = 100000;
 
 class LuaEngine {
  public:

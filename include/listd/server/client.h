@@ -94,6 +94,10 @@ struct Client {
   /// A replica of ours (PSYNC/SYNC, replication_master.h): its output is the replication
   /// stream and its class the `replica` output-buffer limit.
   bool replica = false;
+  /// Its script runs past busy-reply-threshold (Redis protectClient): while the event loop runs
+  /// from the script's hook, the transport neither runs its requests nor moves its read buffer
+  /// (its argv points there) nor frees it; it picks up after the script.
+  bool script_running = false;
   ReplyMode reply_mode = ReplyMode::kOn;
   bool no_evict = false;
   bool no_touch = false;

@@ -51,6 +51,13 @@ class EffectStream {
   /// Closes the unit; the outermost close delivers its effects.
   void end_unit();
   bool in_unit() const noexcept { return depth_ > 0; }
+  /// Forgets what the running unit emitted so far (a script stopped by SHUTDOWN NOSAVE: Redis
+  /// exits with them unpropagated, so none reaches the AOF).
+  void discard_unit() noexcept {
+    pending_.clear();
+    arg_spans_.clear();
+    bytes_.clear();
+  }
 
   /// While muted, emit() drops effects (a script's redis.set_repl without REPL_AOF).
   void mute(bool muted) noexcept { muted_ = muted; }

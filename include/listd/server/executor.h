@@ -37,6 +37,7 @@
 namespace listd::server {
 
 class CommandContext;
+class EventLoopYield;
 class Persistence;
 class ReplicationMaster;
 class Scripting;
@@ -97,6 +98,12 @@ class Executor {
   /// at monotonic `now_ms`.
   std::vector<Client*> cron(std::uint64_t now_ms);
   bool shutdown_requested() const noexcept { return shutdown_requested_; }
+  /// The transport's "run events now" for busy scripts (null: a busy script only answers the
+  /// kill checks, nobody else runs). net::Server installs itself.
+  void set_event_loop_yield(EventLoopYield* yield) noexcept { yield_ = yield; }
+  /// A script runs past busy-reply-threshold: the transport runs only what is safe then
+  /// (Server::run_events_while_busy), and tick() / cron() must not be called.
+  bool busy_script() const noexcept;
 
   // ---- used by command handlers ------------------------------------------------------
   config::Config& config() noexcept { return config_; }
@@ -130,6 +137,9 @@ class Executor {
   /// The running command's error reply repeats an error already counted in INFO's
   /// total_error_replies (a script re-raising redis.call's error): count it once.
   void error_already_counted() noexcept { error_counted_ = true; }
+  /// From a busy script's hook: lets the transport run other clients' events, keeping the
+  /// script's own command state (its frozen time, the running client, the batch) intact.
+  void run_events_while_busy();
   /// client-output-buffer-limit enforcement (checked by ClientRegistry::queue_flush and cron).
   OutputBufferGuard& output_buffer_guard() noexcept { return output_buffer_guard_; }
 
@@ -195,6 +205,7 @@ class Executor {
   PubSub pubsub_{[this](Client& c) { clients_.queue_flush(c); }};
   KeyspaceEvents events_{config_.settings(), pubsub_};
   const Client* running_client_ = nullptr;  // the client whose command runs (dispatch)
+  EventLoopYield* yield_ = nullptr;
 };
 
 }  // namespace listd::server

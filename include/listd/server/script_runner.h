@@ -25,6 +25,9 @@ class ScriptRunner final : public script::CommandRunner {
                    std::string& reply) override;
   void log(int level, std::string_view message) override;
   void set_repl(int flags) override { repl_flags_ = flags; }
+  /// While busy-reply-threshold > 0 (read once per run, as Redis installs its hook).
+  bool wants_interrupts() const override;
+  bool interrupt() override;
 
   /// True once the script ran a write command (Redis SCRIPT_WRITE_DIRTY).
   bool wrote() const noexcept { return write_dirty_; }

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
@@ -22,6 +23,7 @@
 namespace listd::server {
 
 class Executor;
+class ScriptRunner;
 
 class Scripting {
  public:
@@ -47,7 +49,21 @@ class Scripting {
            std::span<const std::string_view> keys, std::span<const std::string_view> args,
            bool read_only_command);
 
-  bool running() const noexcept { return running_; }
+  bool running() const noexcept { return run_ != nullptr; }
+  /// The running script passed busy-reply-threshold (Redis SCRIPT_TIMEDOUT): other clients
+  /// get busy_error() but for the allow-busy commands, served from the script's hook.
+  bool busy() const noexcept { return run_ && run_->timed_out; }
+  /// Redis' BUSY text for the running script's kind.
+  std::string_view busy_error() const noexcept;
+  /// SCRIPT KILL (`function_kill` false) or FUNCTION KILL, in Redis scriptKill's order of
+  /// checks: "" when the script will stop, else the error reply (NOTBUSY, UNKILLABLE, BUSY).
+  std::string kill(bool function_kill);
+  /// SHUTDOWN NOSAVE while busy: the script stops, and its effects and reply are dropped (Redis
+  /// exits from the hook without propagating them).
+  void kill_for_shutdown() noexcept;
+  /// The count hook's question (Redis scriptInterrupt): past the threshold, protects the
+  /// caller and lets the event loop run; true once the script is killed.
+  bool interrupt();
   std::size_t script_count() const noexcept { return scripts_.size(); }
   /// Bytes of the cached bodies and their names (INFO used_memory_scripts_eval).
   std::size_t scripts_memory() const noexcept { return scripts_bytes_; }
@@ -58,12 +74,23 @@ class Scripting {
   /// Redis scriptPrepareForRun's refusals for a script with a shebang, or "".
   std::string refusal(const Script& script, bool read_only_command) const;
 
+  struct Run {
+    Client* caller = nullptr;
+    const ScriptRunner* runner = nullptr;
+    std::string name;            ///< the sha (the function name for FCALL)
+    std::uint64_t start_ms = 0;  ///< monotonic, for the busy threshold
+    bool is_eval = true;
+    bool timed_out = false;
+    bool killed = false;
+    bool shutdown = false;  ///< killed by SHUTDOWN NOSAVE
+  };
+
   Executor& exec_;
   std::unique_ptr<script::LuaEngine> engine_;
   std::unordered_map<std::string, Script> scripts_;  // by lower-case sha
   std::size_t scripts_bytes_ = 0;
   Client script_client_{0};
-  bool running_ = false;
+  Run* run_ = nullptr;  ///< the running script (one at most: EVAL is refused inside scripts)
 };
 
 }  // namespace listd::server

@@ -81,10 +81,13 @@ void cmd_script_flush(CommandContext& ctx) {
   ctx.reply().ok();
 }
 
-// SCRIPT KILL: a script runs to its end inside one command, so no other client ever sees one
-// running (listd has no busy-script loop yet).
+// SCRIPT KILL: stops a busy EVAL that has not written (run from the script's hook).
 void cmd_script_kill(CommandContext& ctx) {
-  ctx.reply().error("NOTBUSY No scripts in execution right now.");
+  const std::string error = ctx.exec().scripting().kill(/*function_kill=*/false);
+  if (error.empty())
+    ctx.reply().ok();
+  else
+    ctx.reply().error(error);
 }
 
 // SCRIPT HELP: Redis' own text, whose last line says "Prints" where addReplyHelp says "Print".

@@ -10,6 +10,7 @@
 #include "listd/server/executor.h"
 #include "listd/server/info.h"
 #include "listd/server/persistence.h"
+#include "listd/server/scripting.h"
 #include "listd/server/text.h"
 
 namespace listd::server {
@@ -121,6 +122,15 @@ void cmd_shutdown(CommandContext& ctx) {
   if (save && nosave) {
     ctx.reply().error(kSyntaxErr);
     return;
+  }
+  Scripting& scripting = ctx.exec().scripting();
+  if (scripting.busy()) {
+    // Only SHUTDOWN NOSAVE ends a busy script: a snapshot now would hold half of it.
+    if (!nosave) {
+      ctx.reply().error(scripting.busy_error());
+      return;
+    }
+    scripting.kill_for_shutdown();
   }
   // Save points (or SAVE) mean a final snapshot; if it fails Redis stays up unless FORCE.
   if (!ctx.exec().persistence().save_before_exit(save, nosave) && !force) {

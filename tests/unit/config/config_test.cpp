@@ -97,6 +97,8 @@ TEST(ConfigTest, EveryOptionHasItsDefault) {
       {"tcp-backlog", "511"},
       {"slowlog-log-slower-than", "10000"},
       {"slowlog-max-len", "128"},
+      {"busy-reply-threshold", "5000"},
+      {"lua-time-limit", "5000"},
       {"notify-keyspace-events", ""},
       {"lazyfree-lazy-user-del", "no"},
       {"enable-protected-configs", "no"},
@@ -429,8 +431,8 @@ TEST(ConfigTest, ObserversSeeTheNewValue) {
 TEST(ConfigTest, GetStarReturnsEveryOptionOnceInTableOrder) {
   const Config cfg;
   const auto all = cfg.get("*");
-  // + the list-max-ziplist-size and repl-ping-slave-period aliases
-  EXPECT_EQ(all.size(), Config::options().size() + 2);
+  // + the list-max-ziplist-size, repl-ping-slave-period and lua-time-limit aliases
+  EXPECT_EQ(all.size(), Config::options().size() + 3);
   EXPECT_EQ(all.front().first, "port");
 }
 
