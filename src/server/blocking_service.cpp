@@ -31,6 +31,7 @@ void BlockingService::finish(Client& c) {
 
 void BlockingService::time_out(Client& c, std::string_view error) {
   if (!c.blocked()) return;
+  exec_.slowlog().drop_parked(c.id);  // Redis 7.0 files no timed-out (or unblocked) command
   if (error.empty())
     c.reply().null_array();
   else
@@ -63,18 +64,33 @@ void BlockingService::serve_ready_keys() {
         if (c.transport && c.transport->peer_gone()) {
           // The worker is gone: never hand it an element (it would be lost with it).
           end_wait(c);
+          exec_.slowlog().drop_parked(c.id);
           exec_.clients().request_kill(c);
           return true;
         }
         // A served waiter is an execution unit of its own; the serving code emits its pop.
         exec_.effects().begin_unit();
-        const ServeResult result = serve_blocked_client(exec_, c, key);
+        const ServeResult result = serve_timed(c, key);
         exec_.effects().end_unit();
         return result != ServeResult::kNoData;
       });
     }
   }
   draining_ = false;
+}
+
+ServeResult BlockingService::serve_timed(Client& c, const store::DbKey& key) {
+  // Only a command parked in the slow log costs the two clock reads.
+  if (!exec_.slowlog().has_parked(c.id)) return serve_blocked_client(exec_, c, key);
+  const ClockReading start = clock_.read();
+  const ServeResult result = serve_blocked_client(exec_, c, key);
+  if (result == ServeResult::kServed) {
+    const ClockReading end = clock_.read();
+    const config::ServerSettings& s = exec_.config().settings();
+    exec_.slowlog().serve_parked(c, end.mono_us - start.mono_us, end.unix_ms / 1000,
+                                 s.slowlog_log_slower_than, s.slowlog_max_len);
+  }
+  return result;
 }
 
 }  // namespace listd::server

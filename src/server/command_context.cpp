@@ -110,7 +110,7 @@ void reply_help(CommandContext& ctx, std::span<const std::string_view> lines) {
   r.simple(head);
   for (std::string_view line : lines) r.simple(line);
   r.simple("HELP");
-  r.simple("    Print this help.");
+  r.simple("    Prints this help.");  // Redis 7.0 addReplyHelp
 }
 
 }  // namespace listd::server

@@ -102,6 +102,7 @@ CommandTable CommandTable::with_all_commands() {
   register_server_commands(table);
   register_client_commands(table);
   register_config_commands(table);
+  register_slowlog_commands(table);
   register_introspection_commands(table);
   register_transaction_commands(table);
   register_keyspace_commands(table);

@@ -75,6 +75,7 @@ Client& Executor::create_client(ClientTransport* transport, std::string addr, st
 
 void Executor::destroy_client(Client& c) {
   blocking_.end_wait(c);
+  slowlog_.drop_parked(c.id);  // a blocked command whose client left is never filed
   transactions_.unwatch_all(c);
   pubsub_.leave_all(c);
   replication_->forget(c);
@@ -158,6 +159,7 @@ void Executor::dispatch(Client& c, const CommandSpec& spec, std::span<const std:
   const std::size_t out_before = c.out.size();
   const ReplyMode mode_before = c.reply_mode;
   const std::uint64_t t0_us = now_.mono_us;
+  const std::size_t redacted_from = redacted_args_.size();  // EXEC nests dispatches
 
   c.last_command = spec.full_name;  // CLIENT LIST shows the running (or blocking) command
   CommandContext ctx(*this, c, spec, argv, in_exec);
@@ -170,7 +172,12 @@ void Executor::dispatch(Client& c, const CommandSpec& spec, std::span<const std:
   if (!time_frozen_) now_ = end;  // this command's end, the next one's start within a batch
   CommandStats& cs = command_stats_[spec.slot];
   ++cs.calls;
-  cs.usec += end.mono_us > t0_us ? end.mono_us - t0_us : 0;
+  const std::uint64_t duration_us = end.mono_us > t0_us ? end.mono_us - t0_us : 0;
+  cs.usec += duration_us;
+  // The slow log uses the clock read above: nothing more than this test when it is off.
+  if (config_.settings().slowlog_log_slower_than >= 0 && !replaying_)
+    log_slow(c, spec, argv, redacted_from, duration_us, end);
+  if (redacted_args_.size() > redacted_from) redacted_args_.resize(redacted_from);
   ++stats_.total_commands;
   if (c.out.size() > out_before && c.out[out_before] == '-') {
     ++cs.failed;
@@ -291,6 +298,19 @@ store::Entry* Executor::add_key(store::Database& db, std::string_view key, store
   return e;
 }
 
+void Executor::log_slow(const Client& c, const CommandSpec& spec,
+                        std::span<const std::string_view> argv, std::size_t redacted_from,
+                        std::uint64_t duration_us, const ClockReading& end) {
+  if (spec.flags & kSkipSlowlog) return;  // EXEC: its commands are filed one by one
+  const auto redacted = std::span<const std::size_t>(redacted_args_).subspan(redacted_from);
+  const config::ServerSettings& s = config_.settings();
+  if (c.blocked())  // filed when served, with the time serving took but not the wait
+    slowlog_.park(c, argv, redacted, duration_us);
+  else
+    slowlog_.record(c, argv, redacted, duration_us, end.unix_ms / 1000, s.slowlog_log_slower_than,
+                    s.slowlog_max_len);
+}
+
 void Executor::feed_monitors(const Client& c, std::span<const std::string_view> argv) {
   clients_.feed_monitors(c, clock_.unix_us(), argv);
 }
@@ -307,7 +327,9 @@ bool Executor::replay(Client& c, std::span<const std::string_view> argv, std::st
   } else if (c.in_multi && !(spec->flags & kNotQueued)) {
     transactions_.queue(c, argv);
   } else {
+    replaying_ = true;
     dispatch(c, *spec, argv, true);
+    replaying_ = false;
   }
   return true;
 }

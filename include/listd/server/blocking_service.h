@@ -83,6 +83,8 @@ class BlockingService {
 
  private:
   void serve_ready_keys();
+  /// serve_blocked_client, timed for the slow log when the client's command is parked there.
+  ServeResult serve_timed(Client& client, const store::DbKey& key);
 
   Executor& exec_;
   const Clock& clock_;

@@ -163,6 +163,7 @@ void register_connection_commands(CommandTable& table);
 void register_server_commands(CommandTable& table);
 void register_client_commands(CommandTable& table);
 void register_config_commands(CommandTable& table);
+void register_slowlog_commands(CommandTable& table);
 void register_introspection_commands(CommandTable& table);
 void register_transaction_commands(CommandTable& table);
 void register_keyspace_commands(CommandTable& table);

@@ -31,6 +31,7 @@
 #include "listd/server/keyspace_events.h"
 #include "listd/server/output_buffer_limits.h"
 #include "listd/server/pubsub.h"
+#include "listd/server/slowlog.h"
 #include "listd/server/transaction.h"
 #include "listd/store/database.h"
 
@@ -140,6 +141,11 @@ class Executor {
   /// From a busy script's hook: lets the transport run other clients' events, keeping the
   /// script's own command state (its frozen time, the running client, the batch) intact.
   void run_events_while_busy();
+  /// SLOWLOG's entries (slowlog.h); dispatch files each command while the log is on.
+  SlowLog& slowlog() noexcept { return slowlog_; }
+  /// The running command's argument `index` reads "(redacted)" in the slow log (Redis
+  /// redactClientCommandArgument: AUTH and HELLO passwords, sensitive CONFIG SET values).
+  void redact_argument(std::size_t index) { redacted_args_.push_back(index); }
   /// client-output-buffer-limit enforcement (checked by ClientRegistry::queue_flush and cron).
   OutputBufferGuard& output_buffer_guard() noexcept { return output_buffer_guard_; }
 
@@ -173,6 +179,10 @@ class Executor {
   /// One command of an EXEC's queue (validated when it was queued).
   void run_queued(Client& client, std::span<const std::string_view> argv);
   void feed_monitors(const Client& client, std::span<const std::string_view> argv);
+  /// Files the command dispatch just ran into the slow log (parked if it blocked).
+  void log_slow(const Client& client, const CommandSpec& spec,
+                std::span<const std::string_view> argv, std::size_t redacted_from,
+                std::uint64_t duration_us, const ClockReading& end);
   /// Why `argv` cannot run (unknown command or subcommand, arity, NOAUTH), or "" if it can.
   /// Resolves `spec` to the subcommand when there is one.
   std::string rejection(const Client& client, std::span<const std::string_view> argv,
@@ -198,6 +208,9 @@ class Executor {
   bool in_batch_ = false;
   bool time_frozen_ = false;
   bool error_counted_ = false;
+  bool replaying_ = false;  // an AOF command runs (Redis logs nothing while loading)
+  SlowLog slowlog_;
+  std::vector<std::size_t> redacted_args_;  // redact_argument() of the running commands
   EffectStream effects_;
   std::unique_ptr<Persistence> persistence_;
   std::unique_ptr<ReplicationMaster> replication_;

@@ -27,8 +27,12 @@ void cmd_config_set(CommandContext& ctx) {
     return;
   }
   std::vector<config::Config::NameValue> pairs;
-  for (std::size_t i = 2; i + 1 < ctx.argc(); i += 2)
+  for (std::size_t i = 2; i + 1 < ctx.argc(); i += 2) {
     pairs.emplace_back(ctx.arg(i), ctx.arg(i + 1));
+    // A sensitive value (requirepass) reads "(redacted)" in the slow log, even on an error.
+    const config::OptionInfo* option = config::Config::find_option(ctx.arg(i));
+    if (option && option->sensitive()) ctx.exec().redact_argument(i + 1);
+  }
   const bool local =
       ctx.client().addr.rfind("127.", 0) == 0 || ctx.client().addr.rfind("::1", 0) == 0;
   if (auto err = ctx.exec().config().set_many(pairs, local))

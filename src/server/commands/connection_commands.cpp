@@ -63,6 +63,9 @@ void cmd_auth(CommandContext& ctx) {
     return;
   }
   const bool with_user = ctx.argc() == 3;
+  // Passwords never reach the slow log (Redis redacts them before any check).
+  ctx.exec().redact_argument(1);
+  if (with_user) ctx.exec().redact_argument(2);
   if (!with_user && ctx.exec().requirepass().empty()) {
     ctx.reply().error(kAuthNotConfiguredErr);
     return;
@@ -99,6 +102,8 @@ void cmd_hello(CommandContext& ctx) {
     const std::size_t more = ctx.argc() - i - 1;
     if (base::iequals(opt, "auth") && more >= 2) {
       has_auth = true;
+      ctx.exec().redact_argument(i + 1);
+      ctx.exec().redact_argument(i + 2);
       user = ctx.arg(i + 1);
       pass = ctx.arg(i + 2);
       i += 2;
