@@ -28,6 +28,7 @@ void Transaction::discard(Client& c) {
   c.in_multi = false;
   c.multi_error = false;
   c.queued.clear();
+  c.queued_flags = 0;
   unwatch_all(c);
 }
 
