@@ -105,6 +105,12 @@ int main(int argc, char** argv) {
   spdlog::info("listd version={} (redis_version={}), port={}, pid={}, config file={}",
                server::kListdVersion, server::kRedisCompatVersion, server.bound_port(), ::getpid(),
                config.config_file().empty() ? "(none)" : config.config_file());
+  // Eviction is not implemented (docs/COMPATIBILITY.md): say what the ceiling does instead.
+  if (settings.maxmemory_policy != config::MaxmemoryPolicy::kNoeviction)
+    spdlog::warn(
+        "maxmemory-policy {}: listd evicts no key; past maxmemory it refuses denyoom "
+        "commands with -OOM, as noeviction does",
+        config.get("maxmemory-policy").front().second);
 
   // SIGTERM/SIGINT: as Redis, a final snapshot when save points are configured; if it fails,
   // listd keeps running (the next signal tries again).

@@ -109,6 +109,7 @@ std::string Executor::rejection(const Client& c, std::span<const std::string_vie
   }
   if (!arity_ok(spec->arity, argv.size())) return arity_error(spec->full_name);
   if (!c.authenticated && !(spec->flags & kNoAuth)) return std::string(kNoAuthErr);
+  if (pre_command_oom_ && denied_on_oom(c, *spec, argv)) return std::string(kOomErr);
   if (persistence_->refusing_writes() && (spec->flags & (kWrite | kDeniedOnDiskError)))
     return std::string(kMisconfRdbErr);
   // RESP2 subscribed mode: only the commands flagged for it (RESP3 may mix in anything).
@@ -121,9 +122,19 @@ std::string Executor::rejection(const Client& c, std::span<const std::string_vie
   return {};
 }
 
+bool Executor::denied_on_oom(const Client& c, const CommandSpec& spec,
+                             std::span<const std::string_view> argv) const {
+  if (spec.flags & kExecCommand) return (c.queued_flags & kDenyOom) != 0;
+  if (c.in_multi && spec.name != "discard" && spec.name != "quit" && spec.name != "reset")
+    return true;
+  return (scripting_->command_flags(spec, argv) & kDenyOom) != 0;
+}
+
 void Executor::execute(Client& c, std::span<const std::string_view> argv) {
   if (argv.empty()) return;
   if (!in_batch_) now_ = clock().read();
+  pre_command_oom_ =
+      memory_.over_limit(config_.settings().maxmemory, persistence_->pending_bytes().capacity());
   c.last_interaction_ms = now_.mono_ms();
   // Pipelines repeat one command: compare with the last one found before hashing the name.
   const CommandSpec* spec =
@@ -141,6 +152,7 @@ void Executor::execute(Client& c, std::span<const std::string_view> argv) {
     }
   } else if (c.in_multi && !(spec->flags & kNotQueued)) {
     transactions_.queue(c, argv);
+    c.queued_flags |= scripting_->command_flags(*spec, argv);
     c.reply().simple("QUEUED");
   } else {
     if (clients_.has_monitors()) feed_monitors(c, argv);
@@ -321,6 +333,7 @@ bool Executor::replay(Client& c, std::span<const std::string_view> argv, std::st
     error = "Unknown command '" + std::string(argv[0]) + "'";
     return false;
   }
+  pre_command_oom_ = false;  // the log is replayed whatever the memory (Redis mustObeyClient)
   if (std::string why = rejection(c, argv, spec); !why.empty()) {
     c.reply().error(why);
     Transaction::flag(c);

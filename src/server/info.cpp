@@ -1,7 +1,6 @@
 #include "listd/server/info.h"
 
 #include <fmt/format.h>
-#include <malloc.h>
 #include <sys/resource.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -10,6 +9,7 @@
 #include <cstdio>
 
 #include "listd/server/executor.h"
+#include "listd/server/memory_usage.h"
 #include "listd/server/persistence.h"
 #include "listd/server/replication_master.h"
 #include "listd/server/scripting.h"
@@ -69,15 +69,29 @@ void section_clients(Executor& exec, std::string& out) {
   out += "total_blocking_keys_on_nokey:0\r\n";
 }
 
+// Redis 7.0's field order; the allocator_* and defrag fields of jemalloc are left out.
 void section_memory(Executor& exec, std::string& out) {
-  const std::size_t used = allocated_memory_bytes();
+  MemoryUsage& mem = exec.memory();
+  const std::size_t used = mem.used();
   const std::size_t rss = resident_memory_bytes();
+  const std::size_t peak = mem.peak();
+  const std::size_t overhead =
+      std::min(used, mem.startup() + exec.persistence().pending_bytes().capacity());
+  const std::size_t dataset = used - overhead;
+  const std::size_t net = used > mem.startup() ? used - mem.startup() : 0;
+  auto perc = [](std::size_t part, std::size_t whole) {
+    return whole ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0;
+  };
   out += "# Memory\r\n";
-  out += fmt::format("used_memory:{}\r\n", used);
-  out += fmt::format("used_memory_human:{}\r\n", human_bytes(used));
-  out += fmt::format("used_memory_rss:{}\r\n", rss);
-  out += fmt::format("used_memory_rss_human:{}\r\n", human_bytes(rss));
-  out += fmt::format("used_memory_peak:{}\r\n", used);
+  out += fmt::format("used_memory:{}\r\nused_memory_human:{}\r\n", used, human_bytes(used));
+  out += fmt::format("used_memory_rss:{}\r\nused_memory_rss_human:{}\r\n", rss, human_bytes(rss));
+  out +=
+      fmt::format("used_memory_peak:{}\r\nused_memory_peak_human:{}\r\n", peak, human_bytes(peak));
+  out += fmt::format("used_memory_peak_perc:{:.2f}%\r\n", perc(used, peak));
+  out +=
+      fmt::format("used_memory_overhead:{}\r\nused_memory_startup:{}\r\n", overhead, mem.startup());
+  out += fmt::format("used_memory_dataset:{}\r\nused_memory_dataset_perc:{:.2f}%\r\n", dataset,
+                     perc(dataset, net));
   // EVAL's Lua heap and script cache (the FUNCTION fields come with FUNCTION).
   const Scripting& scripting = exec.scripting();
   const std::size_t lua = scripting.lua_memory();
@@ -87,9 +101,14 @@ void section_memory(Executor& exec, std::string& out) {
                      scripting.scripts_memory(), scripting.script_count());
   out += fmt::format("used_memory_scripts:{}\r\nused_memory_scripts_human:{}\r\n",
                      scripting.scripts_memory(), human_bytes(scripting.scripts_memory()));
-  out += "maxmemory:0\r\nmaxmemory_human:0B\r\nmaxmemory_policy:noeviction\r\n";
-  out += fmt::format("mem_fragmentation_ratio:{:.2f}\r\n",
-                     used ? static_cast<double>(rss) / static_cast<double>(used) : 0.0);
+  const config::ServerSettings& settings = exec.config().settings();
+  out += fmt::format("maxmemory:{}\r\nmaxmemory_human:{}\r\nmaxmemory_policy:{}\r\n",
+                     settings.maxmemory, human_bytes(settings.maxmemory),
+                     exec.config().get("maxmemory-policy").front().second);
+  out += fmt::format("mem_fragmentation_ratio:{:.2f}\r\nmem_fragmentation_bytes:{}\r\n",
+                     used ? static_cast<double>(rss) / static_cast<double>(used) : 0.0,
+                     static_cast<long long>(rss) - static_cast<long long>(used));
+  out += fmt::format("mem_aof_buffer:{}\r\n", exec.persistence().pending_bytes().capacity());
   out += "mem_allocator:libc\r\n";
 }
 
@@ -192,11 +211,6 @@ std::size_t resident_memory_bytes() {
   const int n = std::fscanf(f, "%lu %lu", &size, &resident);
   std::fclose(f);
   return n == 2 ? resident * static_cast<std::size_t>(::sysconf(_SC_PAGESIZE)) : 0;
-}
-
-std::size_t allocated_memory_bytes() {
-  const struct mallinfo2 mi = ::mallinfo2();
-  return mi.uordblks + mi.hblkhd;
 }
 
 std::string build_info(Executor& exec, std::span<const std::string_view> sections) {

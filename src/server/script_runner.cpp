@@ -39,6 +39,10 @@ std::string ScriptRunner::call(std::span<const std::string_view> argv, protocol:
   // allowed to finish ("we can't fail it on unpredictable error state").
   if (writes && !write_dirty_ && exec_.persistence().refusing_writes())
     return "-" + std::string(kMisconfRdbErr);
+  // Redis scriptVerifyOOM: past maxmemory at the script's start, a denyoom command is refused
+  // only until the first write (the script cannot be stopped half-way).
+  if (!allow_oom_ && !write_dirty_ && exec_.pre_command_oom() && (spec->flags & kDenyOom))
+    return "-" + std::string(kOomErr);
   if (writes) write_dirty_ = true;  // set before the command runs, even if it then fails
 
   client_.resp = resp;

@@ -61,6 +61,26 @@ void Scripting::flush() {
   engine_ = std::make_unique<script::LuaEngine>(kLuaHeapLimit);
 }
 
+std::uint32_t Scripting::command_flags(const CommandSpec& spec,
+                                       std::span<const std::string_view> argv) const {
+  if (!spec.name.starts_with("eval") || argv.size() < 2) return spec.flags;
+  const bool by_sha = spec.name.starts_with("evalsha");
+  // Redis evalGetCommandFlags: the cached script's flags, else (EVAL) the body's shebang.
+  unsigned flags = script::kScriptCompatMode;
+  if (const Script* s = by_sha ? find(argv[1]) : nullptr) {
+    flags = s->flags;
+  } else if (!by_sha && argv[1].starts_with("#!")) {
+    const script::Shebang shebang = script::parse_shebang(argv[1]);
+    if (shebang.error.empty()) flags = shebang.flags;
+  }
+  if (flags & script::kScriptCompatMode) return spec.flags;
+  std::uint32_t out = spec.flags & ~(kStale | kDenyOom | kWrite);  // scriptFlagsToCmdFlags
+  if (!(flags & (script::kScriptAllowOom | script::kScriptNoWrites))) out |= kDenyOom;
+  if (!(flags & script::kScriptNoWrites)) out |= kWrite;
+  if (flags & script::kScriptAllowStale) out |= kStale;
+  return out;
+}
+
 std::string Scripting::refusal(const Script& s, bool read_only_command) const {
   if (s.flags & script::kScriptCompatMode) return {};
   if (!(s.flags & script::kScriptNoWrites)) {
@@ -71,6 +91,10 @@ std::string Scripting::refusal(const Script& s, bool read_only_command) const {
     if (read_only_command)
       return "ERR Can not execute a script with write flag using *_ro command.";
   }
+  // The no-writes flag implies allow-oom (Redis scriptPrepareForRun).
+  if (exec_.pre_command_oom() && !(s.flags & (script::kScriptAllowOom | script::kScriptNoWrites)))
+    return "OOM allow-oom flag is not set on the script, can not run it when used memory > "
+           "'maxmemory'";
   return {};
 }
 
@@ -87,7 +111,9 @@ void Scripting::run(Client& caller, std::string_view sha, const Script& s,
   script_client_.db = caller.db;
   script_client_.resp = protocol::RespVersion::kResp2;
   script_client_.out.clear();
-  ScriptRunner runner(exec_, script_client_, read_only_command || no_writes);
+  const bool allow_oom =
+      !(s.flags & script::kScriptCompatMode) && (s.flags & script::kScriptAllowOom);
+  ScriptRunner runner(exec_, script_client_, read_only_command || no_writes, allow_oom);
   // Keep the sha: the cache entry `s` cannot change during the run (SCRIPT FLUSH is refused
   // inside scripts and while one is busy), but `sha` may point into the caller's request.
   Run run{&caller, &runner, std::string(sha), exec_.clock().monotonic_ms()};

@@ -28,6 +28,7 @@ void Transaction::discard(Client& c) {
   c.in_multi = false;
   c.multi_error = false;
   c.queued.clear();
+  c.queued_flags = 0;
   unwatch_all(c);
 }
 
@@ -93,10 +94,12 @@ void Transaction::touch_key(int db, std::string_view key) {
   for (Client* c : it->second) c->watch_dirty = true;
 }
 
-void Transaction::touch_all(int db) {
-  for (auto& [k, clients] : watched_)
-    if (k.db == db)
+void Transaction::touch_existing(int db, const store::Database* a, const store::Database* b) {
+  for (auto& [k, clients] : watched_) {
+    if (k.db != db) continue;
+    if ((a && a->peek(k.key)) || (b && b->peek(k.key)))
       for (Client* c : clients) c->watch_dirty = true;
+  }
 }
 
 }  // namespace listd::server

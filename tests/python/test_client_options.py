@@ -220,3 +220,10 @@ def test_server_restart_then_reconnect(listd_factory):
     # The pooled connection is dead; redis-py 4.3.4 notices on checkout and reconnects.
     assert c.ping() is True
     c.connection_pool.disconnect()
+
+
+def test_client_kill_of_an_unknown_user_is_an_error(r):
+    for name in ("nobody", "Default"):  # user names are case-sensitive
+        with pytest.raises(redis.ResponseError) as err:
+            r.execute_command("CLIENT", "KILL", "USER", name)
+        assert str(err.value) == f"No such user '{name}'"

@@ -138,3 +138,23 @@ def test_concurrent_watch_increments_are_exact(listd):
         t.join(60)
     assert setup.lindex("ctr", 0) == "100"
     setup.connection_pool.disconnect()
+
+
+def test_flushall_fails_exec_only_for_watched_keys_that_existed(r, listd):
+    other = redis.Redis(port=listd.port, decode_responses=True)
+    with r.pipeline() as pipe:
+        pipe.watch("x")
+        other.set("y", "1")
+        other.flushall()
+        pipe.multi()
+        pipe.ping()
+        assert pipe.execute() == [True]  # x did not exist: nothing of it changed
+    other.set("x", "1")
+    with r.pipeline() as pipe:
+        pipe.watch("x")
+        other.flushall()
+        pipe.multi()
+        pipe.ping()
+        with pytest.raises(redis.WatchError):
+            pipe.execute()
+    other.close()

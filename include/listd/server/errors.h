@@ -25,6 +25,8 @@ inline constexpr std::string_view kTimeoutNegativeErr = "ERR timeout is negative
 inline constexpr std::string_view kNumkeysErr = "ERR numkeys should be greater than 0";
 inline constexpr std::string_view kCountGreaterThanZeroErr = "ERR count should be greater than 0";
 inline constexpr std::string_view kNoAuthErr = "NOAUTH Authentication required.";
+inline constexpr std::string_view kOomErr =
+    "OOM command not allowed when used memory > 'maxmemory'.";
 inline constexpr std::string_view kMisconfRdbErr =
     "MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist to "
     "disk. Commands that may modify the data set are disabled, because this instance is "

@@ -29,6 +29,7 @@
 #include "listd/server/command_table.h"
 #include "listd/server/effect_stream.h"
 #include "listd/server/keyspace_events.h"
+#include "listd/server/memory_usage.h"
 #include "listd/server/output_buffer_limits.h"
 #include "listd/server/pubsub.h"
 #include "listd/server/slowlog.h"
@@ -148,6 +149,11 @@ class Executor {
   void redact_argument(std::size_t index) { redacted_args_.push_back(index); }
   /// client-output-buffer-limit enforcement (checked by ClientRegistry::queue_flush and cron).
   OutputBufferGuard& output_buffer_guard() noexcept { return output_buffer_guard_; }
+  /// The heap count, its start-up figure and peak (INFO memory, the maxmemory check).
+  MemoryUsage& memory() noexcept { return memory_; }
+  /// Over `maxmemory` when the running command started (Redis pre_command_oom_state): what
+  /// EVAL's shebang check and redis.call's first write test.
+  bool pre_command_oom() const noexcept { return pre_command_oom_; }
 
   /// Creates `key` in `db` and signals it ready for waiters (CommandContext::add_key).
   store::Entry* add_key(store::Database& db, std::string_view key, store::Value value);
@@ -188,6 +194,10 @@ class Executor {
   std::string rejection(const Client& client, std::span<const std::string_view> argv,
                         const CommandSpec*& spec) const;
   void active_expire_step();
+  /// Redis processCommand's maxmemory rule: a denyoom command (EXEC: one queued; a script:
+  /// its shebang's), or any command but EXEC, DISCARD, QUIT and RESET inside MULTI.
+  bool denied_on_oom(const Client& client, const CommandSpec& spec,
+                     std::span<const std::string_view> argv) const;
 
   config::Config& config_;
   Clock& clock_;
@@ -219,6 +229,8 @@ class Executor {
   KeyspaceEvents events_{config_.settings(), pubsub_};
   const Client* running_client_ = nullptr;  // the client whose command runs (dispatch)
   EventLoopYield* yield_ = nullptr;
+  bool pre_command_oom_ = false;
+  MemoryUsage memory_;  // last: its start-up figure includes everything the executor built
 };
 
 }  // namespace listd::server

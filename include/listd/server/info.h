@@ -16,7 +16,5 @@ std::string build_info(Executor& exec, std::span<const std::string_view> section
 
 /// Resident set size in bytes (VmRSS), 0 if unknown.
 std::size_t resident_memory_bytes();
-/// Bytes the allocator has handed out (Redis' used_memory).
-std::size_t allocated_memory_bytes();
 
 }  // namespace listd::server

@@ -18,8 +18,9 @@ struct Client;
 class ScriptRunner final : public script::CommandRunner {
  public:
   /// `read_only`: EVAL_RO, EVALSHA_RO or a no-writes script (write commands are refused).
-  ScriptRunner(Executor& exec, Client& script_client, bool read_only) noexcept
-      : exec_(exec), client_(script_client), read_only_(read_only) {}
+  /// `allow_oom`: the allow-oom shebang flag (denyoom commands run past maxmemory).
+  ScriptRunner(Executor& exec, Client& script_client, bool read_only, bool allow_oom) noexcept
+      : exec_(exec), client_(script_client), read_only_(read_only), allow_oom_(allow_oom) {}
 
   std::string call(std::span<const std::string_view> argv, protocol::RespVersion resp,
                    std::string& reply) override;
@@ -36,6 +37,7 @@ class ScriptRunner final : public script::CommandRunner {
   Executor& exec_;
   Client& client_;
   bool read_only_;
+  bool allow_oom_;
   bool write_dirty_ = false;
   int repl_flags_ = script::kReplAll;
 };

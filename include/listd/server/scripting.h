@@ -19,6 +19,7 @@
 
 #include "listd/script/engine.h"
 #include "listd/server/client.h"
+#include "listd/server/command_table.h"
 
 namespace listd::server {
 
@@ -69,6 +70,10 @@ class Scripting {
   std::size_t scripts_memory() const noexcept { return scripts_bytes_; }
   /// The Lua heap (INFO used_memory_lua).
   std::size_t lua_memory() const noexcept;
+  /// `spec`'s flags for this call (Redis getCommandFlags): for EVAL and EVALSHA(_RO) of a
+  /// script with a shebang, the write and denyoom flags its flags imply.
+  std::uint32_t command_flags(const CommandSpec& spec,
+                              std::span<const std::string_view> argv) const;
 
  private:
   /// Redis scriptPrepareForRun's refusals for a script with a shebang, or "".

@@ -14,6 +14,10 @@
 #include "listd/server/client.h"
 #include "listd/store/db_key.h"
 
+namespace listd::store {
+class Database;
+}
+
 namespace listd::server {
 
 class Executor;
@@ -46,8 +50,10 @@ class Transaction {
   void unwatch_all(Client& client);
   /// (db, key) was modified (or deleted / expired): its watchers' EXEC will fail.
   void touch_key(int db, std::string_view key);
-  /// Every watched key in `db` was modified (FLUSHDB, SWAPDB).
-  void touch_all(int db);
+  /// `db` is emptied (FLUSHDB, FLUSHALL) or swapped (SWAPDB): its watched keys that exist in
+  /// `a` or in `b` (either may be null) were modified; a watched key in neither did not change
+  /// (Redis 7.0 touchAllWatchedKeysInDb, without its expired-at-WATCH refinement).
+  void touch_existing(int db, const store::Database* a, const store::Database* b);
   bool has_watched_keys() const noexcept { return !watched_.empty(); }
 
  private:

@@ -131,7 +131,7 @@ void cmd_client_kill(CommandContext& ctx) {
     return;
   }
   std::optional<std::uint64_t> id;
-  std::optional<std::string_view> addr, laddr, user;
+  std::optional<std::string_view> addr, laddr;
   bool skipme = true;
   std::optional<config::ClientClass> type;
   bool type_matches_none = false;  // master: listd has no such clients
@@ -150,7 +150,11 @@ void cmd_client_kill(CommandContext& ctx) {
     } else if (base::iequals(opt, "laddr")) {
       laddr = val;
     } else if (base::iequals(opt, "user")) {
-      user = val;
+      // Redis ACLGetUserByName: listd's one user is `default` (case-sensitive, as there).
+      if (val != "default") {
+        ctx.reply().error("ERR No such user '" + std::string(until_nul(val)) + "'");
+        return;
+      }
     } else if (base::iequals(opt, "type")) {
       if (!parse_client_type(val, type, type_matches_none)) {
         ctx.reply().error("ERR Unknown client type '" + std::string(until_nul(val)) + "'");
@@ -183,7 +187,6 @@ void cmd_client_kill(CommandContext& ctx) {
     if (id && c.id != *id) return;
     if (addr && c.addr != *addr) return;
     if (laddr && c.laddr != *laddr) return;
-    if (user && *user != "default") return;
     if (maxage && static_cast<long long>((now - c.created_ms) / 1000) < *maxage) return;
     if (skipme && &c == &ctx.client()) return;
     victims.push_back(&c);

@@ -37,8 +37,8 @@ bool parse_flush_mode(CommandContext& ctx) {
 
 void flush_db(CommandContext& ctx, store::Database& db) {
   const long long removed = static_cast<long long>(db.size());
+  ctx.exec().transactions().touch_existing(db.index(), &db, nullptr);  // before the keys go
   db.clear();
-  ctx.exec().transactions().touch_all(db.index());
   ctx.mark_dirty(removed);
 }
 
@@ -76,8 +76,10 @@ void cmd_swapdb(CommandContext& ctx) {
   }
   Executor& exec = ctx.exec();
   exec.keyspace().swap(static_cast<int>(a), static_cast<int>(b));
-  exec.transactions().touch_all(static_cast<int>(a));
-  exec.transactions().touch_all(static_cast<int>(b));
+  store::Database& da = exec.keyspace().db(static_cast<int>(a));
+  store::Database& db = exec.keyspace().db(static_cast<int>(b));
+  exec.transactions().touch_existing(static_cast<int>(a), &da, &db);
+  exec.transactions().touch_existing(static_cast<int>(b), &db, &da);
   // Lists may now exist where clients wait: serve them (Redis scanDatabaseForReadyKeys).
   exec.blocking().signal_all_keys(static_cast<int>(a));
   exec.blocking().signal_all_keys(static_cast<int>(b));

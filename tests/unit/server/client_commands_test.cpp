@@ -86,3 +86,16 @@ TEST(ClientListType, FiltersByTheSameClasses) {
 }
 
 }  // namespace
+
+// Redis 7.0 (read off redis-server 7.0.15): an unknown user is an error before anything is
+// killed; user names are case-sensitive; `default` is every connection's user here.
+TEST(ClientKillUser, UnknownUserIsAnErrorAndDefaultMatchesEveryone) {
+  TestServer t;
+  Client& admin = t.client();
+  Client& worker = t.client();
+  EXPECT_EQ(t.run(admin, {"CLIENT", "KILL", "USER", "nobody"}), "-ERR No such user 'nobody'\r\n");
+  EXPECT_EQ(t.run(admin, {"CLIENT", "KILL", "USER", "Default"}), "-ERR No such user 'Default'\r\n");
+  EXPECT_TRUE(t.exec().clients().take_kill_list().empty());
+  EXPECT_EQ(t.run(admin, {"CLIENT", "KILL", "USER", "default"}), ":1\r\n");  // skipme: admin
+  EXPECT_EQ(t.exec().clients().take_kill_list(), std::vector<Client*>{&worker});
+}

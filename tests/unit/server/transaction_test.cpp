@@ -106,14 +106,17 @@ TEST(Transaction, AWatchedKeyTouchedByAnotherClientFailsExec) {
   EXPECT_FALSE(t.exec().transactions().has_watched_keys());  // EXEC unwatched
 }
 
-TEST(Transaction, TouchAllMarksOnlyThatDatabasesWatchers) {
+TEST(Transaction, TouchExistingMarksOnlyThatDatabasesWatchers) {
   TestServer t;
   auto& a = t.client();
   auto& b = t.client();
+  t.run(a, {"SET", "k", "0"});
+  t.run(b, {"SELECT", "1"});
+  t.run(b, {"SET", "k", "1"});
   auto& tx = t.exec().transactions();
   tx.watch(a, 0, "k");
   tx.watch(b, 1, "k");
-  tx.touch_all(1);
+  tx.touch_existing(1, &t.exec().keyspace().db(1), nullptr);
   EXPECT_FALSE(a.watch_dirty);
   EXPECT_TRUE(b.watch_dirty);
 }
@@ -152,6 +155,54 @@ TEST(Transaction, ReplayQueuesWithoutRepliesAndFlagsRejectedCommands) {
   EXPECT_EQ(t.take_output(c), error("ERR wrong number of arguments for 'rpush' command"));
   EXPECT_FALSE(replay({"NOSUCH"}));
   EXPECT_EQ(error_text, "Unknown command 'NOSUCH'");
+}
+
+}  // namespace
+
+// Redis 7.0 touchAllWatchedKeysInDb (read off redis-server 7.0.15): FLUSHDB / FLUSHALL / SWAPDB
+// fail the EXEC of a watcher only if its key existed (in the emptied db, or in the db swapped in).
+namespace {
+
+TEST(WatchFlush, FlushOfAMissingWatchedKeyLeavesExecAlone) {
+  TestServer t;
+  auto& c = t.client();
+  auto& other = t.client();
+  EXPECT_EQ(t.run(c, {"WATCH", "x"}), "+OK\r\n");
+  EXPECT_EQ(t.run(other, {"SET", "y", "1"}), "+OK\r\n");
+  EXPECT_EQ(t.run(other, {"FLUSHALL"}), "+OK\r\n");
+  EXPECT_EQ(t.run(c, {"MULTI"}), "+OK\r\n");
+  EXPECT_EQ(t.run(c, {"PING"}), "+QUEUED\r\n");
+  EXPECT_EQ(t.run(c, {"EXEC"}), "*1\r\n+PONG\r\n");
+}
+
+TEST(WatchFlush, FlushOfAnExistingWatchedKeyFailsExec) {
+  TestServer t;
+  auto& c = t.client();
+  auto& other = t.client();
+  t.run(other, {"SET", "x", "1"});
+  EXPECT_EQ(t.run(c, {"WATCH", "x"}), "+OK\r\n");
+  EXPECT_EQ(t.run(other, {"FLUSHDB"}), "+OK\r\n");
+  EXPECT_EQ(t.run(c, {"MULTI"}), "+OK\r\n");
+  EXPECT_EQ(t.run(c, {"PING"}), "+QUEUED\r\n");
+  EXPECT_EQ(t.run(c, {"EXEC"}), "*-1\r\n");
+}
+
+TEST(WatchFlush, SwapdbFailsExecOnlyWhenEitherDbHoldsTheKey) {
+  TestServer t;
+  auto& c = t.client();
+  auto& other = t.client();
+  EXPECT_EQ(t.run(c, {"WATCH", "x"}), "+OK\r\n");
+  EXPECT_EQ(t.run(other, {"SWAPDB", "0", "1"}), "+OK\r\n");  // neither db has x
+  t.run(c, {"MULTI"});
+  t.run(c, {"PING"});
+  EXPECT_EQ(t.run(c, {"EXEC"}), "*1\r\n+PONG\r\n");
+  t.run(other, {"SELECT", "1"});
+  t.run(other, {"SET", "x", "1"});
+  EXPECT_EQ(t.run(c, {"WATCH", "x"}), "+OK\r\n");
+  EXPECT_EQ(t.run(other, {"SWAPDB", "0", "1"}), "+OK\r\n");  // x arrives in db 0
+  t.run(c, {"MULTI"});
+  t.run(c, {"PING"});
+  EXPECT_EQ(t.run(c, {"EXEC"}), "*-1\r\n");
 }
 
 }  // namespace
