@@ -105,26 +105,29 @@ int main(int argc, char** argv) {
   spdlog::info("listd version={} (redis_version={}), port={}, pid={}, config file={}",
                server::kListdVersion, server::kRedisCompatVersion, server.bound_port(), ::getpid(),
                config.config_file().empty() ? "(none)" : config.config_file());
-  // Eviction is not implemented (docs/COMPATIBILITY.md): say what the ceiling does instead.
-  if (settings.maxmemory_policy != config::MaxmemoryPolicy::kNoeviction)
-    spdlog::warn(
-        "maxmemory-policy {}: listd evicts no key; past maxmemory it refuses denyoom "
-        "commands with -OOM, as noeviction does",
-        config.get("maxmemory-policy").front().second);
 
   // SIGTERM/SIGINT: as Redis, a final snapshot when save points are configured; if it fails,
   // listd keeps running (the next signal tries again).
+  // During a busy script the shutdown waits for the script to end, as Redis' shutdown_asap
+  // does: a snapshot now would hold half of the script. SCRIPT KILL or SHUTDOWN NOSAVE end it.
   asio::signal_set signals(io, SIGINT, SIGTERM);
+  asio::steady_timer after_busy_script(io);
+  bool shutdown_deferred = false;
   std::function<void(const asio::error_code&, int)> on_signal = [&](const asio::error_code& ec,
                                                                     int signo) {
     if (ec) return;
-    spdlog::info("Received {}, scheduling shutdown...", signo == SIGINT ? "SIGINT" : "SIGTERM");
     if (executor.busy_script()) {
-      // A snapshot now would hold half of the script; only SHUTDOWN NOSAVE ends a busy one.
-      spdlog::warn("A script is busy: use SCRIPT KILL or SHUTDOWN NOSAVE, then signal again");
-      signals.async_wait(on_signal);
+      if (!shutdown_deferred) {
+        spdlog::warn("Received a stop signal while a script is busy: shutting down when it ends "
+                     "(SCRIPT KILL or SHUTDOWN NOSAVE end it now)");
+      }
+      shutdown_deferred = true;
+      after_busy_script.expires_after(std::chrono::milliseconds(100));
+      after_busy_script.async_wait([&, signo](const asio::error_code& e) { on_signal(e, signo); });
       return;
     }
+    shutdown_deferred = false;
+    spdlog::info("Received {}, scheduling shutdown...", signo == SIGINT ? "SIGINT" : "SIGTERM");
     if (!executor.persistence().save_before_exit(false, false)) {
       signals.async_wait(on_signal);
       return;

@@ -57,6 +57,15 @@ const char* disk_sync_only(bool value) {
   return value ? "listd sends a replica its RDB from disk only (repl-diskless-sync no)" : nullptr;
 }
 
+// Eviction is not implemented yet: a policy that promises it is refused, not accepted and left
+// to act as noeviction (an operator would believe keys are evicted).
+const char* noeviction_only(int policy) {
+  return policy == static_cast<int>(MaxmemoryPolicy::kNoeviction)
+             ? nullptr
+             : "listd does not evict keys yet: noeviction is the only policy (past maxmemory, "
+               "commands that add data get -OOM)";
+}
+
 const char* rdb_preamble_only(bool value) {
   return value ? nullptr : "listd writes the AOF base as an RDB preamble only";
 }
@@ -330,9 +339,9 @@ OptionSpec memory(std::string_view name, unsigned flags, long long lo, long long
 
 template <auto Member>
 OptionSpec enumeration(std::string_view name, unsigned flags, std::span<const EnumValue> values,
-                       int def) {
+                       int def, const char* (*validate)(int) = nullptr) {
   return {{name, {}, OptionType::kEnum, flags},
-          EnumSpec{&load_enum<Member>, &store_enum<Member>, values, def}};
+          EnumSpec{&load_enum<Member>, &store_enum<Member>, values, def, validate}};
 }
 
 OptionSpec str_option(std::string_view name, unsigned flags, std::string ServerSettings::*field,
@@ -389,7 +398,8 @@ const std::vector<OptionSpec>& table() {
       integer<&S::hz>("hz", kNone, 0, INT_MAX, 10),
       memory<&S::maxmemory>("maxmemory", kNone, 0, static_cast<long long>(ULLONG_MAX), 0, true),
       enumeration<&S::maxmemory_policy>("maxmemory-policy", kNone, kMaxmemoryPolicies,
-                                        static_cast<int>(MaxmemoryPolicy::kNoeviction)),
+                                        static_cast<int>(MaxmemoryPolicy::kNoeviction),
+                                        &noeviction_only),
       integer<&S::list_max_listpack_size>("list-max-listpack-size", kNone, INT_MIN, INT_MAX, -2,
                                           "list-max-ziplist-size"),
       integer<&S::list_compress_depth>("list-compress-depth", kNone, 0, INT_MAX, 0),
@@ -532,6 +542,12 @@ bool set_option(const OptionSpec& spec, ServerSettings& s, Args args, bool from_
           } else if constexpr (std::is_same_v<T, EnumSpec>) {
             for (const EnumValue& v : impl.values) {
               if (iequals(v.name, text)) {
+                if (impl.validate != nullptr) {
+                  if (const char* e = impl.validate(v.value)) {
+                    err = e;
+                    return false;
+                  }
+                }
                 impl.store(s, v.value);
                 return true;
               }

@@ -42,6 +42,7 @@ struct EnumSpec {
   void (*store)(ServerSettings&, int);
   std::span<const EnumValue> values;
   int def;
+  const char* (*validate)(int) = nullptr;  // a refusal text for a value listd cannot honour
 };
 
 struct StringSpec {

@@ -8,6 +8,8 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <csignal>
+
 #include <chrono>
 #include <string>
 #include <thread>
@@ -51,8 +53,10 @@ Transcript killable_script(int port) {
   t.push_back(other.call({"CONFIG", "SET", "busy-reply-threshold", "100"}));
   t.push_back(other.call({"CONFIG", "GET", "lua-time-limit"}));
   t.push_back(other.call({"SCRIPT", "KILL"}));
+  // The BLPOP's 2 s leave the set-up below (about 150 ms) a wide margin to make the script busy
+  // before the deadline, on a slow machine too.
   const auto blpop_sent = std::chrono::steady_clock::now();
-  waiter.send_command({"BLPOP", "q", "1"});
+  waiter.send_command({"BLPOP", "q", "2"});
   wait_until_blocked(other, 1);
   // The caller's PING waits in its buffer and is answered after the killed script's error.
   caller.send(encode_command({"EVAL", std::string(kSpin), "0"}) + encode_command({"PING"}));
@@ -72,7 +76,7 @@ Transcript killable_script(int port) {
        })
     t.push_back(other.call(cmd));
   // Past the BLPOP's deadline while the script is busy: the waiter is not answered yet.
-  const auto past_deadline = blpop_sent + std::chrono::milliseconds(1300);
+  const auto past_deadline = blpop_sent + std::chrono::milliseconds(2300);
   const auto wait =
       std::chrono::duration_cast<Ms>(past_deadline - std::chrono::steady_clock::now());
   t.push_back(waiter.try_read_reply(std::max(wait, Ms(0))).value_or("(no reply while busy)"));
@@ -115,6 +119,22 @@ Transcript unkillable_script(int port) {
   return t;
 }
 
+// SIGTERM while a script is busy: the server stays up (still -BUSY) and shuts down once the
+// script ends, as Redis' shutdown_asap. The caller's reply is not compared: Redis closes its
+// connection first, listd sends it the killed error.
+Transcript sigterm_while_busy(ServerProcess& p) {
+  Transcript t;
+  RespClient caller(p.port()), other(p.port());
+  t.push_back(other.call({"CONFIG", "SET", "busy-reply-threshold", "100"}));
+  caller.send_command({"EVAL", std::string(kSpin), "0"});
+  t.push_back(wait_until_busy(other));
+  ::kill(p.pid(), SIGTERM);
+  t.push_back(other.call({"PING"}));
+  t.push_back(other.call({"SCRIPT", "KILL"}));
+  t.push_back(exited_by_itself(p) ? "exited" : "still running");
+  return t;
+}
+
 TEST(BusyScript, KillableScriptMatchesRedis) {
   ServerProcess listd = ServerProcess::start_listd();
   ServerProcess redis = ServerProcess::start_redis();
@@ -143,6 +163,15 @@ TEST(BusyScript, UnkillableScriptEndsWithShutdownNosave) {
   RespClient c(again.port());
   EXPECT_EQ(c.call({"GET", "before"}), "$1\r\n1\r\n");
   EXPECT_EQ(c.call({"EXISTS", "k"}), ":0\r\n");
+}
+
+TEST(BusyScript, SigtermWaitsForTheScriptToEnd) {
+  ServerProcess listd = ServerProcess::start_listd();
+  ServerProcess redis = ServerProcess::start_redis();
+  const Transcript ours = sigterm_while_busy(listd);
+  const Transcript theirs = sigterm_while_busy(redis);
+  EXPECT_EQ(ours, theirs);
+  EXPECT_EQ(ours.back(), "exited");
 }
 
 }  // namespace

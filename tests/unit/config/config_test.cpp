@@ -259,8 +259,17 @@ TEST(ConfigTest, EnumsAcceptTheirNamesInAnyCase) {
   EXPECT_EQ(
       cfg.set("appendfsync", "bogus"),
       set_failed("appendfsync", "argument must be one of the following: everysec, always, no"));
-  EXPECT_EQ(cfg.set("maxmemory-policy", "allkeys-lru"), std::nullopt);
-  EXPECT_EQ(cfg.settings().maxmemory_policy, MaxmemoryPolicy::kAllkeysLru);
+  // Eviction is not implemented: the seven evicting policies are refused, not ignored.
+  for (const char* policy : {"volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl",
+                             "allkeys-lru", "allkeys-lfu", "allkeys-random"}) {
+    EXPECT_EQ(cfg.set("maxmemory-policy", policy),
+              set_failed("maxmemory-policy",
+                         "listd does not evict keys yet: noeviction is the only policy (past "
+                         "maxmemory, commands that add data get -OOM)"))
+        << policy;
+  }
+  EXPECT_EQ(cfg.set("maxmemory-policy", "NoEviction"), std::nullopt);
+  EXPECT_EQ(cfg.settings().maxmemory_policy, MaxmemoryPolicy::kNoeviction);
   EXPECT_EQ(cfg.set("maxmemory-policy", "lru"),
             set_failed("maxmemory-policy",
                        "argument must be one of the following: volatile-lru, volatile-lfu, "
