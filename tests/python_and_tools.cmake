@@ -35,11 +35,11 @@ endforeach()
 
 # The job-queue frameworks (tests/frameworks): their real worker processes, default settings.
 # Labelled sanitizer_pass: scripts/run-tests.sh runs them against the ASan listd only.
-foreach(module celery rq sidekiq bull bee_queue limits)
+foreach(module celery rq sidekiq bull bullmq bee_queue limits)
   listd_pytest(frameworks.${module} frameworks $<TARGET_FILE:listd> listd test_${module}.py)
   set_tests_properties(frameworks.${module} PROPERTIES LABELS sanitizer_pass)
 endforeach()
-# Bull and bee-queue come from the npm registry (tests/frameworks/node/package-lock.json), installed
+# Bull, BullMQ and bee-queue come from the npm registry (tests/frameworks/node/package-lock.json), installed
 # into this build tree by the set-up entry frameworks.node_modules (skipped when already there).
 set(_frameworks_node ${CMAKE_BINARY_DIR}/frameworks-node)
 add_test(NAME frameworks.node_modules
@@ -50,6 +50,6 @@ set(_redis_as_listd ${_listd_pylib}/redis-server-as-listd)
 listd_pytest(python.against_redis python ${_redis_as_listd} redis -k "not setinfo")
 listd_pytest(tools.against_redis tools ${_redis_as_listd} redis)
 listd_pytest(frameworks.against_redis frameworks ${_redis_as_listd} redis)
-set_tests_properties(frameworks.bull frameworks.bee_queue frameworks.against_redis PROPERTIES
+set_tests_properties(frameworks.bull frameworks.bullmq frameworks.bee_queue frameworks.against_redis PROPERTIES
                      FIXTURES_REQUIRED frameworks_node
                      ENVIRONMENT FRAMEWORKS_NODE_MODULES=${_frameworks_node}/node_modules)

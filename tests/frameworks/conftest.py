@@ -2,7 +2,7 @@
 the framework processes run against it with their default settings.
 
 Run:  LISTD_BINARY=build/listd /usr/bin/python3 -m pytest tests/frameworks
-(test_bull.py and test_bee_queue.py also need FRAMEWORKS_NODE_MODULES: see node_app.py).
+(test_bull.py, test_bullmq.py and test_bee_queue.py also need FRAMEWORKS_NODE_MODULES: see node_app.py).
 Each framework's own worker processes are started with /usr/bin/python3 (Debian's, which has
 python3-celery and python3-rq), `sidekiq` (Debian's ruby-sidekiq) or `node`; their output goes
 to a log file shown when a test fails.

@@ -1,5 +1,6 @@
-"""Runs the Node framework apps in node/ (bull_app.js, bee_queue_app.js) for the tests: a worker
-process through conftest's Processes, and one-shot client actions that answer one JSON line.
+"""Runs the Node framework apps in node/ (bull_app.js, bullmq_app.js, bee_queue_app.js) for the
+tests: a worker process through conftest's Processes, and one-shot client actions that answer one
+JSON line.
 
 The frameworks come from the npm registry, pinned in node/package-lock.json, and are installed
 into the build tree by node/install-node-modules.sh (ctest's set-up entry frameworks.node_modules),
