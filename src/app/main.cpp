@@ -118,8 +118,9 @@ int main(int argc, char** argv) {
     if (ec) return;
     if (executor.busy_script()) {
       if (!shutdown_deferred) {
-        spdlog::warn("Received a stop signal while a script is busy: shutting down when it ends "
-                     "(SCRIPT KILL or SHUTDOWN NOSAVE end it now)");
+        spdlog::warn(
+            "Received a stop signal while a script is busy: shutting down when it ends "
+            "(SCRIPT KILL or SHUTDOWN NOSAVE end it now)");
       }
       shutdown_deferred = true;
       after_busy_script.expires_after(std::chrono::milliseconds(100));

@@ -34,13 +34,13 @@ TEST(ConfigFileTest, ReadsDirectivesCommentsAndBlankLines) {
       "requirepass \"pass word\"\n"
       "logfile ''\n"
       "   # indented comment\n"
-      "maxmemory-policy ALLKEYS-LRU\n";
+      "maxmemory-policy NOEVICTION\n";
   EXPECT_EQ(load_config_text(text, cfg), std::nullopt);
   EXPECT_EQ(cfg.settings().port, 7000);
   EXPECT_EQ(cfg.settings().timeout, 30);
   EXPECT_EQ(cfg.settings().maxmemory, 65536U);
   EXPECT_EQ(cfg.settings().requirepass, "pass word");
-  EXPECT_EQ(cfg.settings().maxmemory_policy, config::MaxmemoryPolicy::kAllkeysLru);
+  EXPECT_EQ(cfg.settings().maxmemory_policy, config::MaxmemoryPolicy::kNoeviction);
 }
 
 TEST(ConfigFileTest, UnknownDirectiveStopsWithLineNumber) {
