@@ -48,6 +48,21 @@ def module_server():
     yield from _serve()
 
 
+@pytest.fixture(scope="module")
+def url(module_server):
+    """The redis:// URL of the file's listd, for frameworks configured by URL (a test file may
+    override it, e.g. with a per-test server)."""
+    return f"redis://127.0.0.1:{module_server.port}/0"
+
+
+@pytest.fixture(scope="module")
+def conn(url):
+    """A redis-py client on `url`, to read the framework's own state and the jobs' records."""
+    c = redis.Redis.from_url(url, decode_responses=True, socket_timeout=30)
+    yield c
+    c.connection_pool.disconnect()
+
+
 @pytest.fixture
 def r(server):
     client = redis.Redis(host="127.0.0.1", port=server.port, decode_responses=True,

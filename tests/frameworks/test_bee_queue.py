@@ -12,7 +12,6 @@ import os
 import signal
 
 import pytest
-import redis
 from listd_testing import wait_until
 from node_app import NODE_DIR, NodeApp
 
@@ -20,21 +19,11 @@ JOBS = 300
 RAN = "bee-test:ran"
 
 
-@pytest.fixture(scope="module")
-def url(module_server):
-    return f"redis://127.0.0.1:{module_server.port}/0"
-
 
 @pytest.fixture(scope="module")
 def bee(url):
     return NodeApp(os.path.join(NODE_DIR, "bee_queue_app.js"), url, "fw-bee")
 
-
-@pytest.fixture(scope="module")
-def conn(url):
-    c = redis.Redis.from_url(url, decode_responses=True, socket_timeout=30)
-    yield c
-    c.connection_pool.disconnect()
 
 
 @pytest.fixture(scope="module")

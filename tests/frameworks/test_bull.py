@@ -13,7 +13,6 @@ import os
 import signal
 
 import pytest
-import redis
 from listd_testing import wait_until
 from node_app import NODE_DIR, NodeApp
 
@@ -21,21 +20,11 @@ JOBS = 300
 RAN = "bull-test:ran"
 
 
-@pytest.fixture(scope="module")
-def url(module_server):
-    return f"redis://127.0.0.1:{module_server.port}/0"
-
 
 @pytest.fixture(scope="module")
 def bull(url):
     return NodeApp(os.path.join(NODE_DIR, "bull_app.js"), url, "fw-bull")
 
-
-@pytest.fixture(scope="module")
-def conn(url):
-    c = redis.Redis.from_url(url, decode_responses=True, socket_timeout=30)
-    yield c
-    c.connection_pool.disconnect()
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,6 @@ import os
 import signal
 
 import pytest
-import redis
 from listd_testing import wait_until
 from node_app import NODE_DIR, NodeApp
 
@@ -22,21 +21,11 @@ RAN = "bullmq-test:ran"
 EVENTS = "bullmq-test:events"
 
 
-@pytest.fixture(scope="module")
-def url(module_server):
-    return f"redis://127.0.0.1:{module_server.port}/0"
-
 
 @pytest.fixture(scope="module")
 def bullmq(url):
     return NodeApp(os.path.join(NODE_DIR, "bullmq_app.js"), url, "fw-bullmq")
 
-
-@pytest.fixture(scope="module")
-def conn(url):
-    c = redis.Redis.from_url(url, decode_responses=True, socket_timeout=30)
-    yield c
-    c.connection_pool.disconnect()
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,6 @@ import signal
 import subprocess
 
 import pytest
-import redis
 from listd_testing import scaled, wait_until
 
 SIDEKIQ_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "sidekiq")
@@ -39,21 +38,11 @@ class Client:
         return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-@pytest.fixture(scope="module")
-def url(module_server):
-    return f"redis://127.0.0.1:{module_server.port}/0"
-
 
 @pytest.fixture(scope="module")
 def client(url):
     return Client(url)
 
-
-@pytest.fixture(scope="module")
-def conn(url):
-    c = redis.Redis.from_url(url, decode_responses=True, socket_timeout=30)
-    yield c
-    c.connection_pool.disconnect()
 
 
 @pytest.fixture(scope="module")
