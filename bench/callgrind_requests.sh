@@ -10,6 +10,7 @@
 #
 # Prints "<binary> <tests> -P <pipeline> -n <requests>: <instructions> instructions" (the whole
 # run: start-up, and for lrange_100 the LPUSHes redis-benchmark sends first, included).
+# CALLGRIND_KEEP=<file> also keeps the profile for callgrind_annotate.
 set -euo pipefail
 
 if (($# < 4)); then
@@ -36,4 +37,5 @@ redis-cli -p "$port" shutdown nosave >/dev/null 2>&1 || true
 wait "$server" || true
 total=$(sed -n 's/^summary: //p' "$work/callgrind.out")
 [[ -n $total ]] || { echo "no callgrind summary; server log:" >&2; cat "$work/server.log" >&2; exit 1; }
+[[ -n ${CALLGRIND_KEEP:-} ]] && cp "$work/callgrind.out" "$CALLGRIND_KEEP"
 echo "$bin $tests -P $pipeline -n $requests: $total instructions"

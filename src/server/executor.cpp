@@ -133,8 +133,9 @@ bool Executor::denied_on_oom(const Client& c, const CommandSpec& spec,
 void Executor::execute(Client& c, std::span<const std::string_view> argv) {
   if (argv.empty()) return;
   if (!in_batch_) now_ = clock().read();
+  const std::size_t maxmemory = config_.settings().maxmemory;
   pre_command_oom_ =
-      memory_.over_limit(config_.settings().maxmemory, persistence_->pending_bytes().capacity());
+      maxmemory != 0 && memory_.over_limit(maxmemory, persistence_->pending_bytes().capacity());
   c.last_interaction_ms = now_.mono_ms();
   // Pipelines repeat one command: compare with the last one found before hashing the name.
   const CommandSpec* spec =
@@ -186,8 +187,13 @@ void Executor::dispatch(Client& c, const CommandSpec& spec, std::span<const std:
   ++cs.calls;
   const std::uint64_t duration_us = end.mono_us > t0_us ? end.mono_us - t0_us : 0;
   cs.usec += duration_us;
-  // The slow log uses the clock read above: nothing more than this test when it is off.
-  if (config_.settings().slowlog_log_slower_than >= 0 && !replaying_)
+  // The slow log uses the clock read above. Off, it costs this test; on, a fast command that
+  // leaves the log within its length costs three more (Redis trims on every command, so a
+  // lowered slowlog-max-len applies at the end of the CONFIG SET that lowered it).
+  const config::ServerSettings& settings = config_.settings();
+  if (settings.slowlog_log_slower_than >= 0 && !replaying_ &&
+      (duration_us >= static_cast<std::uint64_t>(settings.slowlog_log_slower_than) || c.blocked() ||
+       slowlog_.size() > settings.slowlog_max_len))
     log_slow(c, spec, argv, redacted_from, duration_us, end);
   if (redacted_args_.size() > redacted_from) redacted_args_.resize(redacted_from);
   ++stats_.total_commands;

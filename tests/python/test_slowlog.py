@@ -101,3 +101,16 @@ def test_threshold_max_len_and_replies(server):
             b"+SLOWLOG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:")
         assert help_lines[3] == (
             b"+    Return top <count> entries from the slowlog (default: 10, -1 mean all).")
+
+
+def test_a_lowered_max_len_trims_without_a_new_entry(server):
+    # Redis trims after every command: the CONFIG SET that lowers slowlog-max-len trims the log
+    # even though nothing is slow enough to be filed.
+    with RawConn(server.port) as c:
+        assert c.call("CONFIG", "SET", "slowlog-log-slower-than", "0") == b"+OK\r\n"
+        for word in ("a", "b", "c", "d"):
+            c.call("ECHO", word)
+        assert c.call("CONFIG", "SET", "slowlog-log-slower-than", "100000000") == b"+OK\r\n"
+        assert int(c.call("SLOWLOG", "LEN")[1:]) >= 6  # the 4 ECHOs, the 2 CONFIG SETs, ...
+        assert c.call("CONFIG", "SET", "slowlog-max-len", "1") == b"+OK\r\n"
+        assert c.call("SLOWLOG", "LEN") == b":1\r\n"
