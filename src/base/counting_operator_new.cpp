@@ -1,6 +1,11 @@
 // The global operator new / delete replaced over the wrapped malloc / free, so C++ allocations
 // are counted by memory_accounting.cpp. A file of its own: a binary that defines its own
 // operator new (request_parser_test counts allocations) does not pull this one from the archive.
+// Not under AddressSanitizer: its runtime's operator new / delete is linked ahead of this archive
+// and wins, and it is worth keeping (it finds new/delete mismatches). Sanitizer builds count
+// only the malloc family (tests/unit/base/memory_accounting_test.cpp checks operator new in the
+// optimized build).
+#if !defined(__SANITIZE_ADDRESS__)
 #include <cstddef>
 #include <cstdlib>
 #include <new>
@@ -65,3 +70,5 @@ void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::fre
 void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
 void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept { std::free(p); }
 void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcept { std::free(p); }
+
+#endif  // !__SANITIZE_ADDRESS__
