@@ -42,3 +42,13 @@ class NodeApp:
                               timeout=scaled(90))
         assert done.returncode == 0, f"{self.script} {args}: {done.stdout}{done.stderr}"
         return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def ran_records(conn, key):
+    """{job id: value} from the list each job pushes "<id>:<value>" to; a job twice fails."""
+    records = {}
+    for entry in conn.lrange(key, 0, -1):
+        job_id, value = entry.split(":")
+        assert job_id not in records, f"job {job_id} ran twice"
+        records[job_id] = int(value)
+    return records

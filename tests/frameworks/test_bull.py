@@ -14,7 +14,7 @@ import signal
 
 import pytest
 from listd_testing import wait_until
-from node_app import NODE_DIR, NodeApp
+from node_app import NODE_DIR, NodeApp, ran_records
 
 JOBS = 300
 RAN = "bull-test:ran"
@@ -36,15 +36,6 @@ def worker(bull, module_processes):
     return proc
 
 
-def ran_records(conn):
-    records = {}
-    for entry in conn.lrange(RAN, 0, -1):
-        job_id, value = entry.split(":")
-        assert job_id not in records, f"job {job_id} ran twice"
-        records[job_id] = int(value)
-    return records
-
-
 def finished(conn, kind, count):
     """Bull's own sets of finished jobs (bull:<queue>:completed / failed) hold `count` jobs:
     polled through redis, since each Bull client run starts a Node process."""
@@ -56,7 +47,7 @@ def test_add_bulk_every_job_runs_once_with_its_result(worker, bull, conn, module
     assert len(set(ids)) == JOBS
     assert finished(conn, "completed", JOBS), module_processes.logs()
     state = bull("state")
-    assert ran_records(conn) == {job_id: i for i, job_id in enumerate(ids)}
+    assert ran_records(conn, RAN) == {job_id: i for i, job_id in enumerate(ids)}
     assert state["returned"] == {job_id: 2 * i for i, job_id in enumerate(ids)}
 
 
@@ -70,7 +61,7 @@ def test_a_delayed_job_runs_once_it_is_due(worker, bull, conn, module_processes)
     job = bull("delay", 500, 9)
     assert finished(conn, "completed", JOBS + 1), module_processes.logs()
     state = bull("state")
-    assert state["returned"][job["id"]] == 18 and ran_records(conn)[job["id"]] == 9
+    assert state["returned"][job["id"]] == 18 and ran_records(conn, RAN)[job["id"]] == 9
     assert state["delayed_ran"][job["id"]] >= job["due"]  # never before it was due
 
 

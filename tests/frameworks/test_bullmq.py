@@ -14,7 +14,7 @@ import signal
 
 import pytest
 from listd_testing import wait_until
-from node_app import NODE_DIR, NodeApp
+from node_app import NODE_DIR, NodeApp, ran_records
 
 JOBS = 300
 RAN = "bullmq-test:ran"
@@ -37,15 +37,6 @@ def worker(bullmq, module_processes):
     return proc
 
 
-def ran_records(conn):
-    records = {}
-    for entry in conn.lrange(RAN, 0, -1):
-        job_id, value = entry.split(":")
-        assert job_id not in records, f"job {job_id} ran twice"
-        records[job_id] = int(value)
-    return records
-
-
 def events_seen(conn, kind, count):
     """What QueueEvents read from the event stream: `count` events of `kind`, by job id."""
     def seen():
@@ -65,7 +56,7 @@ def test_add_bulk_every_job_runs_once_with_its_result(worker, bullmq, conn, modu
     completed = events_seen(conn, "completed", JOBS)
     assert completed == {job_id: str(2 * i) for i, job_id in enumerate(ids)}, \
         module_processes.logs()
-    assert ran_records(conn) == {job_id: i for i, job_id in enumerate(ids)}
+    assert ran_records(conn, RAN) == {job_id: i for i, job_id in enumerate(ids)}
     assert bullmq("state")["returned"] == {job_id: 2 * i for i, job_id in enumerate(ids)}
 
 
@@ -80,7 +71,7 @@ def test_a_delayed_job_runs_once_it_is_due(worker, bullmq, conn, module_processe
     job = bullmq("delay", 500, 9)
     assert events_seen(conn, "completed", JOBS + 1), module_processes.logs()
     state = bullmq("state")
-    assert state["returned"][job["id"]] == 18 and ran_records(conn)[job["id"]] == 9
+    assert state["returned"][job["id"]] == 18 and ran_records(conn, RAN)[job["id"]] == 9
     assert state["delayed_ran"][job["id"]] >= job["due"]  # never before it was due
 
 

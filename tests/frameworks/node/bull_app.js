@@ -12,6 +12,7 @@
 // redis that every job ran once.
 'use strict';
 const Queue = require('bull');
+const {jobState} = require('./job_state');
 
 const queue = new Queue(process.env.QUEUE, process.env.REDIS_URL);
 
@@ -19,19 +20,6 @@ async function runJob(job) {
   if (job.data.fail) throw new Error(`job failed on purpose: ${job.data.value}`);
   await queue.client.rpush('bull-test:ran', `${job.id}:${job.data.value}`);
   return job.data.value * 2;
-}
-
-async function state() {
-  const counts = await queue.getJobCounts();
-  const completed = await queue.getCompleted(0, -1);
-  const failed = await queue.getFailed(0, -1);
-  return {
-    counts,
-    returned: Object.fromEntries(completed.map((job) => [job.id, job.returnvalue])),
-    failed: Object.fromEntries(failed.map((job) => [job.id, job.failedReason])),
-    delayed_ran: Object.fromEntries(
-        completed.filter((job) => job.opts.delay).map((job) => [job.id, job.processedOn])),
-  };
 }
 
 async function act(action, args) {
@@ -50,7 +38,7 @@ async function act(action, args) {
     case 'workers':
       return (await queue.getWorkers()).map((client) => client.name);
     case 'state':
-      return state();
+      return jobState(queue);
     default:
       throw new Error(`unknown action ${action}`);
   }

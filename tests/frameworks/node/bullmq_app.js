@@ -15,6 +15,7 @@
 'use strict';
 const IORedis = require('ioredis');
 const {Queue, QueueEvents, Worker} = require('bullmq');
+const {jobState} = require('./job_state');
 
 const url = new URL(process.env.REDIS_URL);
 const connection = {host: url.hostname, port: Number(url.port)};
@@ -44,19 +45,6 @@ function startWorker() {
     }));
 }
 
-async function state(queue) {
-  const counts = await queue.getJobCounts();
-  const completed = await queue.getCompleted(0, -1);
-  const failed = await queue.getFailed(0, -1);
-  return {
-    counts,
-    returned: Object.fromEntries(completed.map((job) => [job.id, job.returnvalue])),
-    failed: Object.fromEntries(failed.map((job) => [job.id, job.failedReason])),
-    delayed_ran: Object.fromEntries(
-        completed.filter((job) => job.opts.delay).map((job) => [job.id, job.processedOn])),
-  };
-}
-
 async function act(queue, action, args) {
   switch (action) {
     case 'bulk': {
@@ -73,7 +61,7 @@ async function act(queue, action, args) {
     case 'workers':
       return (await queue.getWorkers()).map((client) => client.name);
     case 'state':
-      return state(queue);
+      return jobState(queue);
     default:
       throw new Error(`unknown action ${action}`);
   }
