@@ -83,7 +83,9 @@ void Evictor::background_step() {
 Evictor::Candidate Evictor::pick_from_pool() {
   const bool allkeys = config::is_allkeys(exec_.config().settings().maxmemory_policy);
   store::Keyspace& keyspace = exec_.keyspace();
-  for (;;) {
+  // A round clears the pool's ghosts and refills it with keys that exist, so the second round
+  // finds one; the bound only guards against a sampler that finds nothing.
+  for (int round = 0; round < 64; ++round) {
     std::size_t total_keys = 0;
     // Every database feeds the one pool, so the choice is global, not per database.
     for (int i = 0; i < keyspace.database_count(); ++i) {
@@ -102,6 +104,7 @@ Evictor::Candidate Evictor::pick_from_pool() {
       if (e && (allkeys || e->has_expire())) return c;  // else a ghost: try the next one
     }
   }
+  return {};
 }
 
 Evictor::Candidate Evictor::pick_random() {
