@@ -57,15 +57,6 @@ const char* disk_sync_only(bool value) {
   return value ? "listd sends a replica its RDB from disk only (repl-diskless-sync no)" : nullptr;
 }
 
-// Eviction is not implemented yet: a policy that promises it is refused, not accepted and left
-// to act as noeviction (an operator would believe keys are evicted).
-const char* noeviction_only(int policy) {
-  return policy == static_cast<int>(MaxmemoryPolicy::kNoeviction)
-             ? nullptr
-             : "listd does not evict keys yet: noeviction is the only policy (past maxmemory, "
-               "commands that add data get -OOM)";
-}
-
 const char* rdb_preamble_only(bool value) {
   return value ? nullptr : "listd writes the AOF base as an RDB preamble only";
 }
@@ -398,8 +389,11 @@ const std::vector<OptionSpec>& table() {
       integer<&S::hz>("hz", kNone, 0, INT_MAX, 10),
       memory<&S::maxmemory>("maxmemory", kNone, 0, static_cast<long long>(ULLONG_MAX), 0, true),
       enumeration<&S::maxmemory_policy>("maxmemory-policy", kNone, kMaxmemoryPolicies,
-                                        static_cast<int>(MaxmemoryPolicy::kNoeviction),
-                                        &noeviction_only),
+                                        static_cast<int>(MaxmemoryPolicy::kNoeviction)),
+      integer<&S::maxmemory_samples>("maxmemory-samples", kNone, 1, INT_MAX, 5),
+      integer<&S::maxmemory_eviction_tenacity>("maxmemory-eviction-tenacity", kNone, 0, 100, 10),
+      integer<&S::lfu_log_factor>("lfu-log-factor", kNone, 0, INT_MAX, 10),
+      integer<&S::lfu_decay_time>("lfu-decay-time", kNone, 0, INT_MAX, 1),
       integer<&S::list_max_listpack_size>("list-max-listpack-size", kNone, INT_MIN, INT_MAX, -2,
                                           "list-max-ziplist-size"),
       integer<&S::list_compress_depth>("list-compress-depth", kNone, 0, INT_MAX, 0),

@@ -5,6 +5,7 @@
 #include "listd/base/number.h"
 #include "listd/server/errors.h"
 #include "listd/server/executor.h"
+#include "listd/server/key_access.h"
 
 namespace listd::server {
 
@@ -50,7 +51,7 @@ store::Entry* CommandContext::lookup(std::string_view key, bool count_stats, boo
                                      bool notify_miss) {
   store::Entry* e = db_->lookup(key, now_ms_);
   if (e && touch && !client_.no_touch)
-    e->access_time_s = static_cast<std::uint32_t>(now_ms_ / 1000);
+    e->lru = touch_access(e->lru, exec_.config().settings(), now_ms_, exec_.rng());
   if (count_stats) {
     ++(e ? exec_.stats().keyspace_hits : exec_.stats().keyspace_misses);
     if (!e && notify_miss) notify(config::kNotifyKeyMiss, "keymiss", key);  // reads only
@@ -69,9 +70,7 @@ CommandContext::Typed CommandContext::typed(std::string_view key, store::ValueTy
 }
 
 store::Entry* CommandContext::add_key(std::string_view key, store::Value value) {
-  store::Entry* e = exec_.add_key(*db_, key, std::move(value));
-  e->access_time_s = static_cast<std::uint32_t>(now_ms_ / 1000);
-  return e;
+  return exec_.add_key(*db_, key, std::move(value));
 }
 
 store::Entry* CommandContext::set_key(std::string_view key, store::Value value) {

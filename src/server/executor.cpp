@@ -7,6 +7,7 @@
 #include "listd/server/command_context.h"
 #include "listd/server/errors.h"
 #include "listd/server/event_loop_yield.h"
+#include "listd/server/key_access.h"
 #include "listd/server/persistence.h"
 #include "listd/server/replication_master.h"
 #include "listd/server/scripting.h"
@@ -133,9 +134,15 @@ bool Executor::denied_on_oom(const Client& c, const CommandSpec& spec,
 void Executor::execute(Client& c, std::span<const std::string_view> argv) {
   if (argv.empty()) return;
   if (!in_batch_) now_ = clock().read();
+  // Redis processCommand: evict first; -OOM for denyoom commands only if that could not help.
+  // Never from inside a busy script (its DELs would land in the middle of its effects).
   const std::size_t maxmemory = config_.settings().maxmemory;
-  pre_command_oom_ =
-      maxmemory != 0 && memory_.over_limit(maxmemory, persistence_->pending_bytes().capacity());
+  if (maxmemory == 0)
+    pre_command_oom_ = false;
+  else if (scripting_->busy())
+    pre_command_oom_ = memory_.over_limit(maxmemory, persistence_->pending_bytes().capacity());
+  else
+    pre_command_oom_ = evictor_.perform() == EvictResult::kFail;
   c.last_interaction_ms = now_.mono_ms();
   // Pipelines repeat one command: compare with the last one found before hashing the name.
   const CommandSpec* spec =
@@ -253,6 +260,7 @@ void Executor::tick() {
   if (scripting_->running()) return;  // no timeouts, expiry or serving inside a script
   blocking_.fire_timeouts(clock_.monotonic_ms());
   active_expire_step();
+  if (evictor_.background_pending()) evictor_.background_step();
   blocking_.drain_ready_keys();
 }
 
@@ -295,6 +303,7 @@ std::optional<std::uint64_t> Executor::next_wakeup_ms() const {
   std::optional<std::uint64_t> next = blocking_.next_deadline();
   const std::int64_t now_unix = clock_.unix_ms();
   const std::uint64_t now = clock_.monotonic_ms();
+  if (evictor_.background_pending()) return now;  // over maxmemory: evict again at once
   for (int i = 0; i < keyspace_.database_count(); ++i) {
     const store::Database& db = keyspace_.db(i);
     if (db.expires_count() == 0) continue;
@@ -311,6 +320,7 @@ store::Entry* Executor::add_key(store::Database& db, std::string_view key, store
   const bool wakes = value.is(store::ValueType::kList) || value.is(store::ValueType::kZSet) ||
                      value.is(store::ValueType::kStream);
   store::Entry* e = db.add(key, std::move(value));
+  e->lru = initial_access(config_.settings(), now_.unix_ms);  // Redis createObject
   if (wakes) blocking_.signal_ready(db.index(), key);
   notify(config::kNotifyNew, "new", key, db.index());  // Redis dbAdd
   return e;
@@ -356,6 +366,7 @@ bool Executor::replay(Client& c, std::span<const std::string_view> argv, std::st
 void Executor::reset_stats() {
   std::fill(command_stats_.begin(), command_stats_.end(), CommandStats{});
   output_buffer_guard_.reset_stats();
+  evictor_.reset_stats();
   const auto keep_start = stats_.start_ms;
   const auto keep_unix = stats_.start_unix_ms;
   const auto keep_dirty = stats_.dirty;

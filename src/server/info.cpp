@@ -128,7 +128,7 @@ void section_stats(Executor& exec, std::string& out) {
   out += fmt::format("rejected_connections:{}\r\n", s.rejected_connections);
   exec.replication().info_stats(out);
   out += fmt::format("expired_keys:{}\r\n", s.expired_keys);
-  out += "evicted_keys:0\r\n";
+  out += fmt::format("evicted_keys:{}\r\n", exec.evictor().evicted_keys());
   out += fmt::format("keyspace_hits:{}\r\n", s.keyspace_hits);
   out += fmt::format("keyspace_misses:{}\r\n", s.keyspace_misses);
   const PubSub& ps = exec.pubsub();

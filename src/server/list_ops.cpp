@@ -64,10 +64,7 @@ void list_pop_one_reply(protocol::ReplyWriter reply, Executor& exec, store::Data
 
 std::size_t list_push(Executor& exec, store::Database& db, std::string_view key,
                       store::Entry* entry, End end, std::span<const std::string_view> values) {
-  if (!entry) {
-    entry = exec.add_key(db, key, store::Value::make_list());
-    entry->access_time_s = static_cast<std::uint32_t>(exec.command_unix_ms() / 1000);
-  }
+  if (!entry) entry = exec.add_key(db, key, store::Value::make_list());
   store::PackedList& list = entry->value.as_list();
   for (std::string_view v : values) {
     if (end == End::kHead)

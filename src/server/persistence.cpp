@@ -7,6 +7,7 @@
 #include "listd/persistence/file_io.h"
 #include "listd/persistence/rdb.h"
 #include "listd/server/executor.h"
+#include "listd/server/key_access.h"
 #include "listd/server/version.h"
 
 namespace listd::server {
@@ -72,7 +73,13 @@ bool Persistence::load_at_startup(std::string& error) {
   }
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::size_t keys = 0;
-  for (int i = 0; i < exec_.keyspace().database_count(); ++i) keys += exec_.keyspace().db(i).size();
+  // Redis createObject: a loaded key starts with the access word of the load's time (the AOF
+  // replay ran at the epoch clock, an RDB carries no idle times that listd reads).
+  const std::uint32_t word = initial_access(settings_, now_ms());
+  for (int i = 0; i < exec_.keyspace().database_count(); ++i) {
+    keys += exec_.keyspace().db(i).size();
+    exec_.keyspace().db(i).dict().for_each([word](store::Entry& e) { e.lru = word; });
+  }
   log_.notice(fmt::format("DB loaded from disk: {:.3f} seconds ({} keys)", secs, keys));
   exec_.stats().dirty = 0;
   exec_.stats().lastsave_unix_s = now_ms() / 1000;

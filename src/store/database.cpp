@@ -96,6 +96,24 @@ std::int64_t Database::next_expire_hint() const noexcept {
   return heap_.empty() ? -1 : heap_.front().at_ms;
 }
 
+std::size_t Database::sample_volatile(std::mt19937_64& rng, std::span<Entry*> out) const {
+  if (expires_ == 0) return 0;
+  std::size_t n = 0;
+  // The heap holds at least one live deadline in three (compact_heap), so a bounded number of
+  // draws finds the sample; a stale or superseded deadline is skipped.
+  for (std::size_t tries = 0; n < out.size() && tries < 4 * out.size() + 16; ++tries) {
+    const Deadline& d = heap_[rng() % heap_.size()];
+    Entry* e = dict_.find(d.key);
+    if (e && e->expire_at_ms == d.at_ms) out[n++] = e;
+  }
+  // A small heap may be mostly stale (it is compacted past 64 items only): walk it then.
+  for (std::size_t i = 0; n == 0 && i < heap_.size(); ++i) {
+    Entry* e = dict_.find(heap_[i].key);
+    if (e && e->expire_at_ms == heap_[i].at_ms) out[n++] = e;
+  }
+  return n;
+}
+
 long long Database::average_ttl(std::int64_t now_ms) const noexcept {
   if (expires_ == 0) return 0;
   const long double avg = expire_sum_ / static_cast<long double>(expires_) - now_ms;

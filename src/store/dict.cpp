@@ -150,4 +150,15 @@ Entry* Dict::random_entry(std::mt19937_64& rng) const noexcept {
   return e;
 }
 
+std::size_t Dict::sample(std::mt19937_64& rng, std::span<Entry*> out) const noexcept {
+  if (size_ == 0 || out.empty()) return 0;
+  std::size_t n = 0;
+  // Every bucket is visited at most once, so a sample as large as the dict returns it whole.
+  const std::size_t start = rng() & mask_;
+  for (std::size_t step = 0; step <= mask_ && n < out.size(); ++step)
+    for (Entry* e = buckets_[(start + step) & mask_]; e && n < out.size(); e = e->next)
+      out[n++] = e;
+  return n;
+}
+
 }  // namespace listd::store

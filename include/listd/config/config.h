@@ -25,7 +25,7 @@ namespace listd::config {
 enum class LogLevel { kDebug, kVerbose, kNotice, kWarning };
 /// appendfsync values.
 enum class AppendFsync { kEverysec, kAlways, kNo };
-/// maxmemory-policy values.
+/// maxmemory-policy values (is_lfu / is_allkeys below classify them as Redis' flags do).
 enum class MaxmemoryPolicy {
   kVolatileLru,
   kVolatileLfu,
@@ -36,6 +36,13 @@ enum class MaxmemoryPolicy {
   kAllkeysRandom,
   kNoeviction,
 };
+constexpr bool is_lfu(MaxmemoryPolicy p) noexcept {
+  return p == MaxmemoryPolicy::kVolatileLfu || p == MaxmemoryPolicy::kAllkeysLfu;
+}
+constexpr bool is_allkeys(MaxmemoryPolicy p) noexcept {
+  return p == MaxmemoryPolicy::kAllkeysLru || p == MaxmemoryPolicy::kAllkeysLfu ||
+         p == MaxmemoryPolicy::kAllkeysRandom;
+}
 /// enable-protected-configs: may CONFIG SET touch protected options (dir, dbfilename)?
 enum class ProtectedAction { kNo, kYes, kLocal };
 
@@ -121,6 +128,10 @@ struct ServerSettings {
   int hz = 10;                              // clamped to 1..500 like Redis
   unsigned long long maxmemory = 0;
   MaxmemoryPolicy maxmemory_policy = MaxmemoryPolicy::kNoeviction;
+  int maxmemory_samples = 5;             // keys sampled per db for each eviction (1..INT_MAX)
+  int maxmemory_eviction_tenacity = 10;  // 0..100: how long one command may evict (evict.c)
+  int lfu_log_factor = 10;               // the LFU counter's logarithm base
+  int lfu_decay_time = 1;                // minutes per decrement of an idle LFU counter; 0: none
   int list_max_listpack_size = -2;
   int list_compress_depth = 0;
   std::string pidfile;

@@ -28,6 +28,7 @@
 #include "listd/server/clock.h"
 #include "listd/server/command_table.h"
 #include "listd/server/effect_stream.h"
+#include "listd/server/eviction.h"
 #include "listd/server/keyspace_events.h"
 #include "listd/server/memory_usage.h"
 #include "listd/server/output_buffer_limits.h"
@@ -154,6 +155,8 @@ class Executor {
   /// Over `maxmemory` when the running command started (Redis pre_command_oom_state): what
   /// EVAL's shebang check and redis.call's first write test.
   bool pre_command_oom() const noexcept { return pre_command_oom_; }
+  /// Eviction past maxmemory (eviction.h), run before each command and from tick().
+  Evictor& evictor() noexcept { return evictor_; }
 
   /// Creates `key` in `db` and signals it ready for waiters (CommandContext::add_key).
   store::Entry* add_key(store::Database& db, std::string_view key, store::Value value);
@@ -230,6 +233,7 @@ class Executor {
   const Client* running_client_ = nullptr;  // the client whose command runs (dispatch)
   EventLoopYield* yield_ = nullptr;
   bool pre_command_oom_ = false;
+  Evictor evictor_{*this};
   MemoryUsage memory_;  // last: its start-up figure includes everything the executor built
 };
 

@@ -10,6 +10,8 @@
 
 #include <cstdint>
 #include <functional>
+#include <random>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -55,6 +57,10 @@ class Database {
   std::size_t expire_cycle(std::int64_t now_ms, std::size_t budget);
   /// Earliest deadline that may still be live (a lower bound), or -1.
   std::int64_t next_expire_hint() const noexcept;
+  /// Up to out.size() live entries that have an expiry, picked at random (duplicates possible);
+  /// the volatile-* eviction policies sample these (Redis samples its expires dict). Returns
+  /// how many were written.
+  std::size_t sample_volatile(std::mt19937_64& rng, std::span<Entry*> out) const;
   /// Average remaining TTL in ms over keys with an expiry (INFO keyspace avg_ttl), 0 if none.
   long long average_ttl(std::int64_t now_ms) const noexcept;
 

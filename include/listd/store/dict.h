@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <random>
+#include <span>
 #include <string_view>
 
 #include "listd/store/value.h"
@@ -29,7 +30,11 @@ struct Entry {
   std::int64_t expire_at_ms = -1;  ///< Unix time in ms; -1 means no expiry.
   Value value;
   std::uint32_t key_len = 0;
-  std::uint32_t access_time_s = 0;  ///< Last access, seconds on the server clock (OBJECT IDLETIME).
+  /// Redis' 24-bit `lru` word, in the padding after key_len (no extra byte per key): under an
+  /// LRU or non-LFU policy the LRU clock (seconds) of the last access, under an LFU policy the
+  /// last decrement time in minutes (16 bits) and the logarithmic counter (8 bits). See
+  /// server/key_access.h.
+  std::uint32_t lru = 0;
 
   std::string_view key() const noexcept {
     return {reinterpret_cast<const char*>(this + 1), key_len};
@@ -73,6 +78,10 @@ class Dict {
   std::uint64_t scan(std::uint64_t cursor, F&& f) const;
   /// A uniformly chosen bucket's random entry (Redis' dictGetFairRandomKey is close enough).
   Entry* random_entry(std::mt19937_64& rng) const noexcept;
+  /// Redis dictGetSomeKeys: up to out.size() entries from consecutive buckets, starting at a
+  /// random one and wrapping around; returns how many were written. Cheap, not uniform; with
+  /// out.size() >= size() every entry is returned.
+  std::size_t sample(std::mt19937_64& rng, std::span<Entry*> out) const noexcept;
 
   template <class F>
   void for_each(F&& f) const {

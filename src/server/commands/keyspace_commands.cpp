@@ -14,6 +14,7 @@
 #include "listd/server/command_table.h"
 #include "listd/server/errors.h"
 #include "listd/server/executor.h"
+#include "listd/server/key_access.h"
 #include "listd/server/scan_args.h"
 #include "listd/server/text.h"
 
@@ -121,7 +122,7 @@ void move_entry(Executor& exec, store::Database& from, std::string_view src, sto
   store::Entry* old = from.detach(src);
   const std::int64_t expire = old->expire_at_ms;
   store::Entry* fresh = exec.add_key(to, dst, std::move(old->value));
-  fresh->access_time_s = old->access_time_s;
+  fresh->lru = old->lru;
   store::Entry::destroy(old);
   if (expire >= 0) to.set_expire(*fresh, expire);
   exec.touch_key(from.index(), src);
@@ -271,19 +272,31 @@ void cmd_object_idletime(CommandContext& ctx) {
     ctx.reply().null();
     return;
   }
-  const auto now_s = static_cast<std::uint32_t>(ctx.now_ms() / 1000);
-  ctx.reply().integer(now_s >= e->access_time_s ? now_s - e->access_time_s : 0);
+  const config::ServerSettings& s = ctx.exec().config().settings();
+  if (config::is_lfu(s.maxmemory_policy)) {
+    ctx.reply().error(
+        "ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that when "
+        "switching between policies at runtime LRU and LFU data will take some time to adjust.");
+    return;
+  }
+  ctx.reply().integer(static_cast<long long>(idle_ms(e->lru, ctx.now_ms()) / 1000));
 }
 
 void cmd_object_freq(CommandContext& ctx) {
-  if (!object_target(ctx)) {
+  store::Entry* e = object_target(ctx);
+  if (!e) {
     ctx.reply().null();
     return;
   }
-  ctx.reply().error(
-      "ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note "
-      "that when switching between policies at runtime LRU and LFU data will take some time to "
-      "adjust.");
+  const config::ServerSettings& s = ctx.exec().config().settings();
+  if (!config::is_lfu(s.maxmemory_policy)) {
+    ctx.reply().error(
+        "ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note "
+        "that when switching between policies at runtime LRU and LFU data will take some time "
+        "to adjust.");
+    return;
+  }
+  ctx.reply().integer(lfu_frequency(e->lru, ctx.now_ms(), s.lfu_decay_time));
 }
 
 // OBJECT HELP

@@ -88,6 +88,10 @@ TEST(ConfigTest, EveryOptionHasItsDefault) {
       {"hz", "10"},
       {"maxmemory", "0"},
       {"maxmemory-policy", "noeviction"},
+      {"maxmemory-samples", "5"},
+      {"maxmemory-eviction-tenacity", "10"},
+      {"lfu-log-factor", "10"},
+      {"lfu-decay-time", "1"},
       {"list-max-listpack-size", "-2"},
       {"list-max-ziplist-size", "-2"},
       {"list-compress-depth", "0"},
@@ -259,15 +263,21 @@ TEST(ConfigTest, EnumsAcceptTheirNamesInAnyCase) {
   EXPECT_EQ(
       cfg.set("appendfsync", "bogus"),
       set_failed("appendfsync", "argument must be one of the following: everysec, always, no"));
-  // Eviction is not implemented: the seven evicting policies are refused, not ignored.
+  // All eight policies of 7.0 are accepted (the seven evicting ones act: eviction.h).
   for (const char* policy : {"volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl",
                              "allkeys-lru", "allkeys-lfu", "allkeys-random"}) {
-    EXPECT_EQ(cfg.set("maxmemory-policy", policy),
-              set_failed("maxmemory-policy",
-                         "listd does not evict keys yet: noeviction is the only policy (past "
-                         "maxmemory, commands that add data get -OOM)"))
-        << policy;
+    EXPECT_EQ(cfg.set("maxmemory-policy", policy), std::nullopt) << policy;
+    EXPECT_EQ(cfg.value("maxmemory-policy"), policy);
   }
+  EXPECT_EQ(cfg.set("maxmemory-samples", "0"),
+            set_failed("maxmemory-samples", "argument must be between 1 and 2147483647 inclusive"));
+  EXPECT_EQ(
+      cfg.set("maxmemory-eviction-tenacity", "101"),
+      set_failed("maxmemory-eviction-tenacity", "argument must be between 0 and 100 inclusive"));
+  EXPECT_EQ(cfg.set("lfu-log-factor", "-1"),
+            set_failed("lfu-log-factor", "argument must be between 0 and 2147483647 inclusive"));
+  EXPECT_EQ(cfg.set("lfu-decay-time", "0"), std::nullopt);
+  EXPECT_EQ(cfg.settings().lfu_decay_time, 0);
   EXPECT_EQ(cfg.set("maxmemory-policy", "NoEviction"), std::nullopt);
   EXPECT_EQ(cfg.settings().maxmemory_policy, MaxmemoryPolicy::kNoeviction);
   EXPECT_EQ(cfg.set("maxmemory-policy", "lru"),
@@ -447,12 +457,16 @@ TEST(ConfigTest, GetStarReturnsEveryOptionOnceInTableOrder) {
 
 TEST(ConfigTest, GetGlobIsCaseInsensitive) {
   const Config cfg;
-  EXPECT_EQ(
-      cfg.get("max*"),
-      (List{{"maxclients", "10000"}, {"maxmemory", "0"}, {"maxmemory-policy", "noeviction"}}));
-  EXPECT_EQ(
-      cfg.get("MAX*"),
-      (List{{"maxclients", "10000"}, {"maxmemory", "0"}, {"maxmemory-policy", "noeviction"}}));
+  EXPECT_EQ(cfg.get("max*"), (List{{"maxclients", "10000"},
+                                   {"maxmemory", "0"},
+                                   {"maxmemory-policy", "noeviction"},
+                                   {"maxmemory-samples", "5"},
+                                   {"maxmemory-eviction-tenacity", "10"}}));
+  EXPECT_EQ(cfg.get("MAX*"), (List{{"maxclients", "10000"},
+                                   {"maxmemory", "0"},
+                                   {"maxmemory-policy", "noeviction"},
+                                   {"maxmemory-samples", "5"},
+                                   {"maxmemory-eviction-tenacity", "10"}}));
   EXPECT_EQ(cfg.get("list-max-*"),
             (List{{"list-max-listpack-size", "-2"}, {"list-max-ziplist-size", "-2"}}));
   EXPECT_EQ(cfg.get("t?meout"), (List{{"timeout", "0"}}));

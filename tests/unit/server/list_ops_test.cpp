@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "listd/server/key_access.h"
 #include "listd/server/list_ops.h"
 #include "support/resp.h"
 #include "support/test_server.h"
@@ -79,19 +80,19 @@ TEST_F(ListOpsTest, CreatingTheDestinationWakesItsWaiters) {
 }
 
 TEST_F(ListOpsTest, ACreatedListsAccessTimeIsTheCommandsTime) {
-  const auto now_s = [&] { return static_cast<std::uint32_t>(t.clock().unix_ms() / 1000); };
+  const auto now_s = [&] { return listd::server::lru_clock(t.clock().unix_ms()); };
   t.run(c, {"RPUSH", "a", "x", "y"});
-  EXPECT_EQ(entry("a")->access_time_s, now_s());
+  EXPECT_EQ(entry("a")->lru, now_s());
   t.advance_ms(5000);
   t.run(c, {"LMOVE", "a", "b", "LEFT", "LEFT"});
-  EXPECT_EQ(entry("b")->access_time_s, now_s());
+  EXPECT_EQ(entry("b")->lru, now_s());
   // A served BLMOVE creates its destination at the time of the command that served it.
   auto& w = t.client();
   EXPECT_EQ(t.run(w, {"BLMOVE", "src", "dst", "LEFT", "RIGHT", "0"}), "");
   t.advance_ms(7000);
   t.run(c, {"RPUSH", "src", "v"});
   EXPECT_EQ(t.take_output(w), bulk("v"));
-  EXPECT_EQ(entry("dst")->access_time_s, now_s());
+  EXPECT_EQ(entry("dst")->lru, now_s());
 }
 
 TEST_F(ListOpsTest, LmoveAndRpoplpushRotateLikeTheServedWaiter) {
