@@ -9,6 +9,7 @@
 #include "listd/server/event_loop_yield.h"
 #include "listd/server/persistence.h"
 #include "listd/server/replication_master.h"
+#include "listd/server/replication_replica.h"
 #include "listd/server/scripting.h"
 #include "listd/server/text.h"
 
@@ -50,6 +51,7 @@ Executor::Executor(config::Config& config, Clock& clock)
   replication_ = std::make_unique<ReplicationMaster>(*this);
   effects_.subscribe(*replication_);
   persistence_->set_rdb_done_hook([this](bool ok) { replication_->rdb_done(ok); });
+  replica_side_ = std::make_unique<ReplicationReplica>(*this);
   scripting_ = std::make_unique<Scripting>(*this);
 }
 
@@ -108,10 +110,16 @@ std::string Executor::rejection(const Client& c, std::span<const std::string_vie
     spec = sub;
   }
   if (!arity_ok(spec->arity, argv.size())) return arity_error(spec->full_name);
+  if (c.master) return {};  // our master's stream is obeyed (Redis mustObeyClient)
   if (!c.authenticated && !(spec->flags & kNoAuth)) return std::string(kNoAuthErr);
   if (pre_command_oom_ && denied_on_oom(c, *spec, argv)) return std::string(kOomErr);
   if (persistence_->refusing_writes() && (spec->flags & (kWrite | kDeniedOnDiskError)))
     return std::string(kMisconfRdbErr);
+  // Redis' is_write_command: a script's shebang flags, EXEC's queued commands count.
+  if (replica_side_->active() && config_.settings().replica_read_only &&
+      ((scripting_->command_flags(*spec, argv) & kWrite) ||
+       ((spec->flags & kExecCommand) && (c.queued_flags & kWrite))))
+    return std::string(kReadOnlyReplicaErr);
   // RESP2 subscribed mode: only the commands flagged for it (RESP3 may mix in anything).
   if (c.resp == protocol::RespVersion::kResp2 && c.pubsub.subscribed() &&
       !(spec->flags & kAllowedWhenSubscribed))
@@ -161,6 +169,7 @@ void Executor::execute(Client& c, std::span<const std::string_view> argv) {
     effects_.begin_unit(!(spec->flags & kTouchesArbitraryKeys));
     dispatch(c, *spec, argv, false);
     effects_.end_unit();
+    replication_->note_command(c);  // what this client's next WAIT waits for (Redis c->woff)
     // Not for a command run from a busy script's hook: waiters see the script's final state.
     if (!scripting_->running()) blocking_.drain_ready_keys();
   }
@@ -252,6 +261,7 @@ void Executor::run_events_while_busy() {
 void Executor::tick() {
   if (scripting_->running()) return;  // no timeouts, expiry or serving inside a script
   blocking_.fire_timeouts(clock_.monotonic_ms());
+  replication_->fire_wait_timeouts(clock_.monotonic_ms());
   active_expire_step();
   blocking_.drain_ready_keys();
 }
@@ -261,6 +271,7 @@ std::vector<Client*> Executor::cron(std::uint64_t now_ms) {
   if (scripting_->running()) return {};
   persistence_->cron();  // BGSAVE / rewrite children, save points, automatic AOF rewrite
   std::vector<Client*> to_close = replication_->cron();  // replicas past repl-timeout
+  replica_side_->cron();  // our own master: connect, ACK, repl-timeout
   output_buffer_guard_.begin_cron();
   clients_.for_each([&](Client& c) {
     if (output_buffer_guard_.check_in_cron(c) &&
@@ -293,9 +304,12 @@ void Executor::active_expire_step() {
 
 std::optional<std::uint64_t> Executor::next_wakeup_ms() const {
   std::optional<std::uint64_t> next = blocking_.next_deadline();
+  if (const auto wait = replication_->next_wait_deadline(); wait && (!next || *wait < *next))
+    next = wait;
   const std::int64_t now_unix = clock_.unix_ms();
   const std::uint64_t now = clock_.monotonic_ms();
-  for (int i = 0; i < keyspace_.database_count(); ++i) {
+  // A replica expires nothing itself (its master's DELs do): no expiry ticks.
+  for (int i = 0; i < keyspace_.database_count() && !replica_side_->active(); ++i) {
     const store::Database& db = keyspace_.db(i);
     if (db.expires_count() == 0) continue;
     const std::int64_t hint = db.next_expire_hint();
