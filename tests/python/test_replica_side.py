@@ -23,9 +23,10 @@ READONLY = "You can't write against a read only replica."
 class RedisMaster(ListdServer):
     """redis-server 7.0 as the master, diskless with no delay."""
 
-    def __init__(self):
+    def __init__(self, extra=()):
         super().__init__(["--save", "", "--appendonly", "no", "--repl-diskless-sync", "yes",
-                          "--repl-diskless-sync-delay", "0"], binary="/usr/bin/redis-server")
+                          "--repl-diskless-sync-delay", "0", *extra],
+                         binary="/usr/bin/redis-server")
 
     def _check_kind(self, fields):
         assert fields.get("redis_version", "").startswith("7.0."), fields
@@ -36,9 +37,10 @@ TARGET_ARGS = ["--repl-diskless-sync", "no", "--repl-ping-replica-period", "3600
 
 
 @contextlib.contextmanager
-def running(srv):
+def running(srv, password=None):
     srv.start()
-    client = redis.Redis(port=srv.port, decode_responses=True, socket_timeout=30)
+    client = redis.Redis(port=srv.port, decode_responses=True, socket_timeout=30,
+                         password=password)
     try:
         yield srv, client
     finally:
@@ -90,6 +92,15 @@ def test_replica_of_redis_master(redis_master):
                            match="WAIT cannot be used with replica instances"):
             rep.execute_command("WAIT", 1, 100)
         blocked.connection_pool.disconnect()
+
+
+def test_masterauth_opens_a_password_protected_master():
+    with running(RedisMaster(["--requirepass", "s3cret"]), password="s3cret") as (master, m):
+        m.rpush("q", "a")
+        args = replica_args(master.port) + ["--masterauth", "s3cret"]
+        with running(ListdServer(args)) as (_, rep):
+            assert wait_until(lambda: in_sync(m, rep), timeout=20), rep.info("replication")
+            assert rep.lrange("q", 0, -1) == ["a"]
 
 
 def next_message(sub, timeout=10.0):
