@@ -16,6 +16,7 @@
 #include "listd/server/executor.h"
 #include "listd/server/persistence.h"
 #include "listd/server/replication_master.h"
+#include "listd/server/replication_replica.h"
 #include "listd/server/version.h"
 
 namespace {
@@ -89,6 +90,7 @@ int main(int argc, char** argv) {
   executor.persistence().set_logger(&log_persistence);
   executor.output_buffer_guard().set_logger(&log_persistence);
   executor.replication().set_logger(&log_persistence);
+  executor.replica_side().set_logger(&log_persistence);
   // Data first (AOF in manifest order with appendonly yes, else dump.rdb), then the port.
   if (!executor.persistence().load_at_startup(error)) {
     spdlog::warn("{}", error);

@@ -57,6 +57,12 @@ const char* disk_sync_only(bool value) {
   return value ? "listd sends a replica its RDB from disk only (repl-diskless-sync no)" : nullptr;
 }
 
+// A writable replica would serve blocking pops from its own data and diverge (the research
+// note's E5): listd offers the read-only form only.
+const char* read_only_replica_only(bool value) {
+  return value ? nullptr : "listd replicas are read-only (replica-read-only yes)";
+}
+
 const char* rdb_preamble_only(bool value) {
   return value ? nullptr : "listd writes the AOF base as an RDB preamble only";
 }
@@ -160,6 +166,36 @@ std::string get_bind(const ServerSettings& s) { return join_words(s.bind); }
 RewriteEntry rewrite_bind(const ServerSettings& s) {
   if (s.bind == default_bind()) return {"bind", {}, false};
   return {"bind", {"bind " + (s.bind.empty() ? std::string("\"\"") : join_words(s.bind))}, true};
+}
+
+// replicaof <host> <port> | replicaof no one (Redis setConfigReplicaOfOption).
+bool set_replicaof(ServerSettings& s, Args args, bool, std::string& err) {
+  if (args.size() != 2) {
+    err = "wrong number of arguments";
+    return false;
+  }
+  if (iequals(args[0], "no") && iequals(args[1], "one")) {
+    s.replicaof_host.clear();
+    s.replicaof_port = 0;
+    return true;
+  }
+  long long port = 0;
+  if (!base::parse_strict_integer(args[1], port) || port < 0 || port > 65535) {
+    err = "Invalid master port";
+    return false;
+  }
+  s.replicaof_host = args[0];
+  s.replicaof_port = static_cast<int>(port);
+  return true;
+}
+
+std::string get_replicaof(const ServerSettings& s) {
+  return s.replicaof_host.empty() ? "" : fmt::format("{} {}", s.replicaof_host, s.replicaof_port);
+}
+
+RewriteEntry rewrite_replicaof(const ServerSettings& s) {
+  if (s.replicaof_host.empty()) return {"replicaof", {}, false};
+  return {"replicaof", {fmt::format("replicaof {} {}", s.replicaof_host, s.replicaof_port)}, true};
 }
 
 struct NotifyClass {
@@ -345,14 +381,47 @@ OptionSpec special(std::string_view name, unsigned flags, SpecialSpec spec) {
   return {{name, {}, OptionType::kSpecial, flags}, spec};
 }
 
-// Mutability follows Redis 7.0 except `port` and `bind`, which Redis can change at run time by
-// re-listening; listd's network layer cannot, so they are immutable here.
-}  // namespace
+// Redis' old "slave" names of the replica options.
+OptionSpec aliased(OptionSpec spec, std::string_view alias) {
+  spec.info.alias = alias;
+  return spec;
+}
 
-const std::vector<OptionSpec>& table() {
+// The replication options, master side then replica side (one function: table() is long).
+void add_replication_options(std::vector<OptionSpec>& t) {
   using S = ServerSettings;
   constexpr unsigned kNone = 0;
-  static const std::vector<OptionSpec> kTable = {
+  const std::vector<OptionSpec> options = {
+      memory<&S::repl_backlog_size>("repl-backlog-size", kNone, 1, LLONG_MAX, kMb, false),
+      integer<&S::repl_backlog_ttl>("repl-backlog-ttl", kNone, 0, LONG_MAX, 3600),
+      integer<&S::repl_ping_replica_period>("repl-ping-replica-period", kNone, 1, INT_MAX, 10,
+                                            "repl-ping-slave-period"),
+      integer<&S::repl_timeout>("repl-timeout", kNone, 1, INT_MAX, 60),
+      boolean("repl-diskless-sync", kNone, &S::repl_diskless_sync, false, &disk_sync_only),
+      aliased(special("replicaof", kOptionImmutable | kOptionMultiArg,
+                      {&set_replicaof, &get_replicaof, &rewrite_replicaof}),
+              "slaveof"),
+      str_option("masterauth", kOptionSensitive, &S::masterauth, "", true),
+      str_option("masteruser", kOptionSensitive, &S::masteruser, "", true),
+      aliased(
+          boolean("replica-read-only", kNone, &S::replica_read_only, true, &read_only_replica_only),
+          "slave-read-only"),
+      integer<&S::replica_priority>("replica-priority", kNone, 0, INT_MAX, 100, "slave-priority"),
+      aliased(str_option("replica-announce-ip", kNone, &S::replica_announce_ip, "", true),
+              "slave-announce-ip"),
+      integer<&S::replica_announce_port>("replica-announce-port", kNone, 0, 65535, 0,
+                                         "slave-announce-port"),
+  };
+  t.insert(t.end(), options.begin(), options.end());
+}
+
+// Mutability follows Redis 7.0 except `port` and `bind`, which Redis can change at run time by
+// re-listening; listd's network layer cannot, so they are immutable here.
+// Every option but the replication ones, in table order.
+std::vector<OptionSpec> base_options() {
+  using S = ServerSettings;
+  constexpr unsigned kNone = 0;
+  return {
       integer<&S::port>("port", kOptionImmutable, 0, 65535, 6379),
       special("bind", kOptionImmutable | kOptionMultiArg, {&set_bind, &get_bind, &rewrite_bind}),
       str_option("requirepass", kOptionSensitive, &S::requirepass, "", true),
@@ -413,13 +482,17 @@ const std::vector<OptionSpec>& table() {
       special(
           "client-output-buffer-limit", kOptionMultiArg,
           {&set_output_buffer_limits, &get_output_buffer_limits, &rewrite_output_buffer_limits}),
-      memory<&S::repl_backlog_size>("repl-backlog-size", kNone, 1, LLONG_MAX, kMb, false),
-      integer<&S::repl_backlog_ttl>("repl-backlog-ttl", kNone, 0, LONG_MAX, 3600),
-      integer<&S::repl_ping_replica_period>("repl-ping-replica-period", kNone, 1, INT_MAX, 10,
-                                            "repl-ping-slave-period"),
-      integer<&S::repl_timeout>("repl-timeout", kNone, 1, INT_MAX, 60),
-      boolean("repl-diskless-sync", kNone, &S::repl_diskless_sync, false, &disk_sync_only),
   };
+}
+
+}  // namespace
+
+const std::vector<OptionSpec>& table() {
+  static const std::vector<OptionSpec> kTable = [] {
+    std::vector<OptionSpec> t = base_options();
+    add_replication_options(t);
+    return t;
+  }();
   return kTable;
 }
 

@@ -6,7 +6,9 @@
 #include <chrono>
 
 #include "listd/net/connection.h"
+#include "listd/net/replica_link.h"
 #include "listd/server/persistence.h"
+#include "listd/server/replication_replica.h"
 
 namespace listd::net {
 namespace {
@@ -23,7 +25,10 @@ Server::Server(asio::io_context& io, server::Executor& exec, NetOptions options)
   exec_.set_event_loop_yield(this);
 }
 
-Server::~Server() { exec_.set_event_loop_yield(nullptr); }
+Server::~Server() {
+  exec_.replica_side().set_transport(nullptr);
+  exec_.set_event_loop_yield(nullptr);
+}
 
 void Server::refresh_limits() {
   const config::Config& cfg = exec_.config();
@@ -54,6 +59,9 @@ bool Server::listen(std::string& error) {
     acceptors_.push_back(std::move(acceptor));
   }
   for (auto& a : acceptors_) accept_next(*a);
+  // The link to our master (replicaof), once we can be reached on our port.
+  replica_link_ = std::make_unique<ReplicaLink>(*this);
+  exec_.replica_side().set_transport(replica_link_.get());
   run_cron();
   return true;
 }
@@ -266,6 +274,7 @@ void Server::shutdown() {
   timer_.cancel();
   cron_.cancel();
   busy_flush_.cancel();
+  if (replica_link_) replica_link_->close();
   for (auto& [raw, conn] : connections_) {
     conn->flush_for_shutdown();
     conn->close();

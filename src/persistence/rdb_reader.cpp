@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "listd/base/number.h"
 #include "listd/persistence/crc64.h"
 #include "listd/persistence/rdb.h"
 
@@ -562,7 +563,7 @@ struct Cursor {
 };
 
 // Consumes an opcode that is not a key (SELECTDB, EXPIRETIME, AUX, ...). False for a key type.
-bool read_opcode(Reader& r, unsigned type, store::Keyspace& ks, Cursor& at) {
+bool read_opcode(Reader& r, unsigned type, store::Keyspace& ks, Cursor& at, RdbLoadResult& res) {
   switch (type) {
     case kOpExpireTime: at.expire = static_cast<std::int64_t>(r.le(4)) * 1000; return true;
     case kOpExpireTimeMs: at.expire = static_cast<std::int64_t>(r.le(8)); return true;
@@ -582,10 +583,14 @@ bool read_opcode(Reader& r, unsigned type, store::Keyspace& ks, Cursor& at) {
       r.len();
       r.len();
       return true;
-    case kOpAux:
-      r.str();
-      r.str();
+    case kOpAux: {
+      const std::string name = r.str();
+      const std::string value = r.str();
+      long long db = 0;
+      if (name == "repl-stream-db" && base::parse_strict_integer(value, db))
+        res.repl_stream_db = static_cast<int>(db);
       return true;
+    }
     case kOpModuleAux:
     case kOpFunction:
     case kOpFunction2: throw ParseError{"listd cannot load modules or functions from an RDB file"};
@@ -635,7 +640,7 @@ RdbLoadResult load_rdb(std::string_view data, store::Keyspace& ks, const RdbLoad
     res.version = read_header(r);
     Cursor at{&ks.db(0)};
     for (unsigned type = r.byte(); type != kOpEof; type = r.byte())
-      if (!read_opcode(r, type, ks, at)) read_key(r, type, at, o, res);
+      if (!read_opcode(r, type, ks, at, res)) read_key(r, type, at, o, res);
     check_trailer(r, data, res.version, res);
     res.consumed = r.pos();
     res.ok = true;

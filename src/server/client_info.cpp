@@ -10,6 +10,7 @@ namespace listd::server {
 std::string client_flags(const Client& c) {
   std::string f;
   if (c.replica) f += 'S';
+  if (c.master) f += 'M';
   if (c.monitor) f += 'O';
   if (c.pubsub.subscribed()) f += 'P';
   if (c.in_multi) f += 'x';

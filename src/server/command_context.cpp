@@ -1,6 +1,8 @@
 #include "listd/server/command_context.h"
 
+#include <climits>
 #include <cmath>
+#include <cstdint>
 
 #include "listd/base/number.h"
 #include "listd/server/errors.h"
@@ -49,7 +51,9 @@ bool CommandContext::parse_timeout_ms(std::size_t i, long long& out_ms) {
 
 store::Entry* CommandContext::lookup(std::string_view key, bool count_stats, bool touch,
                                      bool notify_miss) {
-  store::Entry* e = db_->lookup(key, now_ms_);
+  // Our master's commands see logically expired keys as live: only its DEL removes them.
+  constexpr std::int64_t kNeverExpired = INT64_MIN;
+  store::Entry* e = db_->lookup(key, client_.master ? kNeverExpired : now_ms_);
   if (e && touch && !client_.no_touch)
     e->lru = touch_access(e->lru, exec_.config().settings(), now_ms_, exec_.rng());
   if (count_stats) {

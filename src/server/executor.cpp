@@ -10,6 +10,7 @@
 #include "listd/server/key_access.h"
 #include "listd/server/persistence.h"
 #include "listd/server/replication_master.h"
+#include "listd/server/replication_replica.h"
 #include "listd/server/scripting.h"
 #include "listd/server/text.h"
 
@@ -51,6 +52,7 @@ Executor::Executor(config::Config& config, Clock& clock)
   replication_ = std::make_unique<ReplicationMaster>(*this);
   effects_.subscribe(*replication_);
   persistence_->set_rdb_done_hook([this](bool ok) { replication_->rdb_done(ok); });
+  replica_side_ = std::make_unique<ReplicationReplica>(*this);
   scripting_ = std::make_unique<Scripting>(*this);
 }
 
@@ -109,10 +111,16 @@ std::string Executor::rejection(const Client& c, std::span<const std::string_vie
     spec = sub;
   }
   if (!arity_ok(spec->arity, argv.size())) return arity_error(spec->full_name);
+  if (c.master) return {};  // our master's stream is obeyed (Redis mustObeyClient)
   if (!c.authenticated && !(spec->flags & kNoAuth)) return std::string(kNoAuthErr);
   if (pre_command_oom_ && denied_on_oom(c, *spec, argv)) return std::string(kOomErr);
   if (persistence_->refusing_writes() && (spec->flags & (kWrite | kDeniedOnDiskError)))
     return std::string(kMisconfRdbErr);
+  // Redis' is_write_command: a script's shebang flags, EXEC's queued commands count.
+  if (replica_side_->active() && config_.settings().replica_read_only &&
+      ((scripting_->command_flags(*spec, argv) & kWrite) ||
+       ((spec->flags & kExecCommand) && (c.queued_flags & kWrite))))
+    return std::string(kReadOnlyReplicaErr);
   // RESP2 subscribed mode: only the commands flagged for it (RESP3 may mix in anything).
   if (c.resp == protocol::RespVersion::kResp2 && c.pubsub.subscribed() &&
       !(spec->flags & kAllowedWhenSubscribed))
@@ -137,7 +145,9 @@ void Executor::execute(Client& c, std::span<const std::string_view> argv) {
   // Redis processCommand: evict first; -OOM for denyoom commands only if that could not help.
   // Never from inside a busy script (its DELs would land in the middle of its effects).
   const std::size_t maxmemory = config_.settings().maxmemory;
-  if (maxmemory == 0)
+  // A replica neither evicts nor refuses (7.0's replica-ignore-maxmemory yes): its master's
+  // DELs keep it in step, and its own evictions would make it diverge.
+  if (maxmemory == 0 || replica_side_->active())
     pre_command_oom_ = false;
   else if (scripting_->busy())
     pre_command_oom_ = memory_.over_limit(maxmemory, persistence_->pending_bytes().capacity());
@@ -168,6 +178,7 @@ void Executor::execute(Client& c, std::span<const std::string_view> argv) {
     effects_.begin_unit(!(spec->flags & kTouchesArbitraryKeys));
     dispatch(c, *spec, argv, false);
     effects_.end_unit();
+    replication_->note_command(c);  // what this client's next WAIT waits for (Redis c->woff)
     // Not for a command run from a busy script's hook: waiters see the script's final state.
     if (!scripting_->running()) blocking_.drain_ready_keys();
   }
@@ -259,8 +270,9 @@ void Executor::run_events_while_busy() {
 void Executor::tick() {
   if (scripting_->running()) return;  // no timeouts, expiry or serving inside a script
   blocking_.fire_timeouts(clock_.monotonic_ms());
+  replication_->fire_wait_timeouts(clock_.monotonic_ms());
   active_expire_step();
-  if (evictor_.background_pending()) evictor_.background_step();
+  if (evictor_.background_pending() && !replica_side_->active()) evictor_.background_step();
   blocking_.drain_ready_keys();
 }
 
@@ -269,6 +281,7 @@ std::vector<Client*> Executor::cron(std::uint64_t now_ms) {
   if (scripting_->running()) return {};
   persistence_->cron();  // BGSAVE / rewrite children, save points, automatic AOF rewrite
   std::vector<Client*> to_close = replication_->cron();  // replicas past repl-timeout
+  replica_side_->cron();  // our own master: connect, ACK, repl-timeout
   output_buffer_guard_.begin_cron();
   clients_.for_each([&](Client& c) {
     if (output_buffer_guard_.check_in_cron(c) &&
@@ -301,10 +314,13 @@ void Executor::active_expire_step() {
 
 std::optional<std::uint64_t> Executor::next_wakeup_ms() const {
   std::optional<std::uint64_t> next = blocking_.next_deadline();
+  if (const auto wait = replication_->next_wait_deadline(); wait && (!next || *wait < *next))
+    next = wait;
   const std::int64_t now_unix = clock_.unix_ms();
   const std::uint64_t now = clock_.monotonic_ms();
-  if (evictor_.background_pending()) return now;  // over maxmemory: evict again at once
-  for (int i = 0; i < keyspace_.database_count(); ++i) {
+  if (evictor_.background_pending() && !replica_side_->active()) return now;  // evict again
+  // A replica expires nothing itself (its master's DELs do): no expiry ticks.
+  for (int i = 0; i < keyspace_.database_count() && !replica_side_->active(); ++i) {
     const store::Database& db = keyspace_.db(i);
     if (db.expires_count() == 0) continue;
     const std::int64_t hint = db.next_expire_hint();

@@ -12,6 +12,7 @@
 #include "listd/server/memory_usage.h"
 #include "listd/server/persistence.h"
 #include "listd/server/replication_master.h"
+#include "listd/server/replication_replica.h"
 #include "listd/server/scripting.h"
 #include "listd/server/text.h"
 #include "listd/server/version.h"
@@ -143,7 +144,12 @@ void section_stats(Executor& exec, std::string& out) {
 
 void section_replication(Executor& exec, std::string& out) {
   out += "# Replication\r\n";
-  exec.replication().info(out);
+  if (exec.replica_side().active()) {
+    exec.replica_side().info(out);
+    exec.replication().info_history(out);
+  } else {
+    exec.replication().info(out);
+  }
 }
 
 void section_cpu(Executor&, std::string& out) {

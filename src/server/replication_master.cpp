@@ -6,6 +6,7 @@
 
 #include "listd/base/redis_text.h"
 #include "listd/persistence/file_io.h"
+#include "listd/server/blocking_service.h"
 #include "listd/server/client.h"
 #include "listd/server/executor.h"
 #include "listd/server/persistence.h"
@@ -100,6 +101,50 @@ void ReplicationMaster::create_backlog() {
                                                   master_repl_offset_);
   log_.notice(fmt::format("Replication backlog created, my new replication IDs are '{}' and '{}'",
                           replid_, replid2_));
+}
+
+void ReplicationMaster::adopt_history(std::string_view replid, long long offset) {
+  disconnect_replicas();
+  replid_ = std::string(replid);
+  replid2_ = std::string(40, '0');
+  second_replid_offset_ = -1;
+  master_repl_offset_ = offset;
+  backlog_ = std::make_unique<ReplicationBacklog>(backlog_bytes(exec_.config().settings()),
+                                                  master_repl_offset_);
+}
+
+void ReplicationMaster::switch_history(std::string_view replid) {
+  replid2_ = replid_;
+  second_replid_offset_ = master_repl_offset_ + 1;
+  replid_ = std::string(replid);
+  log_.notice(fmt::format("Master replication ID changed to {}", replid_));
+  disconnect_replicas();
+  if (!backlog_)
+    backlog_ = std::make_unique<ReplicationBacklog>(backlog_bytes(exec_.config().settings()),
+                                                    master_repl_offset_);
+}
+
+void ReplicationMaster::shift_replid() {
+  replid2_ = replid_;
+  second_replid_offset_ = master_repl_offset_ + 1;
+  replid_ = random_hex_id(exec_.rng());
+  log_.notice(fmt::format(
+      "Setting secondary replication ID to {}, valid up to offset: {}. New replication ID is {}",
+      replid2_, second_replid_offset_, replid_));
+  disconnect_replicas();
+  encoder_.reset_selected_db();  // the stream after a promotion starts with a SELECT
+  no_replicas_since_s_ = unix_s();
+}
+
+void ReplicationMaster::disconnect_replicas() {
+  std::vector<Replica> gone;
+  gone.swap(replicas_);  // nothing more is streamed to them
+  for (Replica& r : gone) {
+    if (r.client->close_asap) continue;
+    exec_.clients().queue_flush(*r.client);
+    exec_.clients().request_kill(*r.client);
+  }
+  if (!gone.empty()) no_replicas_since_s_ = unix_s();
 }
 
 void ReplicationMaster::on_backlog_size_changed() {
@@ -219,7 +264,8 @@ void ReplicationMaster::start_full_sync(Replica& r) {
 
 void ReplicationMaster::start_bgsave_for_waiting() {
   persistence::RdbReplInfo info;
-  info.stream_db = std::max(encoder_.selected_db(), 0);
+  // A replica's sub-replica continues in the db its master's stream has selected.
+  info.stream_db = upstream_ ? upstream_->db : std::max(encoder_.selected_db(), 0);
   info.replid = replid_;
   info.offset = master_repl_offset_;
   log_.notice(fmt::format("Starting BGSAVE for SYNC with target: disk"));
@@ -290,6 +336,65 @@ void ReplicationMaster::drop(Client& c, std::string_view why) {
   exec_.clients().request_kill(c);
 }
 
+// ---- WAIT ---------------------------------------------------------------------------------
+
+void ReplicationMaster::record_write_offset(const Client& c) {
+  write_offsets_[c.id] = master_repl_offset_;
+}
+
+long long ReplicationMaster::write_offset(const Client& c) const {
+  const auto it = write_offsets_.find(c.id);
+  return it == write_offsets_.end() ? 0 : it->second;
+}
+
+long long ReplicationMaster::count_acks(long long offset) const {
+  long long n = 0;
+  for (const Replica& r : replicas_)
+    if (r.state == State::kOnline && r.ack_offset >= offset) ++n;
+  return n;
+}
+
+void ReplicationMaster::wait(Client& c, long long offset, long long needed, long long timeout_ms) {
+  // Blocked without a key anyone can signal: db -1 exists for no command.
+  static constexpr std::string_view kNoKey[] = {"wait"};
+  exec_.blocking().waiters().block(c.waiter, -1, kNoKey);
+  WaitingClient w;
+  w.client = &c;
+  w.offset = offset;
+  w.needed = needed;
+  if (timeout_ms > 0) w.deadline_ms = exec_.clock().monotonic_ms() + timeout_ms;
+  waiting_.push_back(w);
+  // Redis replicationRequestAckFromSlaves (Redis sends one per loop turn for all WAITs).
+  static constexpr std::string_view kGetack = "*3\r\n$8\r\nREPLCONF\r\n$6\r\nGETACK\r\n$1\r\n*\r\n";
+  feed(kGetack);
+}
+
+void ReplicationMaster::release_waiting(std::uint64_t now_ms) {
+  std::vector<WaitingClient> still;
+  for (const WaitingClient& w : waiting_) {
+    if (!w.client->blocked()) continue;  // unblocked otherwise (a demotion's -UNBLOCKED)
+    const long long acked = count_acks(w.offset);
+    if (acked < w.needed && (w.deadline_ms == 0 || now_ms < w.deadline_ms)) {
+      still.push_back(w);
+      continue;
+    }
+    w.client->reply().integer(acked);
+    exec_.blocking().finish(*w.client);
+  }
+  waiting_.swap(still);
+}
+
+void ReplicationMaster::fire_wait_timeouts(std::uint64_t now_ms) {
+  if (!waiting_.empty()) release_waiting(now_ms);
+}
+
+std::optional<std::uint64_t> ReplicationMaster::next_wait_deadline() const {
+  std::optional<std::uint64_t> next;
+  for (const WaitingClient& w : waiting_)
+    if (w.deadline_ms != 0 && (!next || w.deadline_ms < *next)) next = w.deadline_ms;
+  return next;
+}
+
 // ---- steady state -------------------------------------------------------------------------
 
 void ReplicationMaster::ack(Client& c, long long offset) {
@@ -297,13 +402,15 @@ void ReplicationMaster::ack(Client& c, long long offset) {
   if (!r) return;
   r->ack_offset = std::max(r->ack_offset, offset);
   r->ack_unix_s = unix_s();
+  if (!waiting_.empty()) release_waiting(exec_.clock().monotonic_ms());
 }
 
 std::vector<Client*> ReplicationMaster::cron() {
   const config::ServerSettings& s = exec_.config().settings();
   const std::int64_t now = unix_s();
   ++cron_loops_;
-  if (!replicas_.empty() && s.repl_ping_replica_period > 0 &&
+  // A replica proxies its master's pings; its own would shift the chain's offsets.
+  if (!replicas_.empty() && !following_ && s.repl_ping_replica_period > 0 &&
       cron_loops_ % static_cast<std::uint64_t>(s.repl_ping_replica_period) == 0)
     feed(kStreamPing);  // no SELECT: a ping applies to no db
   std::vector<Client*> timed_out;
@@ -337,6 +444,8 @@ std::vector<Client*> ReplicationMaster::cron() {
 
 void ReplicationMaster::forget(const Client& c) {
   handshakes_.erase(c.id);
+  write_offsets_.erase(c.id);
+  std::erase_if(waiting_, [&](const WaitingClient& w) { return w.client == &c; });
   const auto it = std::find_if(replicas_.begin(), replicas_.end(),
                                [&](const Replica& r) { return r.client == &c; });
   if (it == replicas_.end()) return;
@@ -364,8 +473,13 @@ std::vector<ReplicationMaster::ReplicaRow> ReplicationMaster::replica_rows() con
 }
 
 void ReplicationMaster::info(std::string& out) const {
+  out += "role:master\r\n";
+  info_history(out);
+}
+
+void ReplicationMaster::info_history(std::string& out) const {
   const std::vector<ReplicaRow> rows = replica_rows();
-  out += fmt::format("role:master\r\nconnected_slaves:{}\r\n", rows.size());
+  out += fmt::format("connected_slaves:{}\r\n", rows.size());
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const ReplicaRow& r = rows[i];
     out += fmt::format("slave{}:ip={},port={},state={},offset={},lag={}\r\n", i, r.ip, r.port,

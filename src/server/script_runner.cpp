@@ -6,6 +6,7 @@
 #include "listd/server/errors.h"
 #include "listd/server/executor.h"
 #include "listd/server/persistence.h"
+#include "listd/server/replication_replica.h"
 #include "listd/server/scripting.h"
 
 namespace listd::server {
@@ -35,6 +36,10 @@ std::string ScriptRunner::call(std::span<const std::string_view> argv, protocol:
   const bool writes = (spec->flags & kWrite) != 0;
   if (read_only_ && (writes || (spec->flags & kMayReplicate)))
     return "Write commands are not allowed from read-only scripts.";
+  // A read-only replica refuses a script's first write (Redis scriptVerifyWriteCommandAllow).
+  if (writes && !write_dirty_ && exec_.replica_side().active() &&
+      exec_.config().settings().replica_read_only)
+    return "-" + std::string(kReadOnlyReplicaErr);
   // Before the first write a persistence error refuses writes; after it the script must be
   // allowed to finish ("we can't fail it on unpredictable error state").
   if (writes && !write_dirty_ && exec_.persistence().refusing_writes())

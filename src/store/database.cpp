@@ -7,7 +7,7 @@ namespace listd::store {
 Entry* Database::lookup(std::string_view key, std::int64_t now_ms) {
   Entry* e = dict_.find(key);
   if (e && expired(*e, now_ms)) {
-    delete_expired(e);
+    if (!keep_expired_) delete_expired(e);
     return nullptr;
   }
   return e;
@@ -77,6 +77,7 @@ void Database::compact_heap() {
 
 std::size_t Database::expire_cycle(std::int64_t now_ms, std::size_t budget) {
   std::size_t removed = 0;
+  if (keep_expired_) return 0;  // a replica waits for its master's DEL
   // Each iteration pops one heap item, live or stale, so the work is bounded by `budget`.
   for (std::size_t steps = 0; steps < budget && !heap_.empty(); ++steps) {
     if (heap_.front().at_ms > now_ms) break;

@@ -150,6 +150,14 @@ struct ServerSettings {
   int repl_ping_replica_period = 10;            // s between the stream's pings
   int repl_timeout = 60;                        // s of replica silence before it is dropped
   bool repl_diskless_sync = false;  // the RDB goes to a replica from dump.rdb; "yes" is refused
+  std::string replicaof_host;       // `replicaof <host> <port>` at start-up; empty: a master
+  int replicaof_port = 0;
+  std::string masterauth;  // AUTH [masteruser] masterauth in the handshake
+  std::string masteruser;
+  bool replica_read_only = true;    // writes get -READONLY on a replica; "no" is refused
+  int replica_priority = 100;       // INFO slave_priority (Sentinel's choice)
+  std::string replica_announce_ip;  // REPLCONF ip-address
+  int replica_announce_port = 0;    // REPLCONF listening-port (0: our port)
 
   bool operator==(const ServerSettings&) const = default;
 };

@@ -26,6 +26,7 @@
 namespace listd::net {
 
 class Connection;
+class ReplicaLink;
 
 struct NetOptions {
   std::vector<std::string> bind{"127.0.0.1"};
@@ -87,6 +88,7 @@ class Server final : public server::EventLoopYield {
   server::Executor& exec_;
   NetOptions options_;
   std::vector<std::unique_ptr<asio::ip::tcp::acceptor>> acceptors_;
+  std::unique_ptr<ReplicaLink> replica_link_;  // our master, when we are a replica
   std::unordered_map<Connection*, std::unique_ptr<Connection>> connections_;
   std::vector<Connection*> closed_;
   std::vector<Connection*> deferred_reads_;  // valid until the end of the next finish_turn()

@@ -73,6 +73,7 @@ struct RdbLoadResult {
   std::uint64_t expired_skipped = 0;
   std::uint64_t empty_skipped = 0;
   bool checksum_checked = false;
+  int repl_stream_db = -1;  ///< AUX "repl-stream-db" when present (a master's full sync)
 };
 
 /// Loads RDB bytes (`data` starts with "REDIS") into `keyspace`, which must not hold the keys

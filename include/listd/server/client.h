@@ -94,6 +94,9 @@ struct Client {
   /// A replica of ours (PSYNC/SYNC, replication_master.h): its output is the replication
   /// stream and its class the `replica` output-buffer limit.
   bool replica = false;
+  /// The link to our own master (replication_replica.h): its commands are the replication
+  /// stream, applied without replies or checks, and it sees logically expired keys as live.
+  bool master = false;
   /// Its script runs past busy-reply-threshold (Redis protectClient): while the event loop runs
   /// from the script's hook, the transport neither runs its requests nor moves its read buffer
   /// (its argv points there) nor frees it; it picks up after the script.

@@ -61,6 +61,18 @@ inline std::string subscribed_mode_error(std::string_view full_name) {
   return e;
 }
 
+/// A write from a normal client on a read-only replica (Redis shared.roslaveerr).
+inline constexpr std::string_view kReadOnlyReplicaErr =
+    "READONLY You can't write against a read only replica.";
+/// What a blocked client gets when its server becomes a replica (Redis
+/// disconnectAllBlockedClients).
+inline constexpr std::string_view kUnblockedDemotionErr =
+    "UNBLOCKED force unblock from blocking operation, instance state changed (master -> "
+    "replica?)";
+/// PSYNC to a replica whose own link is down (Redis syncCommand).
+inline constexpr std::string_view kNoMasterLinkErr =
+    "NOMASTERLINK Can't SYNC while not connected with my master";
+
 /// Redis addReplyErrorArity: "ERR wrong number of arguments for '<full name>' command".
 inline std::string arity_error(std::string_view full_name) {
   std::string e = "ERR wrong number of arguments for '";

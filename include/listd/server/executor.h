@@ -6,6 +6,7 @@
 //   Transaction      MULTI/EXEC/DISCARD and the WATCH table
 //   Persistence      the AOF and RDB files (subscribed to effects())
 //   ReplicationMaster  replicas and the replication stream (subscribed to effects())
+//   ReplicationReplica our master, when we are a replica (REPLICAOF, the applied stream)
 //
 // API (called by net): create_client / destroy_client / begin_batch / execute / end_batch /
 // tick / next_wakeup_ms / cron, and clients().take_*_list(); replay (called by the AOF loader).
@@ -43,6 +44,7 @@ class CommandContext;
 class EventLoopYield;
 class Persistence;
 class ReplicationMaster;
+class ReplicationReplica;
 class Scripting;
 
 /// Counters behind INFO stats / commandstats.
@@ -172,6 +174,9 @@ class Executor {
   Persistence& persistence() noexcept { return *persistence_; }
   /// Replicas of this server (replication_master.h), the effect stream's second consumer.
   ReplicationMaster& replication() noexcept { return *replication_; }
+  /// Our own master, when we are a replica (replication_replica.h): REPLICAOF, the link's
+  /// protocol, the stream applied through execute() by the master client.
+  ReplicationReplica& replica_side() noexcept { return *replica_side_; }
   /// What commands wrote, in execution units; the AOF subscribes to it, so can a test.
   EffectStream& effects() noexcept { return effects_; }
   /// Runs one command read from the AOF on the loading client `c`: queued inside MULTI,
@@ -227,6 +232,7 @@ class Executor {
   EffectStream effects_;
   std::unique_ptr<Persistence> persistence_;
   std::unique_ptr<ReplicationMaster> replication_;
+  std::unique_ptr<ReplicationReplica> replica_side_;
   std::unique_ptr<Scripting> scripting_;
   PubSub pubsub_{[this](Client& c) { clients_.queue_flush(c); }};
   KeyspaceEvents events_{config_.settings(), pubsub_};

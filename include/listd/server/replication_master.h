@@ -60,8 +60,15 @@ class ReplicationMaster final : public EffectConsumer {
 
   // ---- the effect stream -----------------------------------------------------------------
   /// Effects are streamed once the backlog exists (the first replica created it).
-  bool wants_effects() const noexcept override { return backlog_ != nullptr; }
+  bool wants_effects() const noexcept override { return backlog_ != nullptr && !following_; }
   void on_effect(int db, std::span<const std::string_view> argv) override;
+
+  /// An effect for replicas only, never the AOF (PUBLISH: Redis forceCommandPropagation with
+  /// PROPAGATE_REPL). It goes out at once, so inside MULTI or a script it precedes the unit's
+  /// other effects where Redis keeps it in place.
+  void propagate_to_replicas(int db, std::span<const std::string_view> argv) {
+    if (wants_effects()) on_effect(db, argv);
+  }
 
   // ---- what replicas send ----------------------------------------------------------------
   /// REPLCONF listening-port / ip-address / capa (before PSYNC).
@@ -74,6 +81,47 @@ class ReplicationMaster final : public EffectConsumer {
   /// REPLCONF ACK <offset> from a replica (no reply); ignored from other clients.
   void ack(Client& c, long long offset);
   bool is_replica(const Client& c) const noexcept { return find(c) != nullptr; }
+
+  // ---- when we are a replica ourselves (ReplicationReplica) -------------------------------
+  /// While following a master, our own effects are not streamed: the master's exact bytes are
+  /// (feed_upstream), so a chain shares one replid and one offset space. `upstream` is the
+  /// master client once the link is up (its db is a sub-replica's repl-stream-db), or null.
+  void set_following(bool following, const Client* upstream) noexcept {
+    following_ = following;
+    upstream_ = upstream;
+  }
+  /// The master's bytes of one applied command (a whole MULTI ... EXEC at its EXEC).
+  void feed_upstream(std::string_view bytes) { feed(bytes); }
+  /// After a full sync from a master: its history (replid at offset), a new backlog, and our
+  /// replicas dropped (they must sync again from the new data).
+  void adopt_history(std::string_view replid, long long offset);
+  /// +CONTINUE with another id than ours (the master was promoted): our id becomes replid2 up
+  /// to our offset, and our replicas are dropped so that they learn the new id.
+  void switch_history(std::string_view replid);
+  /// REPLICAOF NO ONE (Redis shiftReplicationId): a new replid, the old one as replid2 up to
+  /// offset + 1; our replicas are dropped (they continue partially) and the next effect after
+  /// the promotion starts with a SELECT.
+  void shift_replid();
+  /// Closes every replica of ours (CLIENT KILL semantics: after their pending output).
+  void disconnect_replicas();
+  const std::string& replid2() const noexcept { return replid2_; }
+
+  // ---- WAIT -----------------------------------------------------------------------------
+  /// `c` ran a command (not one queued in MULTI): WAIT waits for the stream's end as it was
+  /// then (Redis 7.0 sets c->woff after every command processCommand runs).
+  void note_command(const Client& c) {
+    if (backlog_) record_write_offset(c);  // no replicas ever: nothing to wait for
+  }
+  long long write_offset(const Client& c) const;
+  /// Online replicas whose acknowledged offset reached `offset` (replicationCountAcksByOffset).
+  long long count_acks(long long offset) const;
+  /// Blocks `c` until `needed` replicas acked `offset` or `timeout_ms` passed (0: no limit),
+  /// then replies the count; asks every replica for an ACK (a REPLCONF GETACK in the stream).
+  void wait(Client& c, long long offset, long long needed, long long timeout_ms);
+  /// Answers the WAITs whose deadline is at or before `now_ms` (Executor::tick).
+  void fire_wait_timeouts(std::uint64_t now_ms);
+  /// Monotonic ms of the earliest WAIT deadline, or nullopt.
+  std::optional<std::uint64_t> next_wait_deadline() const;
 
   // ---- housekeeping ----------------------------------------------------------------------
   /// Once a second (Redis replicationCron): the stream's ping, keep-alive newlines to replicas
@@ -92,6 +140,8 @@ class ReplicationMaster final : public EffectConsumer {
   std::vector<ReplicaRow> replica_rows() const;
   /// The `# Replication` fields after the header (master form).
   void info(std::string& out) const;
+  /// The fields from connected_slaves on (a replica's INFO ends with them too).
+  void info_history(std::string& out) const;
   /// INFO stats' sync_full, sync_partial_ok, sync_partial_err lines.
   void info_stats(std::string& out) const;
 
@@ -112,6 +162,17 @@ class ReplicationMaster final : public EffectConsumer {
     long long fork_offset = 0;  // the stream offset its RDB was taken at
     std::string pending;        // stream bytes after the fork, while kWaitBgsaveEnd
   };
+
+  struct WaitingClient {
+    Client* client = nullptr;
+    long long offset = 0;
+    long long needed = 0;
+    std::uint64_t deadline_ms = 0;  // 0: none
+  };
+  /// Replies to the WAITs that have their replicas (all of them when `now_ms` is past their
+  /// deadline) and unblocks them.
+  void release_waiting(std::uint64_t now_ms);
+  void record_write_offset(const Client& c);
 
   Replica* find(const Client& c) noexcept;
   const Replica* find(const Client& c) const noexcept;
@@ -144,7 +205,11 @@ class ReplicationMaster final : public EffectConsumer {
   std::uint64_t sync_full_ = 0;
   std::uint64_t sync_partial_ok_ = 0;
   std::uint64_t sync_partial_err_ = 0;
-  std::shared_ptr<bool> alive_;  // the config observer checks it
+  std::shared_ptr<bool> alive_;                                 // the config observer checks it
+  std::vector<WaitingClient> waiting_;                          // WAIT, in arrival order
+  std::unordered_map<std::uint64_t, long long> write_offsets_;  // by client id
+  bool following_ = false;                                      // we are a replica: set_following
+  const Client* upstream_ = nullptr;
 };
 
 }  // namespace listd::server

@@ -33,8 +33,11 @@ class Database {
   std::size_t size() const noexcept { return dict_.size(); }
   std::size_t expires_count() const noexcept { return expires_; }
 
-  /// The live entry for `key`, or null. Removes the key first if it has expired at `now_ms`.
+  /// The live entry for `key`, or null. Removes the key first if it has expired at `now_ms`,
+  /// unless expired keys are kept (a replica: only its master's DEL removes them).
   Entry* lookup(std::string_view key, std::int64_t now_ms);
+  /// A replica keeps logically expired keys: lookup hides them and expire_cycle deletes none.
+  void set_keep_expired(bool keep) noexcept { keep_expired_ = keep; }
   /// Like lookup but never deletes (for reads that must not have side effects, e.g. scans).
   Entry* peek(std::string_view key) const noexcept { return dict_.find(key); }
   static bool expired(const Entry& e, std::int64_t now_ms) noexcept {
@@ -86,6 +89,7 @@ class Database {
   long double expire_sum_ = 0;  // sum of live deadlines, for average_ttl
   std::vector<Deadline> heap_;  // min-heap by at_ms
   ExpiredHook expired_hook_;
+  bool keep_expired_ = false;
 };
 
 class Keyspace {
@@ -98,6 +102,10 @@ class Keyspace {
   /// SWAPDB: exchanges the contents; indexes stay with their slots.
   void swap(int a, int b) noexcept;
   void set_expired_hook(const Database::ExpiredHook& hook);
+  /// Database::set_keep_expired on every database (a replica's mode).
+  void set_keep_expired(bool keep) noexcept {
+    for (auto& d : dbs_) d.set_keep_expired(keep);
+  }
 
  private:
   std::vector<Database> dbs_;

@@ -14,11 +14,12 @@
 namespace listd::server {
 namespace {
 
-// Redis getClientTypeByName for CLIENT LIST / KILL TYPE: the class, or `none` for the
-// class listd has no clients of (master: listd is never a replica yet). False if unknown.
+// Redis getClientTypeByName for CLIENT LIST / KILL TYPE: the class, with `master` set for the
+// master type (our master's link, Client::master, has no output class of its own). False if
+// unknown.
 bool parse_client_type(std::string_view name, std::optional<config::ClientClass>& type,
-                       bool& none) {
-  none = false;
+                       bool& master) {
+  master = false;
   if (base::iequals(name, "normal")) {
     type = config::ClientClass::kNormal;
   } else if (base::iequals(name, "pubsub")) {
@@ -26,8 +27,8 @@ bool parse_client_type(std::string_view name, std::optional<config::ClientClass>
   } else if (base::iequals(name, "replica") || base::iequals(name, "slave")) {
     type = config::ClientClass::kReplica;
   } else if (base::iequals(name, "master")) {
-    type = config::ClientClass::kReplica;
-    none = true;
+    type = config::ClientClass::kNormal;
+    master = true;
   } else {
     return false;
   }
@@ -65,12 +66,12 @@ void cmd_client_getname(CommandContext& ctx) {
 void cmd_client_list(CommandContext& ctx) {
   Executor& exec = ctx.exec();
   std::vector<std::uint64_t> ids;
-  bool only_none = false;
+  bool master_type = false;
   std::optional<config::ClientClass> type;  // Redis getClientType
   for (std::size_t i = 2; i < ctx.argc(); ++i) {
     if (base::iequals(ctx.arg(i), "type") && i + 1 < ctx.argc()) {
       const std::string_view name = ctx.arg(++i);
-      if (parse_client_type(name, type, only_none)) continue;
+      if (parse_client_type(name, type, master_type)) continue;
       ctx.reply().error("ERR Unknown client type '" + std::string(until_nul(name)) + "'");
       return;
     }
@@ -94,9 +95,8 @@ void cmd_client_list(CommandContext& ctx) {
             [](const Client* a, const Client* b) { return a->id < b->id; });
   std::string text;
   for (const Client* c : rows) {
-    if (only_none) break;
     if (!ids.empty() && std::find(ids.begin(), ids.end(), c->id) == ids.end()) continue;
-    if (type && client_class(*c) != *type) continue;
+    if (type && (master_type ? !c->master : (c->master || client_class(*c) != *type))) continue;
     text += client_info_line(exec, *c);
   }
   ctx.reply().verbatim(text);
@@ -134,7 +134,7 @@ void cmd_client_kill(CommandContext& ctx) {
   std::optional<std::string_view> addr, laddr;
   bool skipme = true;
   std::optional<config::ClientClass> type;
-  bool type_matches_none = false;  // master: listd has no such clients
+  bool master_type = false;  // TYPE master: our master's link
   std::optional<long long> maxage;
   for (std::size_t i = 2; i < ctx.argc(); i += 2) {
     const std::string_view opt = ctx.arg(i), val = ctx.arg(i + 1);
@@ -156,7 +156,7 @@ void cmd_client_kill(CommandContext& ctx) {
         return;
       }
     } else if (base::iequals(opt, "type")) {
-      if (!parse_client_type(val, type, type_matches_none)) {
+      if (!parse_client_type(val, type, master_type)) {
         ctx.reply().error("ERR Unknown client type '" + std::string(until_nul(val)) + "'");
         return;
       }
@@ -183,7 +183,7 @@ void cmd_client_kill(CommandContext& ctx) {
   const std::uint64_t now = exec.clock().monotonic_ms();
   std::vector<Client*> victims;
   exec.clients().for_each([&](Client& c) {
-    if (type_matches_none || (type && client_class(c) != *type)) return;
+    if (type && (master_type ? !c.master : (c.master || client_class(c) != *type))) return;
     if (id && c.id != *id) return;
     if (addr && c.addr != *addr) return;
     if (laddr && c.laddr != *laddr) return;

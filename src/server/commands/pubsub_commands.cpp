@@ -8,6 +8,7 @@
 #include "listd/server/command_table.h"
 #include "listd/server/executor.h"
 #include "listd/server/pubsub.h"
+#include "listd/server/replication_master.h"
 #include "listd/server/text.h"
 
 namespace listd::server {
@@ -64,12 +65,13 @@ void cmd_punsubscribe(CommandContext& ctx) {
 
 // PUBLISH channel message / SPUBLISH shardchannel message
 // Redis propagates both to replicas (forceCommandPropagation(PROPAGATE_REPL)) but never to the
-// AOF. listd has no replication yet: the command marks nothing dirty, so it has no effect in
-// the effect stream (no AOF record). A replication feed must emit it here when it exists.
+// AOF: the command marks nothing dirty (no effect, no AOF record) and goes to the replicas'
+// stream only, so their subscribers get the message too.
 void publish_in(CommandContext& ctx, ChannelScope scope) {
   const std::size_t receivers =
       ctx.exec().pubsub().publish(ctx.arg(1), ctx.arg(2), scope, &ctx.client());
   ctx.reply().integer(static_cast<long long>(receivers));
+  ctx.exec().replication().propagate_to_replicas(ctx.db().index(), ctx.argv());
 }
 
 void cmd_publish(CommandContext& ctx) { publish_in(ctx, ChannelScope::kGlobal); }

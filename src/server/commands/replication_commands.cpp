@@ -1,6 +1,7 @@
-// Replication commands, master side: REPLCONF, PSYNC, SYNC, ROLE. The protocol state is
-// ReplicationMaster's (src/server/replication_master.cpp); these parse arguments in Redis'
-// order and word the replies as replication.c does.
+// Replication commands: REPLCONF, PSYNC, SYNC (master side), REPLICAOF / SLAVEOF (replica
+// side), ROLE. The protocol state is ReplicationMaster's (src/server/replication_master.cpp)
+// and ReplicationReplica's (src/server/replication_replica.cpp); these parse arguments in
+// Redis' order and word the replies as replication.c does.
 #include <fmt/format.h>
 
 #include "listd/base/number.h"
@@ -10,6 +11,7 @@
 #include "listd/server/errors.h"
 #include "listd/server/executor.h"
 #include "listd/server/replication_master.h"
+#include "listd/server/replication_replica.h"
 #include "listd/server/text.h"
 
 namespace listd::server {
@@ -66,6 +68,11 @@ void sync_generic(CommandContext& ctx, bool legacy) {
     ctx.reply().error(kNotInTransactionErr);
     return;
   }
+  // A replica serves its own replicas only while it follows its master.
+  if (ctx.exec().replica_side().active() && !ctx.exec().replica_side().link_up()) {
+    ctx.reply().error(kNoMasterLinkErr);
+    return;
+  }
   long long offset = -1;
   if (!legacy && !base::parse_strict_integer(ctx.arg(2), offset)) {
     ctx.reply().error(kNotIntegerErr);
@@ -77,8 +84,72 @@ void sync_generic(CommandContext& ctx, bool legacy) {
 void cmd_psync(CommandContext& ctx) { sync_generic(ctx, false); }
 void cmd_sync(CommandContext& ctx) { sync_generic(ctx, true); }
 
+// REPLICAOF host port / REPLICAOF NO ONE (and SLAVEOF, the same command)
+void cmd_replicaof(CommandContext& ctx) {
+  ReplicationReplica& replica = ctx.exec().replica_side();
+  if (base::iequals(ctx.arg(1), "no") && base::iequals(ctx.arg(2), "one")) {
+    if (replica.active()) {
+      replica.unset_master();
+      replica.log_notice("MASTER MODE enabled (user request from '" + ctx.client().addr + "')");
+    }
+    ctx.reply().ok();
+    return;
+  }
+  if (ctx.client().replica) {
+    ctx.reply().error("ERR Command is not valid when client is a replica.");
+    return;
+  }
+  long long port = 0;
+  if (!base::parse_strict_integer(ctx.arg(2), port) || port < 0 || port > 65535) {
+    ctx.reply().error("ERR Invalid master port");
+    return;
+  }
+  if (!replica.set_master(std::string(ctx.arg(1)), static_cast<int>(port))) {
+    ctx.reply().simple("OK Already connected to specified master");
+    return;
+  }
+  replica.log_notice(fmt::format("REPLICAOF {}:{} enabled (user request from '{}')", ctx.arg(1),
+                                 port, ctx.client().addr));
+  ctx.reply().ok();
+}
+
+// WAIT numreplicas timeout
+void cmd_wait(CommandContext& ctx) {
+  if (ctx.exec().replica_side().active()) {
+    ctx.reply().error(
+        "ERR WAIT cannot be used with replica instances. Please also note that since Redis 4.0 "
+        "if a replica is configured to be writable (which is not the default) writes to "
+        "replicas are just local and are not propagated.");
+    return;
+  }
+  long long needed = 0, timeout_ms = 0;
+  if (!ctx.parse_integer(1, needed)) return;
+  if (!base::parse_strict_integer(ctx.arg(2), timeout_ms)) {
+    ctx.reply().error("ERR timeout is not an integer or out of range");
+    return;
+  }
+  if (timeout_ms < 0) {
+    ctx.reply().error(kTimeoutNegativeErr);
+    return;
+  }
+  ReplicationMaster& repl = ctx.exec().replication();
+  const long long offset = repl.write_offset(ctx.client());
+  const long long acked = repl.count_acks(offset);
+  // Inside MULTI (or a script) WAIT never blocks: the count now.
+  if (acked >= needed || ctx.in_exec()) {
+    ctx.reply().integer(acked);
+    return;
+  }
+  repl.wait(ctx.client(), offset, needed, timeout_ms);
+}
+
 // ROLE
 void cmd_role(CommandContext& ctx) {
+  if (ctx.exec().replica_side().active()) {
+    protocol::ReplyWriter reply = ctx.reply();
+    ctx.exec().replica_side().role(reply);
+    return;
+  }
   const ReplicationMaster& repl = ctx.exec().replication();
   std::vector<ReplicationMaster::ReplicaRow> online;
   for (auto& row : repl.replica_rows())
@@ -106,6 +177,13 @@ void register_replication_commands(CommandTable& table) {
         "Internal command used for replication");
   t.add("sync", 1, kAdmin | kNoMulti | kNoScript, kNoKeys, &cmd_sync, "1.0.0",
         "Internal command used for replication");
+  t.add("replicaof", 3, kAdmin | kNoScript | kStale, kNoKeys, &cmd_replicaof, "5.0.0",
+        "Make the server a replica of another instance, or promote it as master.");
+  t.add("slaveof", 3, kAdmin | kNoScript | kStale, kNoKeys, &cmd_replicaof, "1.0.0",
+        "Make the server a replica of another instance, or promote it as master.");
+  table.family("generic").add("wait", 3, kNoScript, kNoKeys, &cmd_wait, "3.0.0",
+                              "Wait for the synchronous replication of all the write commands "
+                              "sent in the context of the current connection");
   t.add("role", 1, kNoScript | kLoading | kStale | kFast | kSentinel, kNoKeys, &cmd_role, "2.8.12",
         "Return the role of the instance in the context of replication");
 }

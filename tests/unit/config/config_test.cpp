@@ -114,6 +114,18 @@ TEST(ConfigTest, EveryOptionHasItsDefault) {
       {"repl-ping-slave-period", "10"},
       {"repl-timeout", "60"},
       {"repl-diskless-sync", "no"},
+      {"replicaof", ""},
+      {"slaveof", ""},
+      {"masterauth", ""},
+      {"masteruser", ""},
+      {"replica-read-only", "yes"},
+      {"slave-read-only", "yes"},
+      {"replica-priority", "100"},
+      {"slave-priority", "100"},
+      {"replica-announce-ip", ""},
+      {"slave-announce-ip", ""},
+      {"replica-announce-port", "0"},
+      {"slave-announce-port", "0"},
   };
   EXPECT_EQ(all_values(cfg), expected);
 }
@@ -355,6 +367,23 @@ TEST(ConfigTest, DaemonizeYesIsRefused) {
   EXPECT_EQ(cfg.apply_directive(std::vector<std::string>{"daemonize", "no"}), std::nullopt);
 }
 
+TEST(ConfigTest, ReplicaofTakesHostAndPortOrNoOne) {
+  Config cfg;
+  using V = std::vector<std::string>;
+  EXPECT_EQ(cfg.apply_directive(V{"slaveof", "10.0.0.1", "6380"}), std::nullopt);
+  EXPECT_EQ(cfg.settings().replicaof_host, "10.0.0.1");
+  EXPECT_EQ(cfg.settings().replicaof_port, 6380);
+  EXPECT_EQ(cfg.value("replicaof"), "10.0.0.1 6380");
+  EXPECT_EQ(cfg.apply_directive(V{"replicaof", "h", "x"}), "Invalid master port");
+  EXPECT_EQ(cfg.apply_directive(V{"replicaof", "h"}), "wrong number of arguments");
+  EXPECT_EQ(cfg.set("replicaof", "h 1"), set_failed("replicaof", "can't set immutable config"));
+  EXPECT_EQ(cfg.apply_directive(V{"replicaof", "NO", "one"}), std::nullopt);
+  EXPECT_EQ(cfg.value("replicaof"), "");
+  // Writable replicas would serve pops from their own data: refused.
+  EXPECT_EQ(cfg.apply_directive(V{"slave-read-only", "no"}),
+            "listd replicas are read-only (replica-read-only yes)");
+}
+
 // ---- CONFIG SET rules -------------------------------------------------------------------------
 
 TEST(ConfigTest, ImmutableOptionIsRefusedWithTheTypedName) {
@@ -450,8 +479,9 @@ TEST(ConfigTest, ObserversSeeTheNewValue) {
 TEST(ConfigTest, GetStarReturnsEveryOptionOnceInTableOrder) {
   const Config cfg;
   const auto all = cfg.get("*");
-  // + the list-max-ziplist-size, repl-ping-slave-period and lua-time-limit aliases
-  EXPECT_EQ(all.size(), Config::options().size() + 3);
+  // + the list-max-ziplist-size, repl-ping-slave-period and lua-time-limit aliases, and the
+  // five slave-* / slaveof aliases of the replica options
+  EXPECT_EQ(all.size(), Config::options().size() + 8);
   EXPECT_EQ(all.front().first, "port");
 }
 

@@ -1,0 +1,52 @@
+// The replica's outgoing connection to its master (server::MasterLinkTransport over asio):
+// resolves and connects, feeds every byte read to ReplicationReplica::on_bytes, and writes
+// what the protocol sends. One session per connection attempt; a closed session's handlers
+// find it closed and do nothing, so close() never waits for pending operations.
+#pragma once
+
+#include <array>
+#include <asio.hpp>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "listd/server/master_link.h"
+
+namespace listd::net {
+
+class Server;
+
+class ReplicaLink final : public server::MasterLinkTransport {
+ public:
+  explicit ReplicaLink(Server& server);
+  ~ReplicaLink() override;
+  ReplicaLink(const ReplicaLink&) = delete;
+  ReplicaLink& operator=(const ReplicaLink&) = delete;
+
+  void connect(const std::string& host, int port) override;
+  void send(std::string_view bytes) override;
+  void close() override;
+
+ private:
+  struct Session {
+    explicit Session(asio::io_context& io) : socket(io), resolver(io) {}
+    asio::ip::tcp::socket socket;
+    asio::ip::tcp::resolver resolver;
+    std::array<char, 16 * 1024> buf{};
+    std::string out;      // queued while a write is in flight
+    std::string writing;  // the bytes of the write in flight
+    bool connected = false;
+    bool closed = false;
+  };
+
+  void on_connected(const std::shared_ptr<Session>& s, const asio::error_code& ec);
+  void read_more(const std::shared_ptr<Session>& s);
+  void write_more(const std::shared_ptr<Session>& s);
+  /// The connection failed or ended: tell the protocol once.
+  void lost(const std::shared_ptr<Session>& s, const std::string& why);
+
+  Server& server_;
+  std::shared_ptr<Session> session_;
+};
+
+}  // namespace listd::net

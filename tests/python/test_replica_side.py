@@ -1,0 +1,175 @@
+"""Replication, replica side: the server under test replicates from a real redis-server 7.0
+master, and from another instance of itself in a chain.
+
+The replicas are the server under test (listd; redis-server itself under python.against_redis,
+so every expectation here is Redis' own). The Redis master uses the diskless form with no delay
+(`$EOF:<mark>`, Redis 7.0's default form); listd masters send `$<len>`. Convergence is awaited
+by bounded polling (link up and equal offsets), never by sleeping; the data is then compared
+key by key in every db with test_replication's snapshot.
+"""
+
+import contextlib
+import threading
+
+import pytest
+import redis
+
+from listd_testing import ListdServer, wait_until
+from test_replication import in_sync, snapshot, write_every_type
+
+READONLY = "You can't write against a read only replica."
+
+
+class RedisMaster(ListdServer):
+    """redis-server 7.0 as the master, diskless with no delay."""
+
+    def __init__(self, extra=()):
+        super().__init__(["--save", "", "--appendonly", "no", "--repl-diskless-sync", "yes",
+                          "--repl-diskless-sync-delay", "0", *extra],
+                         binary="/usr/bin/redis-server")
+
+    def _check_kind(self, fields):
+        assert fields.get("redis_version", "").startswith("7.0."), fields
+
+
+# A master under test sends `$<len>` (listd has no other form); no stream pings meanwhile.
+TARGET_ARGS = ["--repl-diskless-sync", "no", "--repl-ping-replica-period", "3600"]
+
+
+@contextlib.contextmanager
+def running(srv, password=None):
+    srv.start()
+    client = redis.Redis(port=srv.port, decode_responses=True, socket_timeout=30,
+                         password=password)
+    try:
+        yield srv, client
+    finally:
+        client.connection_pool.disconnect()
+        srv.close()
+
+
+def replica_args(master_port):
+    return TARGET_ARGS + ["--replicaof", "127.0.0.1", str(master_port)]
+
+
+@pytest.fixture
+def redis_master():
+    with running(RedisMaster()) as pair:
+        yield pair
+
+
+def test_replica_of_redis_master(redis_master):
+    master, m = redis_master
+    write_every_type(m, "before")  # reaches the replica in the RDB
+    with running(ListdServer(replica_args(master.port))) as (_, rep):
+        assert wait_until(lambda: in_sync(m, rep), timeout=20), rep.info("replication")
+        write_every_type(m, "after")  # reaches it in the stream
+        blocked = redis.Redis(port=master.port, decode_responses=True, socket_timeout=30)
+        result = {}
+        waiter = threading.Thread(target=lambda: result.update(pop=blocked.brpop("jobs", 10)))
+        waiter.start()
+        assert wait_until(lambda: m.info("clients")["blocked_clients"] == 1)
+        m.lpush("jobs", "j1", "j2")
+        waiter.join(timeout=20)
+        assert result["pop"] == ("jobs", "j1")
+        with m.pipeline(transaction=True) as p:
+            p.lpush("tx", "1").rpop("tx").incr("counter").execute()
+        m.set("short", "gone", px=50)
+        assert wait_until(lambda: m.exists("short") == 0)
+        assert wait_until(lambda: in_sync(m, rep), timeout=20), rep.info("replication")
+        assert snapshot(rep) == snapshot(m)
+        assert rep.lrange("jobs", 0, -1) == ["j2"]
+        info = rep.info("replication")
+        assert info["role"] == "slave" and info["master_port"] == master.port
+        assert info["master_replid"] == m.info("replication")["master_replid"]
+        for write in (lambda: rep.lpush("jobs", "x"), lambda: rep.brpop("jobs", 1),
+                      lambda: rep.rpop("jobs")):
+            with pytest.raises(redis.exceptions.ReadOnlyError, match=READONLY):
+                write()
+        assert rep.execute_command("ROLE")[:4] == ["slave", "127.0.0.1", master.port,
+                                                   "connected"]
+        with pytest.raises(redis.exceptions.ResponseError,
+                           match="WAIT cannot be used with replica instances"):
+            rep.execute_command("WAIT", 1, 100)
+        blocked.connection_pool.disconnect()
+
+
+def test_masterauth_opens_a_password_protected_master():
+    with running(RedisMaster(["--requirepass", "s3cret"]), password="s3cret") as (master, m):
+        m.rpush("q", "a")
+        args = replica_args(master.port) + ["--masterauth", "s3cret"]
+        with running(ListdServer(args)) as (_, rep):
+            assert wait_until(lambda: in_sync(m, rep), timeout=20), rep.info("replication")
+            assert rep.lrange("q", 0, -1) == ["a"]
+
+
+def next_message(sub, timeout=10.0):
+    """The next pub/sub frame, polled with a bounded wait."""
+    found = []
+    assert wait_until(lambda: found.append(sub.get_message(timeout=0.1)) or found[-1],
+                      timeout=timeout)
+    return found[-1]
+
+
+def partial_ok(client):
+    return client.info("stats")["sync_partial_ok"]
+
+
+def test_chain_partial_resync_and_promotion():
+    with running(ListdServer(TARGET_ARGS)) as (a_srv, a), \
+            running(ListdServer(replica_args(a_srv.port))) as (b_srv, b), \
+            running(ListdServer(replica_args(b_srv.port))) as (_, c):
+        a.rpush("q", "1")
+        a.execute_command("SELECT", 3)
+        a.set("in3", "x")
+        a.execute_command("SELECT", 0)
+        # One history and one offset space along the chain.
+        assert wait_until(lambda: in_sync(a, b) and in_sync(a, c), timeout=20), \
+            (b.info("replication"), c.info("replication"))
+        assert c.info("replication")["master_replid"] == a.info("replication")["master_replid"]
+        links = b.client_list(_type="master")
+        assert len(links) == 1 and links[0]["flags"] == "M"
+        # PUBLISH goes down the stream: a subscriber at the chain's end gets the message.
+        sub = c.pubsub()
+        sub.subscribe("news")
+        assert next_message(sub)["type"] == "subscribe"
+        assert a.publish("news", "hello") == 0
+        assert next_message(sub) == {"type": "message", "pattern": None, "channel": "news",
+                                     "data": "hello"}
+        sub.close()
+        assert wait_until(lambda: in_sync(a, b) and in_sync(a, c), timeout=20)
+        # WAIT: the GETACK it sends brings B's ACK of the write; with 2 replicas asked for,
+        # the timeout answers with the count; inside MULTI it never blocks.
+        a.rpush("w", "1")
+        assert a.execute_command("WAIT", 2, 1000) == 1
+        a.rpush("w", "2")
+        assert a.execute_command("WAIT", 1, 0) == 1
+        with a.pipeline(transaction=True) as p:
+            replies = p.rpush("w", "3").execute_command("WAIT", 5, 0).execute()
+        assert replies[0] == 3 and replies[1] in (0, 1)
+
+        # The link A-B is cut: B continues from its offset, and C never notices.
+        before = partial_ok(a)
+        assert a.execute_command("CLIENT", "KILL", "TYPE", "replica") == 1
+        a.rpush("q", "2")
+        assert wait_until(lambda: partial_ok(a) == before + 1, timeout=20)
+        assert wait_until(lambda: in_sync(a, b) and in_sync(a, c), timeout=20)
+
+        # B is promoted; A follows it and C comes back: both continue through replid2.
+        old_id = b.info("replication")["master_replid"]
+        full_before = (a.info("stats")["sync_full"], b.info("stats")["sync_full"])
+        assert b.execute_command("REPLICAOF", "NO", "ONE") == "OK"
+        info = b.info("replication")
+        assert info["role"] == "master" and info["master_replid2"] == old_id
+        assert info["second_repl_offset"] == info["master_repl_offset"] + 1
+        b.rpush("q", "3")
+        assert a.execute_command("REPLICAOF", "127.0.0.1", b_srv.port) == "OK"
+        assert wait_until(lambda: partial_ok(b) == 2, timeout=20), b.info("stats")
+        assert wait_until(lambda: in_sync(b, a) and in_sync(b, c), timeout=20)
+        assert (a.info("stats")["sync_full"], b.info("stats")["sync_full"]) == full_before
+        for node in (a, c):
+            assert node.lrange("q", 0, -1) == ["1", "2", "3"]
+            with pytest.raises(redis.exceptions.ReadOnlyError, match=READONLY):
+                node.rpush("q", "4")
+        c.execute_command("SELECT", 3)
+        assert c.get("in3") == "x"
