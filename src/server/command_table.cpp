@@ -118,6 +118,7 @@ CommandTable CommandTable::with_all_commands() {
   register_zset_algebra_commands(table);
   register_zset_random_commands(table);
   register_geo_commands(table);
+  register_lolwut_commands(table);
   register_stream_commands(table);
   register_stream_read_commands(table);
   register_persistence_commands(table);

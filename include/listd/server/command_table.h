@@ -181,6 +181,7 @@ void register_zset_commands(CommandTable& table);
 void register_zset_algebra_commands(CommandTable& table);
 void register_zset_random_commands(CommandTable& table);
 void register_geo_commands(CommandTable& table);
+void register_lolwut_commands(CommandTable& table);
 void register_stream_commands(CommandTable& table);
 void register_stream_read_commands(CommandTable& table);
 void register_persistence_commands(CommandTable& table);
