@@ -27,6 +27,7 @@ std::vector<int> CommandSpec::key_positions(std::span<const std::string_view> ar
     if (!base::parse_strict_integer(argv[static_cast<std::size_t>(keys.numkeys_at)], n) || n <= 0 ||
         n > argc - keys.numkeys_at - 1)
       return out;
+    if (keys.first > 0) out.push_back(keys.first);
     first = keys.numkeys_at + 1;
     last = first + static_cast<int>(n) - 1;
     step = 1;
@@ -114,6 +115,10 @@ CommandTable CommandTable::with_all_commands() {
   register_hash_commands(table);
   register_set_commands(table);
   register_zset_commands(table);
+  register_zset_algebra_commands(table);
+  register_zset_random_commands(table);
+  register_geo_commands(table);
+  register_lolwut_commands(table);
   register_stream_commands(table);
   register_stream_read_commands(table);
   register_persistence_commands(table);

@@ -59,7 +59,8 @@ enum CommandFlag : std::uint32_t {
 
 /// Where the keys are in argv, Redis' (first, last, step) convention; last < 0 counts from the
 /// end. With `numkeys_at` > 0 the key count is read from that argument and keys follow it
-/// (LMPOP, BLMPOP, ZMPOP: first = numkeys_at + 1).
+/// (LMPOP, BLMPOP, ZMPOP: first = numkeys_at + 1); a `first` > 0 beside it is one more key
+/// ahead of the counted ones (ZUNIONSTORE's destination).
 struct KeySpec {
   int first = 0;
   int last = 0;
@@ -69,6 +70,8 @@ struct KeySpec {
 
   /// The key count at argv[at], the keys right after it.
   static constexpr KeySpec numkeys(int at) noexcept { return {0, 0, 0, at, false}; }
+  /// A destination at argv[1], then the key count at argv[at] and the keys after it.
+  static constexpr KeySpec destination_and_numkeys(int at) noexcept { return {1, 1, 1, at, false}; }
 };
 
 /// The key specs most commands have.
@@ -175,6 +178,10 @@ void register_bitmap_commands(CommandTable& table);
 void register_hash_commands(CommandTable& table);
 void register_set_commands(CommandTable& table);
 void register_zset_commands(CommandTable& table);
+void register_zset_algebra_commands(CommandTable& table);
+void register_zset_random_commands(CommandTable& table);
+void register_geo_commands(CommandTable& table);
+void register_lolwut_commands(CommandTable& table);
 void register_stream_commands(CommandTable& table);
 void register_stream_read_commands(CommandTable& table);
 void register_persistence_commands(CommandTable& table);

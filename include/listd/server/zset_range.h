@@ -1,8 +1,9 @@
 // Sorted-set ranges, as Redis 7.0 t_zset.c parses and walks them: score ranges (strtod, "("
 // for an open bound, "inf" and "0x10" accepted, NaN rejected), lex ranges ("[x", "(x", "-",
 // "+"), rank ranges (negative from the end, clamped), and the selections over a ZSetValue that
-// ZCOUNT, ZLEXCOUNT, ZRANGE* and ZREMRANGE* share. Everything but the two parse_*_range
-// functions is pure and works without a server.
+// ZCOUNT, ZLEXCOUNT, ZRANGE*, ZRANGESTORE and ZREMRANGE* share; the ZRANGE grammar
+// (ZRangeRequest) for ZRANGE and ZRANGESTORE. Everything but the parse_* functions taking a
+// CommandContext is pure and works without a server.
 #pragma once
 
 #include <cstddef>
@@ -10,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "listd/protocol/reply_writer.h"
 #include "listd/store/zset_value.h"
 
 namespace listd::server {
@@ -84,6 +86,11 @@ struct ScoredMember {
   double score;
 };
 
+/// The ZRANGE-family reply (also ZUNION, ZINTER, ZDIFF): RESP2 a flat (member, score) list,
+/// RESP3 [member, score] pairs; members only without `withscores`.
+void reply_scored_members(protocol::ReplyWriter r, const std::vector<ScoredMember>& items,
+                          bool withscores);
+
 /// The ZRANGE / ZREMRANGEBYRANK rank rule over `len` elements: negative from the end, start
 /// clamped to 0, end to len - 1. False when the range is empty; else the inclusive [from, to].
 bool resolve_rank_range(long long start, long long end, std::size_t len, std::size_t& from,
@@ -101,5 +108,28 @@ void collect_by_bounds(const store::ZSetValue& z, const RangeBounds& b, bool rev
 
 /// Number of elements in range: Redis zcount/zlexcount (first in range .. last in range).
 std::size_t count_in(const store::ZSetValue& z, const RangeBounds& b);
+
+/// One Z[REV]RANGE[BYSCORE|BYLEX] / ZRANGESTORE request, as Redis zrangeGenericCommand parses
+/// it. The fixed forms preset `type` and `dir`; kAuto is left for the option words to decide.
+struct ZRangeRequest {
+  enum class Type : std::uint8_t { kAuto, kRank, kScore, kLex };
+  enum class Direction : std::uint8_t { kAuto, kForward, kReverse };
+  Type type = Type::kAuto;
+  Direction dir = Direction::kAuto;
+  bool withscores = false;
+  long long offset = 0, limit = -1;  ///< LIMIT (score and lex ranges)
+  long long start = 0, end = 0;      ///< rank range
+  ScoreRange score;
+  LexRange lex;
+};
+
+/// Redis zrangeGenericCommand steps 1 and 2: the options after argv[key_at + 2], their
+/// conflicts, then the range at argv[key_at + 1..2] (swapped for a reverse score or lex range).
+/// `store` (ZRANGESTORE) refuses WITHSCORES. Returns false after replying the error.
+bool parse_zrange_request(CommandContext& ctx, std::size_t key_at, bool store, ZRangeRequest& req);
+
+/// The elements `req` selects from `z`, in reply order.
+void collect_zrange(const store::ZSetValue& z, const ZRangeRequest& req,
+                    std::vector<ScoredMember>& out);
 
 }  // namespace listd::server

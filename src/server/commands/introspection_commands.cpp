@@ -110,7 +110,8 @@ void write_command_info(protocol::ReplyWriter& r, const CommandSpec& c) {
   r.set_header(nflags);
   for (const auto& f : kFlagNames)
     if (c.flags & f.bit) r.simple(f.name);
-  const bool numkeys = c.keys.numkeys_at != 0;
+  // Redis reports the fixed keys only: none for ZUNION, the destination for ZUNIONSTORE.
+  const bool numkeys = c.keys.numkeys_at != 0 && c.keys.first == 0;
   r.integer(numkeys ? 0 : c.keys.first);
   r.integer(numkeys ? 0 : c.keys.last);
   r.integer(numkeys ? 0 : c.keys.step);

@@ -39,18 +39,6 @@ namespace {
 
 constexpr std::string_view kNanErr = "ERR resulting score is not a number (NaN)";
 
-// ---- replies ------------------------------------------------------------------------------
-
-/// ZRANGE-family reply: RESP2 flat (member, score) list; RESP3 [member, score] pairs.
-void reply_items(protocol::ReplyWriter r, const std::vector<ScoredMember>& items, bool withscores) {
-  r.array_header(withscores && !r.resp3() ? items.size() * 2 : items.size());
-  for (const ScoredMember& it : items) {
-    if (withscores && r.resp3()) r.array_header(2);
-    r.bulk(it.member);
-    if (withscores) r.double_value(it.score);
-  }
-}
-
 // ---- ZADD / ZINCRBY -----------------------------------------------------------------------
 
 enum ZaddFlag : unsigned {
@@ -272,79 +260,20 @@ void cmd_zlexcount(CommandContext& ctx) {
 
 // ---- ZRANGE family ------------------------------------------------------------------------
 
-enum class RangeType : std::uint8_t { kAuto, kRank, kScore, kLex };
-enum class Direction : std::uint8_t { kAuto, kForward, kReverse };
+using RangeType = ZRangeRequest::Type;
+using Direction = ZRangeRequest::Direction;
 
-/// Redis zrangeGenericCommand (without the STORE form): options, conflicts, range, key.
+/// Redis zrangeGenericCommand (the reply form; ZRANGESTORE is in zset_algebra_commands.cpp).
 void zrange_generic(CommandContext& ctx, RangeType type, Direction dir) {
-  std::size_t minidx = 2, maxidx = 3;
-  bool withscores = false;
-  long long offset = 0, limit = -1;
-  bool has_limit = false;
-  for (std::size_t j = 4; j < ctx.argc(); ++j) {
-    const std::string_view a = ctx.arg(j);
-    const std::size_t left = ctx.argc() - j - 1;
-    if (base::iequals(a, "withscores")) {
-      withscores = true;
-    } else if (base::iequals(a, "limit") && left >= 2) {
-      if (!ctx.parse_integer(j + 1, offset) || !ctx.parse_integer(j + 2, limit)) return;
-      has_limit = true;
-      j += 2;
-    } else if (dir == Direction::kAuto && base::iequals(a, "rev")) {
-      dir = Direction::kReverse;
-    } else if (type == RangeType::kAuto && base::iequals(a, "bylex")) {
-      type = RangeType::kLex;
-    } else if (type == RangeType::kAuto && base::iequals(a, "byscore")) {
-      type = RangeType::kScore;
-    } else {
-      ctx.reply().error(kSyntaxErr);
-      return;
-    }
-  }
-  if (dir == Direction::kAuto) dir = Direction::kForward;
-  if (type == RangeType::kAuto) type = RangeType::kRank;
-  // Redis only rejects a LIMIT whose count is not -1 here (LIMIT 0 -1 passes for ranks).
-  if (has_limit && limit != -1 && type == RangeType::kRank) {
-    ctx.reply().error(
-        "ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX");
-    return;
-  }
-  if (withscores && type == RangeType::kLex) {
-    ctx.reply().error("ERR syntax error, WITHSCORES not supported in combination with BYLEX");
-    return;
-  }
-  const bool rev = dir == Direction::kReverse;
-  if (rev && type != RangeType::kRank) std::swap(minidx, maxidx);  // given as max min
-  long long start = 0, end = 0;
-  ScoreRange score_range;
-  LexRange lex_range;
-  switch (type) {
-    case RangeType::kScore:
-      if (!parse_score_range(ctx, minidx, maxidx, score_range)) return;
-      break;
-    case RangeType::kLex:
-      if (!parse_lex_range(ctx, minidx, maxidx, lex_range)) return;
-      break;
-    default:
-      if (!ctx.parse_integer(minidx, start) || !ctx.parse_integer(maxidx, end)) return;
-      break;
-  }
+  ZRangeRequest req;
+  req.type = type;
+  req.dir = dir;
+  if (!parse_zrange_request(ctx, 1, false, req)) return;
   auto [e, wrong_type] = ctx.read(ctx.arg(1), store::ValueType::kZSet);
   if (wrong_type) return;
   std::vector<ScoredMember> items;
-  if (e) {
-    const store::ZSetValue& z = e->value.as_zset();
-    std::size_t from = 0, to = 0;
-    if (type == RangeType::kRank) {
-      if (resolve_rank_range(start, end, z.size(), from, to))
-        collect_by_rank(z, from, to, rev, items);
-    } else {
-      const RangeBounds b{type == RangeType::kScore ? &score_range : nullptr,
-                          type == RangeType::kLex ? &lex_range : nullptr};
-      collect_by_bounds(z, b, rev, offset, limit, items);
-    }
-  }
-  reply_items(ctx.reply(), items, withscores);
+  if (e) collect_zrange(e->value.as_zset(), req, items);
+  reply_scored_members(ctx.reply(), items, req.withscores);
 }
 
 // ZRANGE key start stop [BYSCORE|BYLEX] [REV] [LIMIT offset count] [WITHSCORES]

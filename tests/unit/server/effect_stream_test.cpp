@@ -121,6 +121,8 @@ std::vector<EffectCase> cases() {
   const V set = {"SADD", "st", "m1", "m2", "m3"};
   const V set2 = {"SADD", "st2", "m2"};
   const V zset = {"ZADD", "z", "1", "a", "2", "b", "3", "c"};
+  const V geo = {"GEOADD",  "g",         "13.361389", "38.115556",
+                 "Palermo", "15.087269", "37.502669", "Catania"};
   return {
       // Keyspace
       {"del", {str}, {"DEL", "s"}, {}},
@@ -237,6 +239,25 @@ std::vector<EffectCase> cases() {
       {"bzpopmin", {zset}, {"BZPOPMIN", "z", "0"}, {{"ZPOPMIN", "z"}}},
       {"bzpopmax", {zset}, {"BZPOPMAX", "none", "z", "0"}, {{"ZPOPMAX", "z"}}},
       {"bzmpop", {zset}, {"BZMPOP", "0", "1", "z", "MIN", "COUNT", "9"}, {{"ZPOPMIN", "z", "3"}}},
+      // Sorted-set algebra and ZRANGESTORE: logged as sent
+      {"zunionstore", {zset}, {"ZUNIONSTORE", "d", "1", "z"}, {}},
+      {"zinterstore", {zset}, {"ZINTERSTORE", "d", "2", "z", "z", "WEIGHTS", "1", "2"}, {}},
+      {"zdiffstore", {zset}, {"ZDIFFSTORE", "d", "1", "z"}, {}},
+      {"zrangestore", {zset}, {"ZRANGESTORE", "d", "z", "0", "-1"}, {}},
+      // Geo: GEOADD as the lower-case ZADD Redis rewrites it into; the STORE searches as sent
+      {"geoadd",
+       {},
+       {"GEOADD", "g", "CH", "13.361389", "38.115556", "Palermo"},
+       {{"zadd", "g", "CH", "3479099956230698", "Palermo"}}},
+      {"georadius", {geo}, {"GEORADIUS", "g", "15", "37", "200", "km", "STORE", "d"}, {}},
+      {"georadiusbymember",
+       {geo},
+       {"GEORADIUSBYMEMBER", "g", "Palermo", "200", "km", "STOREDIST", "d"},
+       {}},
+      {"geosearchstore",
+       {geo},
+       {"GEOSEARCHSTORE", "d", "g", "FROMLONLAT", "15", "37", "BYRADIUS", "200", "km"},
+       {}},
   };
 }
 
@@ -315,6 +336,9 @@ TEST(CommandEffects, CommandsThatChangeNothingEmitNothing) {
                                              {"LMPOP", "1", "none", "LEFT"},
                                              {"BITOP", "OR", "none", "none2"},
                                              {"BITFIELD", "none", "GET", "u8", "0"},
+                                             {"ZINTERSTORE", "none", "1", "none2"},
+                                             {"GEORADIUS", "none", "1", "2", "5", "km"},
+                                             {"GEOADD", "none", "XX", "1", "2", "m"},
                                              {"MULTI"},
                                              {"RPOP", "none"},
                                              {"EXEC"}})
