@@ -116,6 +116,8 @@ CommandTable CommandTable::with_all_commands() {
   register_zset_commands(table);
   register_stream_commands(table);
   register_stream_read_commands(table);
+  register_stream_group_commands(table);
+  register_stream_pending_commands(table);
   register_persistence_commands(table);
   register_pubsub_commands(table);
   register_script_commands(table);

@@ -164,6 +164,22 @@ bool parse_add_trim_args(CommandContext& ctx, bool xadd, StreamAddTrimArgs& out)
   return finish_limit(ctx, xadd, limit_given, out);
 }
 
+bool parse_interval_id_or_reply(CommandContext& ctx, std::string_view text, bool start,
+                                store::StreamId& id) {
+  const bool exclusive = text.size() > 1 && text[0] == '(';
+  const std::uint64_t missing_seq = start ? 0 : UINT64_MAX;
+  if (exclusive) {
+    if (!parse_stream_id_or_reply(ctx, text.substr(1), id, missing_seq, true)) return false;
+    if (!(start ? id.increment() : id.decrement())) {
+      ctx.reply().error(start ? "ERR invalid start ID for the interval"
+                              : "ERR invalid end ID for the interval");
+      return false;
+    }
+    return true;
+  }
+  return parse_stream_id_or_reply(ctx, text, id, missing_seq, false);
+}
+
 void reply_stream_id(protocol::ReplyWriter r, store::StreamId id) {
   char buf[48];
   const int n = std::snprintf(buf, sizeof buf, "%llu-%llu", static_cast<unsigned long long>(id.ms),
