@@ -283,7 +283,12 @@ std::vector<Script> stream_scripts() {
         {"XCLAIM", "nogy", "g", "c", "0", "1-1"},
         {"XAUTOCLAIM", "nogy", "g", "c", "0", "0"},
         {"XPENDING", "gy", "g"},
-        {"XPENDING", "nogy", "g"}}},
+        {"XPENDING", "nogy", "g"},
+        {"XINFO", "STREAM", "gy", "FULL"},
+        {"XINFO", "STREAM", "nogy"},
+        {"XINFO", "GROUPS", "nogy"},
+        {"XINFO", "CONSUMERS", "gy", "g"},
+        {"XINFO", "CONSUMERS", "nogy", "g"}}},
       // XREADGROUP BLOCK served by XADD (its consumer created as it is served), woken with
       // -NOGROUP by XGROUP DESTROY and with -UNBLOCKED by DEL.
       {Mode::kSelf, {{"XGROUP", "CREATE", "gb", "g", "$", "MKSTREAM"}}},
