@@ -9,6 +9,7 @@
 #include "listd/base/redis_text.h"
 #include "listd/server/command_context.h"
 #include "listd/server/errors.h"
+#include "listd/server/executor.h"
 
 namespace listd::server {
 namespace {
@@ -83,8 +84,11 @@ bool finish_limit(CommandContext& ctx, bool xadd, bool limit_given, StreamAddTri
       return false;
     }
   } else {
-    out.trim.limit =
-        out.trim.approx ? 100 * static_cast<long long>(store::StreamValue::kNodeMaxEntries) : 0;
+    // At most 100 nodes' worth per approximate trim, capped both ways as Redis does.
+    const long long entries = ctx.exec().config().settings().stream_node_max_entries;
+    long long limit = entries > 10000 ? 1000000 : 100 * entries;
+    if (limit <= 0) limit = 10000;
+    out.trim.limit = out.trim.approx ? limit : 0;
   }
   return true;
 }

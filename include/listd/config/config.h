@@ -123,6 +123,8 @@ struct ServerSettings {
   MaxmemoryPolicy maxmemory_policy = MaxmemoryPolicy::kNoeviction;
   int list_max_listpack_size = -2;
   int list_compress_depth = 0;
+  long long stream_node_max_bytes = 4096;   // a stream node's listpack size limit (0: 1 GB)
+  long long stream_node_max_entries = 100;  // entries per stream node (0: no limit)
   std::string pidfile;
   std::string unixsocket;
   bool protected_mode = true;

@@ -102,7 +102,10 @@ void cmd_xadd(CommandContext& ctx) {
     ctx.reply().error("ERR Elements are too large to be stored");
     return;
   }
-  s.append(id, fields);
+  const config::ServerSettings& settings = ctx.exec().config().settings();
+  s.append(
+      id, fields,
+      {static_cast<std::size_t>(settings.stream_node_max_bytes), settings.stream_node_max_entries});
   // Unlike a push, an append usually finds the key existing: every XADD wakes its readers.
   ctx.exec().blocking().signal_ready(ctx.db().index(), ctx.arg(1));
   reply_stream_id(ctx.reply(), id);
