@@ -466,6 +466,8 @@ std::vector<OptionSpec> base_options() {
       integer<&S::list_max_listpack_size>("list-max-listpack-size", kNone, INT_MIN, INT_MAX, -2,
                                           "list-max-ziplist-size"),
       integer<&S::list_compress_depth>("list-compress-depth", kNone, 0, INT_MAX, 0),
+      memory<&S::stream_node_max_bytes>("stream-node-max-bytes", kNone, 0, LONG_MAX, 4096, true),
+      integer<&S::stream_node_max_entries>("stream-node-max-entries", kNone, 0, LLONG_MAX, 100),
       str_option("pidfile", kOptionImmutable, &S::pidfile, "", true),
       str_option("unixsocket", kOptionImmutable, &S::unixsocket, "", true),
       boolean("protected-mode", kNone, &S::protected_mode, true),

@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "listd/base/number.h"
+#include "listd/server/blocking_service.h"
 #include "listd/server/errors.h"
 #include "listd/server/executor.h"
 #include "listd/server/key_access.h"
@@ -80,12 +81,19 @@ store::Entry* CommandContext::add_key(std::string_view key, store::Value value) 
 store::Entry* CommandContext::set_key(std::string_view key, store::Value value) {
   store::Entry* e = write(key);
   if (!e) return add_key(key, std::move(value));
+  // A stream overwritten or deleted wakes its XREADGROUP waiters (Redis 7.0 dbSetValue /
+  // dbGenericDelete): they answer -UNBLOCKED.
+  if (e->value.is(store::ValueType::kStream)) exec_.blocking().signal_ready(db_->index(), key);
   e->value = std::move(value);
   db_->persist(*e);
   return e;
 }
 
-bool CommandContext::delete_key(std::string_view key) { return db_->remove(key); }
+bool CommandContext::delete_key(std::string_view key) {
+  store::Entry* e = db_->lookup(key, now_ms_);
+  if (e && e->value.is(store::ValueType::kStream)) exec_.blocking().signal_ready(db_->index(), key);
+  return db_->remove(key);
+}
 
 void CommandContext::block_on(std::span<const std::string_view> keys, long long timeout_ms,
                               BlockSpec spec) {

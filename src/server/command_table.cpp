@@ -121,6 +121,9 @@ CommandTable CommandTable::with_all_commands() {
   register_lolwut_commands(table);
   register_stream_commands(table);
   register_stream_read_commands(table);
+  register_stream_group_commands(table);
+  register_stream_pending_commands(table);
+  register_stream_info_commands(table);
   register_persistence_commands(table);
   register_pubsub_commands(table);
   register_script_commands(table);

@@ -9,6 +9,7 @@
 #include "listd/base/redis_text.h"
 #include "listd/server/command_context.h"
 #include "listd/server/errors.h"
+#include "listd/server/executor.h"
 
 namespace listd::server {
 namespace {
@@ -83,8 +84,11 @@ bool finish_limit(CommandContext& ctx, bool xadd, bool limit_given, StreamAddTri
       return false;
     }
   } else {
-    out.trim.limit =
-        out.trim.approx ? 100 * static_cast<long long>(store::StreamValue::kNodeMaxEntries) : 0;
+    // At most 100 nodes' worth per approximate trim, capped both ways as Redis does.
+    const long long entries = ctx.exec().config().settings().stream_node_max_entries;
+    long long limit = entries > 10000 ? 1000000 : 100 * entries;
+    if (limit <= 0) limit = 10000;
+    out.trim.limit = out.trim.approx ? limit : 0;
   }
   return true;
 }
@@ -162,6 +166,22 @@ bool parse_add_trim_args(CommandContext& ctx, bool xadd, StreamAddTrimArgs& out)
   }
   out.id_pos = i;
   return finish_limit(ctx, xadd, limit_given, out);
+}
+
+bool parse_interval_id_or_reply(CommandContext& ctx, std::string_view text, bool start,
+                                store::StreamId& id) {
+  const bool exclusive = text.size() > 1 && text[0] == '(';
+  const std::uint64_t missing_seq = start ? 0 : UINT64_MAX;
+  if (exclusive) {
+    if (!parse_stream_id_or_reply(ctx, text.substr(1), id, missing_seq, true)) return false;
+    if (!(start ? id.increment() : id.decrement())) {
+      ctx.reply().error(start ? "ERR invalid start ID for the interval"
+                              : "ERR invalid end ID for the interval");
+      return false;
+    }
+    return true;
+  }
+  return parse_stream_id_or_reply(ctx, text, id, missing_seq, false);
 }
 
 void reply_stream_id(protocol::ReplyWriter r, store::StreamId id) {

@@ -54,7 +54,12 @@ const std::map<std::string, StreamGroup, std::less<>>& StreamValue::groups() con
   return d_->groups;
 }
 
-void StreamValue::append(StreamId id, std::span<const std::string_view> fv) {
+void StreamValue::append(StreamId id, std::span<const std::string_view> fv,
+                         StreamNodeLimits limits) {
+  constexpr std::size_t kListpackMaxSize = std::size_t{1} << 30;  // STREAM_LISTPACK_MAX_SIZE
+  const std::size_t max_bytes = limits.max_bytes == 0 || limits.max_bytes > kListpackMaxSize
+                                    ? kListpackMaxSize
+                                    : limits.max_bytes;
   const auto numfields = static_cast<std::int64_t>(fv.size() / 2);
   std::size_t total = 0;
   for (const auto s : fv) total += s.size();
@@ -62,8 +67,8 @@ void StreamValue::append(StreamId id, std::span<const std::string_view> fv) {
   if (lp) {
     const NodeHeader h = read_header(*lp);
     const std::int64_t entries = lp->int_at(h.count_pos) + lp->int_at(h.deleted_pos);
-    if (lp->bytes() + total >= kNodeMaxBytes ||
-        entries >= static_cast<std::int64_t>(kNodeMaxEntries)) {
+    if (lp->bytes() + total >= max_bytes ||
+        (limits.max_entries != 0 && entries >= limits.max_entries)) {
       lp->shrink_to_fit();
       lp = nullptr;
     }

@@ -289,6 +289,60 @@ std::vector<Script> stream_scripts() {
         {"XLEN", "nox"},
         {"XREAD", "STREAMS", "nox", "x", "0", "0"},
         {"XTRIM", "x", "MAXLEN", "0"}}},
+      // Consumer groups (xgroup-*, xsetid; XACK and XREADGROUP of a known consumer publish
+      // nothing). A consumer made by XREADGROUP publishes mid-command: the plain driver.
+      {Mode::kSelf,
+       {{"XGROUP", "CREATE", "gx", "g", "$", "MKSTREAM"},
+        {"XGROUP", "CREATE", "gx", "g", "$"},
+        {"XGROUP", "CREATE", "nogx", "g", "$"},
+        {"XGROUP", "CREATECONSUMER", "gx", "g", "c"},
+        {"XGROUP", "CREATECONSUMER", "gx", "g", "c"},
+        {"XADD", "gx", "1-1", "f", "v"},
+        {"XADD", "gx", "2-1", "f", "v"},
+        {"XREADGROUP", "GROUP", "g", "c", "STREAMS", "gx", ">"},
+        {"XREADGROUP", "GROUP", "g", "c", "STREAMS", "nogx", ">"},
+        {"XACK", "gx", "g", "1-1"},
+        {"XACK", "nogx", "g", "1-1"},
+        {"XGROUP", "SETID", "gx", "g", "0"},
+        {"XSETID", "gx", "5-0"},
+        {"XSETID", "nogx", "5-0"},
+        {"XGROUP", "DELCONSUMER", "gx", "g", "c"},
+        {"XGROUP", "DELCONSUMER", "gx", "g", "c"},
+        {"XGROUP", "DESTROY", "gx", "g"},
+        {"XGROUP", "DESTROY", "gx", "g"}}},
+      {Mode::kPlain,
+       {{"XGROUP", "CREATE", "gy", "g", "0", "MKSTREAM"},
+        {"XADD", "gy", "1-1", "f", "v"},
+        {"XADD", "gy", "2-1", "f", "v"},
+        {"XREADGROUP", "GROUP", "g", "newc", "STREAMS", "gy", ">"},
+        {"XREADGROUP", "GROUP", "g", "newc2", "NOACK", "STREAMS", "gy", ">"},
+        {"XCLAIM", "gy", "g", "newc3", "0", "1-1"},
+        {"XCLAIM", "gy", "g", "newc4", "3600000", "1-1"},
+        {"XDEL", "gy", "2-1"},
+        {"XAUTOCLAIM", "gy", "g", "newc5", "0", "0"},
+        {"XAUTOCLAIM", "gy", "g", "newc6", "3600000", "0"},
+        {"XCLAIM", "nogy", "g", "c", "0", "1-1"},
+        {"XAUTOCLAIM", "nogy", "g", "c", "0", "0"},
+        {"XPENDING", "gy", "g"},
+        {"XPENDING", "nogy", "g"},
+        {"XINFO", "STREAM", "gy", "FULL"},
+        {"XINFO", "STREAM", "nogy"},
+        {"XINFO", "GROUPS", "nogy"},
+        {"XINFO", "CONSUMERS", "gy", "g"},
+        {"XINFO", "CONSUMERS", "nogy", "g"}}},
+      // XREADGROUP BLOCK served by XADD (its consumer created as it is served), woken with
+      // -NOGROUP by XGROUP DESTROY and with -UNBLOCKED by DEL.
+      {Mode::kSelf, {{"XGROUP", "CREATE", "gb", "g", "$", "MKSTREAM"}}},
+      {Mode::kBlocking,
+       {{"XADD", "gb", "1-1", "f", "v"}},
+       {"XREADGROUP", "GROUP", "g", "c", "BLOCK", "0", "STREAMS", "gb", ">"}},
+      {Mode::kSelf, {{"XGROUP", "CREATE", "gb", "g2", "$"}}},
+      {Mode::kBlocking,
+       {{"XGROUP", "DESTROY", "gb", "g"}},
+       {"XREADGROUP", "GROUP", "g", "c", "BLOCK", "0", "STREAMS", "gb", ">"}},
+      {Mode::kBlocking,
+       {{"DEL", "gb"}},
+       {"XREADGROUP", "GROUP", "g2", "c", "BLOCK", "0", "STREAMS", "gb", ">"}},
   };
 }
 
@@ -580,8 +634,8 @@ std::string lower(std::string s) {
 
 /// The name a command has in COMMAND: `container|sub` when its second word is a subcommand.
 std::string table_name(const Args& cmd) {
-  static const std::set<std::string> kContainers = {"object", "memory",  "config",
-                                                    "client", "command", "debug"};
+  static const std::set<std::string> kContainers = {"object",  "memory", "config", "client",
+                                                    "command", "debug",  "xgroup", "xinfo"};
   const std::string name = lower(cmd[0]);
   if (kContainers.count(name) && cmd.size() > 1) return name + "|" + lower(cmd[1]);
   return name;

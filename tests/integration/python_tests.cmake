@@ -5,3 +5,7 @@ add_test(NAME integration.worker_soak
          COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/worker_soak_test.py $<TARGET_FILE:listd>)
 set_tests_properties(integration.worker_soak PROPERTIES TIMEOUT 180
                      ENVIRONMENT "PYTHONPATH=${PROJECT_SOURCE_DIR}/tests/pylib;PYTHONDONTWRITEBYTECODE=1")
+add_test(NAME integration.stream_group_soak
+         COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/stream_group_soak_test.py $<TARGET_FILE:listd>)
+set_tests_properties(integration.stream_group_soak PROPERTIES TIMEOUT 90
+                     ENVIRONMENT "PYTHONPATH=${PROJECT_SOURCE_DIR}/tests/pylib;PYTHONDONTWRITEBYTECODE=1")

@@ -134,6 +134,8 @@ struct ServerSettings {
   int lfu_decay_time = 1;                // minutes per decrement of an idle LFU counter; 0: none
   int list_max_listpack_size = -2;
   int list_compress_depth = 0;
+  long long stream_node_max_bytes = 4096;   // a stream node's listpack size limit (0: 1 GB)
+  long long stream_node_max_entries = 100;  // entries per stream node (0: no limit)
   std::string pidfile;
   std::string unixsocket;
   bool protected_mode = true;

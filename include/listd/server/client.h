@@ -44,12 +44,13 @@ class ClientTransport {
 /// What a blocked client is waiting to do once one of its keys is ready.
 struct BlockSpec {
   enum class Kind : std::uint8_t {
-    kPop,        ///< BLPOP/BRPOP: reply [key, element]
-    kMove,       ///< BLMOVE/BRPOPLPUSH: push into `destination`, reply element
-    kMultiPop,   ///< BLMPOP: reply [key, [elements...]] up to `count`
-    kZPop,       ///< BZPOPMIN/BZPOPMAX: reply [key, member, score]
-    kZMultiPop,  ///< BZMPOP: reply [key, [[member, score]...]]
-    kXRead,      ///< XREAD: reply [[key, [entries after the key's id]]] up to `count`
+    kPop,         ///< BLPOP/BRPOP: reply [key, element]
+    kMove,        ///< BLMOVE/BRPOPLPUSH: push into `destination`, reply element
+    kMultiPop,    ///< BLMPOP: reply [key, [elements...]] up to `count`
+    kZPop,        ///< BZPOPMIN/BZPOPMAX: reply [key, member, score]
+    kZMultiPop,   ///< BZMPOP: reply [key, [[member, score]...]]
+    kXRead,       ///< XREAD: reply [[key, [entries after the key's id]]] up to `count`
+    kXReadGroup,  ///< XREADGROUP >: new entries for `consumer` of `group`, up to `count`
   };
   Kind kind = Kind::kPop;
   End from = End::kHead;
@@ -60,6 +61,10 @@ struct BlockSpec {
   bool as_rpoplpush = false;  ///< kMove asked as BRPOPLPUSH: its effect is RPOPLPUSH, not LMOVE
   /// kXRead: per key, the id the entries served must be above (`$` resolved when blocking).
   std::vector<std::pair<std::string, store::StreamId>> stream_after;
+  /// kXReadGroup: the group and consumer read for, and NOACK.
+  std::string group;
+  std::string consumer;
+  bool noack = false;
 };
 
 enum class ReplyMode : std::uint8_t { kOn, kOff, kSkip };

@@ -26,6 +26,11 @@ bool parse_stream_id(std::string_view text, store::StreamId& id, std::uint64_t m
 bool parse_stream_id_or_reply(CommandContext& ctx, std::string_view text, store::StreamId& id,
                               std::uint64_t missing_seq, bool strict, bool* seq_given = nullptr);
 
+/// The start or end of an interval (XRANGE, XPENDING, XAUTOCLAIM): `(` makes it exclusive
+/// (moved by one id; Redis' "invalid start/end ID for the interval" at the edge of the space).
+bool parse_interval_id_or_reply(CommandContext& ctx, std::string_view text, bool start,
+                                store::StreamId& id);
+
 /// The parsed XADD / XTRIM options.
 struct StreamAddTrimArgs {
   store::StreamTrim trim;

@@ -8,8 +8,8 @@
 //   [count][deleted][master field count][master fields...][0] then per entry
 //   [flags][ms - master ms][seq - master seq]([field count][field value...] | [value...] when
 //   the fields equal the master's)[element count of the entry]. A new node starts when the
-//   tail would reach kNodeMaxBytes or holds kNodeMaxEntries entries (live and deleted), Redis'
-//   stream-node-max-bytes / -entries defaults, so `~` trims remove what Redis removes.
+//   tail would reach StreamNodeLimits::max_bytes or holds max_entries entries (live and
+//   deleted), Redis' stream-node-max-bytes / -entries, so `~` trims remove what Redis removes.
 // Deleting marks the entry's flag; a node whose live count reaches 0 goes.
 #pragma once
 
@@ -37,11 +37,14 @@ struct StreamTrim {
   StreamId minid;
 };
 
+/// Where a new node starts (Redis' stream-node-max-bytes / stream-node-max-entries).
+struct StreamNodeLimits {
+  std::size_t max_bytes = 4096;  // 0: Redis' 1 GB listpack cap
+  long long max_entries = 100;   // 0: no limit
+};
+
 class StreamValue {
  public:
-  static constexpr std::size_t kNodeMaxBytes = 4096;
-  static constexpr std::size_t kNodeMaxEntries = 100;
-
   StreamValue();
   StreamValue(const StreamValue&) = delete;
   StreamValue& operator=(const StreamValue&) = delete;
@@ -62,7 +65,9 @@ class StreamValue {
   void set_length(std::uint64_t n) noexcept;
 
   /// Appends an entry; `id` must exceed last_id(); `field_values` alternates field, value.
-  void append(StreamId id, std::span<const std::string_view> field_values);
+  /// A new node starts when the tail node reaches `limits`.
+  void append(StreamId id, std::span<const std::string_view> field_values,
+              StreamNodeLimits limits = {});
   /// Deletes entry `id` (XDEL): returns whether it existed; updates first and max-deleted ids.
   bool erase(StreamId id);
   /// streamTrim: removes entries from the head; returns how many.

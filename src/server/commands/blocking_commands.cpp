@@ -148,7 +148,8 @@ ServeResult serve_blocked_client(Executor& exec, Client& c, const store::DbKey& 
   const BlockSpec& spec = c.block;
   if (spec.kind == BlockSpec::Kind::kZPop || spec.kind == BlockSpec::Kind::kZMultiPop)
     return serve_zset_waiter(exec, c, key);
-  if (spec.kind == BlockSpec::Kind::kXRead) return serve_stream_waiter(exec, c, key);
+  if (spec.kind == BlockSpec::Kind::kXRead || spec.kind == BlockSpec::Kind::kXReadGroup)
+    return serve_stream_waiter(exec, c, key);
 
   store::Database& db = exec.keyspace().db(key.db);
   store::Entry* e = db.lookup(key.key, exec.clock().unix_ms());
@@ -186,7 +187,8 @@ ServeResult serve_blocked_client(Executor& exec, Client& c, const store::DbKey& 
     }
     case BlockSpec::Kind::kZPop:
     case BlockSpec::Kind::kZMultiPop:
-    case BlockSpec::Kind::kXRead: break;  // handled above
+    case BlockSpec::Kind::kXRead:
+    case BlockSpec::Kind::kXReadGroup: break;  // handled above
   }
   exec.touch_key(key.db, key.key);
   exec.stats().dirty += static_cast<long long>(changes);

@@ -102,7 +102,10 @@ void cmd_xadd(CommandContext& ctx) {
     ctx.reply().error("ERR Elements are too large to be stored");
     return;
   }
-  s.append(id, fields);
+  const config::ServerSettings& settings = ctx.exec().config().settings();
+  s.append(
+      id, fields,
+      {static_cast<std::size_t>(settings.stream_node_max_bytes), settings.stream_node_max_entries});
   // Unlike a push, an append usually finds the key existing: every XADD wakes its readers.
   ctx.exec().blocking().signal_ready(ctx.db().index(), ctx.arg(1));
   reply_stream_id(ctx.reply(), id);
@@ -116,26 +119,10 @@ void cmd_xadd(CommandContext& ctx) {
   propagate(ctx, effect);
 }
 
-// The start or end of an XRANGE interval: `(` makes it exclusive (moved by one id).
-bool parse_interval(CommandContext& ctx, std::string_view text, bool start, store::StreamId& id) {
-  const bool exclusive = text.size() > 1 && text[0] == '(';
-  const std::uint64_t missing_seq = start ? 0 : UINT64_MAX;
-  if (exclusive) {
-    if (!parse_stream_id_or_reply(ctx, text.substr(1), id, missing_seq, true)) return false;
-    if (!(start ? id.increment() : id.decrement())) {
-      ctx.reply().error(start ? "ERR invalid start ID for the interval"
-                              : "ERR invalid end ID for the interval");
-      return false;
-    }
-    return true;
-  }
-  return parse_stream_id_or_reply(ctx, text, id, missing_seq, false);
-}
-
 void xrange_generic(CommandContext& ctx, bool rev) {
   store::StreamId start, end;
-  if (!parse_interval(ctx, ctx.arg(rev ? 3 : 2), true, start)) return;
-  if (!parse_interval(ctx, ctx.arg(rev ? 2 : 3), false, end)) return;
+  if (!parse_interval_id_or_reply(ctx, ctx.arg(rev ? 3 : 2), true, start)) return;
+  if (!parse_interval_id_or_reply(ctx, ctx.arg(rev ? 2 : 3), false, end)) return;
   long long count = -1;
   for (std::size_t j = 4; j < ctx.argc(); ++j) {
     if (base::iequals(ctx.arg(j), "count") && j + 1 < ctx.argc()) {

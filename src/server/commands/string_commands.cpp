@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "listd/base/number.h"
+#include "listd/server/blocking_service.h"
 #include "listd/server/command_context.h"
 #include "listd/server/command_table.h"
 #include "listd/server/errors.h"
@@ -27,6 +28,9 @@ store::Entry* store_string(CommandContext& ctx, std::string_view key, std::strin
                            bool keep_ttl) {
   store::Entry* e = ctx.write(key);
   if (!e) return ctx.add_key(key, store::Value::make_string(bytes));
+  // An overwritten stream wakes its XREADGROUP waiters (-UNBLOCKED), as Redis' dbSetValue.
+  if (e->value.is(store::ValueType::kStream))
+    ctx.exec().blocking().signal_ready(ctx.db().index(), key);
   e->value = store::Value::make_string(bytes);
   if (!keep_ttl) ctx.db().persist(*e);
   return e;

@@ -85,6 +85,8 @@ TEST(ConfigTest, EveryOptionHasItsDefault) {
       {"no-appendfsync-on-rewrite", "no"},
       {"aof-use-rdb-preamble", "yes"},
       {"stop-writes-on-bgsave-error", "yes"},
+      {"stream-node-max-bytes", "4096"},
+      {"stream-node-max-entries", "100"},
       {"hz", "10"},
       {"maxmemory", "0"},
       {"maxmemory-policy", "noeviction"},

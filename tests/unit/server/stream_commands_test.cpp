@@ -137,4 +137,30 @@ TEST_F(StreamCommandsTest, WrongTypeAndKeyspaceCommands) {
   EXPECT_EQ(scan.find(bulk("s")), std::string::npos) << scan;
 }
 
+// stream-node-max-entries / -bytes decide where XADD starts a node (radix-tree-keys counts
+// the nodes), and a `~` trim's default LIMIT is 100 x the entries option (as redis-server 7.0.15
+// answers: 300 single-entry nodes, XTRIM MAXLEN ~ 0 removes 100).
+TEST_F(StreamCommandsTest, NodeOptionsSplitNodesAndBoundApproximateTrims) {
+  auto nodes = [&] {
+    const std::string info = t.run(c, {"XINFO", "STREAM", "s"});
+    const std::size_t at = info.find("radix-tree-keys\r\n:") + 18;
+    return info.substr(at, info.find('\r', at) - at);
+  };
+  EXPECT_EQ(t.run(c, {"CONFIG", "GET", "stream-node-max-entries"}),
+            "*2\r\n" + bulk("stream-node-max-entries") + bulk("100"));
+  EXPECT_EQ(t.run(c, {"CONFIG", "SET", "stream-node-max-entries", "1"}), "+OK\r\n");
+  for (int i = 1; i <= 300; ++i) t.run(c, {"XADD", "s", std::to_string(i) + "-1", "f", "v"});
+  EXPECT_EQ(nodes(), "300");
+  EXPECT_EQ(t.run(c, {"XTRIM", "s", "MAXLEN", "~", "0"}), ":100\r\n");
+  // No entry limit, and a byte limit that a third entry crosses.
+  t.run(c, {"DEL", "s"});
+  t.run(c, {"CONFIG", "SET", "stream-node-max-entries", "0"});
+  EXPECT_EQ(t.run(c, {"CONFIG", "SET", "stream-node-max-bytes", "1kb"}), "+OK\r\n");
+  for (int i = 1; i <= 3; ++i)
+    t.run(c, {"XADD", "s", std::to_string(i) + "-1", "f", std::string(400, 'x')});
+  EXPECT_EQ(nodes(), "2");
+  EXPECT_EQ(t.run(c, {"CONFIG", "GET", "stream-node-max-bytes"}),
+            "*2\r\n" + bulk("stream-node-max-bytes") + bulk("1024"));
+}
+
 }  // namespace
