@@ -44,6 +44,7 @@ Executor::Executor(config::Config& config, Clock& clock)
     notify(config::kNotifyExpired, "expired", key, db.index());
   });
   command_stats_.resize(table_.by_slot().size());
+  latency_histograms_.resize(table_.by_slot().size());
   clients_.set_output_guard(&output_buffer_guard_);
   persistence_ = std::make_unique<Persistence>(*this);
   effects_.subscribe(*persistence_);
@@ -143,6 +144,7 @@ void Executor::execute(Client& c, std::span<const std::string_view> argv) {
   if (spec) last_found_ = spec;
   if (std::string error = rejection(c, argv, spec); !error.empty()) {
     ++stats_.total_error_replies;
+    error_stats_.count(error);
     if (spec) ++command_stats_[spec->slot].rejected;
     if (spec && (spec->flags & kExecCommand)) {
       // `EXEC x` is an arity error wrapped as EXECABORT, even outside MULTI.
@@ -195,11 +197,21 @@ void Executor::dispatch(Client& c, const CommandSpec& spec, std::span<const std:
       (duration_us >= static_cast<std::uint64_t>(settings.slowlog_log_slower_than) || c.blocked() ||
        slowlog_.size() > settings.slowlog_max_len))
     log_slow(c, spec, argv, redacted_from, duration_us, end);
+  // The latency monitor and the histograms: one test each when off (Redis call()).
+  if (settings.latency_monitor_threshold && !replaying_)
+    latency_monitor_.add_if_needed((spec.flags & kFast) ? "fast-command" : "command",
+                                   settings.latency_monitor_threshold, duration_us / 1000,
+                                   end.unix_ms / 1000);
+  if (settings.latency_tracking && !replaying_ && !c.blocked())
+    latency_histograms_[spec.slot].record(duration_us * 1000);
   if (redacted_args_.size() > redacted_from) redacted_args_.resize(redacted_from);
   ++stats_.total_commands;
   if (c.out.size() > out_before && c.out[out_before] == '-') {
     ++cs.failed;
-    if (!error_counted_) ++stats_.total_error_replies;
+    if (!error_counted_) {
+      ++stats_.total_error_replies;
+      error_stats_.count(std::string_view(c.out).substr(out_before + 1));
+    }
   }
   error_counted_ = false;
   if (ctx.dirty() > 0) {
@@ -355,6 +367,8 @@ bool Executor::replay(Client& c, std::span<const std::string_view> argv, std::st
 
 void Executor::reset_stats() {
   std::fill(command_stats_.begin(), command_stats_.end(), CommandStats{});
+  std::fill(latency_histograms_.begin(), latency_histograms_.end(), LatencyHistogram{});
+  error_stats_.reset();
   output_buffer_guard_.reset_stats();
   const auto keep_start = stats_.start_ms;
   const auto keep_unix = stats_.start_unix_ms;
