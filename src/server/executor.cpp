@@ -288,6 +288,10 @@ std::vector<Client*> Executor::cron(std::uint64_t now_ms) {
 
 // Active expiry: a bounded number of deadline-ordered deletions, round robin over dbs.
 void Executor::active_expire_step() {
+  // Redis activeExpireCycle's "expire-cycle" latency event: two clock reads, only when the
+  // monitor is on.
+  const long long threshold = config_.settings().latency_monitor_threshold;
+  const std::uint64_t start_us = threshold ? clock_.read().mono_us : 0;
   const std::int64_t now_unix = clock_.unix_ms();
   std::size_t budget = kExpireBudgetPerTick;
   for (int i = 0; i < keyspace_.database_count() && budget > 0; ++i) {
@@ -300,6 +304,11 @@ void Executor::active_expire_step() {
     } else {
       expire_db_cursor_ = (expire_db_cursor_ + 1) % keyspace_.database_count();
     }
+  }
+  if (threshold) {
+    const ClockReading end = clock_.read();
+    latency_monitor_.add_if_needed("expire-cycle", threshold, (end.mono_us - start_us) / 1000,
+                                   end.unix_ms / 1000);
   }
 }
 

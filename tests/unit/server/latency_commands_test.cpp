@@ -124,6 +124,16 @@ TEST(LatencyCommands, ThresholdFeedsTheCommandEventAndResetClearsIt) {
             "-ERR wrong number of arguments for 'latency|history' command\r\n");
 }
 
+TEST(LatencyCommands, ASlowActiveExpiryCycleIsTheExpireCycleEvent) {
+  SteppedServer t({{"latency-monitor-threshold", "5"}});
+  t.exec->tick();  // monitor on, cycle fast: nothing
+  EXPECT_EQ(t.run({"LATENCY", "LATEST"}), "*0\r\n");
+  t.clock.step_us = 6000;  // the cycle's two clock reads are 6 ms apart
+  t.exec->tick();
+  t.clock.step_us = 0;
+  EXPECT_EQ(t.run({"LATENCY", "HISTORY", "expire-cycle"}).substr(0, 8), "*1\r\n*2\r\n");
+}
+
 TEST(LatencyCommands, HistogramListsTimedCommandsAndSubcommands) {
   TestServer t;
   auto& c = t.client();
