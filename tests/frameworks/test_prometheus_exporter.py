@@ -138,6 +138,8 @@ def test_the_exporter_reads_true_values(server, r, exporter_for):
     for o in others:
         o.ping()
     exporter = exporter_for(server.port)
+    # The start-up probe's scrape connection must be gone before the counted scrape.
+    assert wait_until(lambda: r.info("clients")["connected_clients"] == 4, timeout=scaled(10))
     m = exporter.scrape()
     assert m["redis_up"] == 1, exporter.log()
     assert m['redis_exporter_last_scrape_error{err=""}'] == 0, exporter.log()
