@@ -36,7 +36,7 @@ endforeach()
 
 # The job-queue frameworks (tests/frameworks): their real worker processes, default settings.
 # Labelled sanitizer_pass: scripts/run-tests.sh runs them against the ASan listd only.
-foreach(module celery rq sidekiq bull bullmq bee_queue limits)
+foreach(module celery rq sidekiq bull bullmq bee_queue limits prometheus_exporter)
   listd_pytest(frameworks.${module} frameworks $<TARGET_FILE:listd> listd test_${module}.py)
   set_tests_properties(frameworks.${module} PROPERTIES LABELS sanitizer_pass)
 endforeach()

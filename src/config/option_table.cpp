@@ -271,6 +271,45 @@ RewriteEntry rewrite_notify(const ServerSettings& s) {
           s.notify_keyspace_events != 0};
 }
 
+// latency-tracking-info-percentiles: percentiles between 0 and 100, or none ("").
+bool set_percentiles(ServerSettings& s, Args args, bool, std::string& err) {
+  if (args.size() == 1 && args[0].empty()) args = {};
+  std::vector<double> out;
+  for (const std::string& a : args) {
+    long double p = 0;
+    if (!base::parse_long_double(a, p)) {
+      err = "Invalid latency-tracking-info-percentiles parameters";
+      return false;
+    }
+    if (p > 100.0L || p < 0.0L) {
+      err = "latency-tracking-info-percentiles parameters should sit between [0.0,100.0]";
+      return false;
+    }
+    out.push_back(static_cast<double>(p));
+  }
+  s.latency_tracking_info_percentiles = std::move(out);
+  return true;
+}
+
+std::string get_percentiles(const ServerSettings& s) {
+  std::string out;
+  for (double p : s.latency_tracking_info_percentiles) {
+    std::string one = fmt::format("{:f}", p);  // Redis "%f", then trimDoubleString
+    while (one.back() == '0') one.pop_back();
+    if (one.back() == '.') one.pop_back();
+    if (!out.empty()) out += ' ';
+    out += one;
+  }
+  return out;
+}
+
+RewriteEntry rewrite_percentiles(const ServerSettings& s) {
+  const std::string value = get_percentiles(s);
+  return {"latency-tracking-info-percentiles",
+          {"latency-tracking-info-percentiles " + (value.empty() ? std::string("\"\"") : value)},
+          true};  // Redis always writes this line
+}
+
 // Redis chdir()s and reports getcwd(); listd does not change the process' directory here (the
 // app does that at start-up) but validates the same way and stores the resolved absolute path.
 bool set_dir(ServerSettings& s, Args args, bool, std::string& err) {
@@ -474,6 +513,11 @@ std::vector<OptionSpec> base_options() {
       integer<&S::tcp_backlog>("tcp-backlog", kOptionImmutable, 0, INT_MAX, 511),
       integer<&S::slowlog_log_slower_than>("slowlog-log-slower-than", kNone, -1, LLONG_MAX, 10000),
       integer<&S::slowlog_max_len>("slowlog-max-len", kNone, 0, LONG_MAX, 128),
+      integer<&S::latency_monitor_threshold>("latency-monitor-threshold", kNone, 0, LLONG_MAX, 0),
+      memory<&S::hll_sparse_max_bytes>("hll-sparse-max-bytes", kNone, 0, LONG_MAX, 3000, false),
+      boolean("latency-tracking", kNone, &S::latency_tracking, true),
+      special("latency-tracking-info-percentiles", kOptionMultiArg,
+              {&set_percentiles, &get_percentiles, &rewrite_percentiles}),
       integer<&S::busy_reply_threshold>("busy-reply-threshold", kNone, 0, LONG_MAX, 5000,
                                         "lua-time-limit"),
       special("notify-keyspace-events", kNone, {&set_notify, &get_notify, &rewrite_notify}),

@@ -104,6 +104,7 @@ CommandTable CommandTable::with_all_commands() {
   register_client_commands(table);
   register_config_commands(table);
   register_slowlog_commands(table);
+  register_latency_commands(table);
   register_introspection_commands(table);
   register_transaction_commands(table);
   register_keyspace_commands(table);
@@ -112,6 +113,7 @@ CommandTable CommandTable::with_all_commands() {
   register_blocking_commands(table);
   register_string_commands(table);
   register_bitmap_commands(table);
+  register_hll_commands(table);
   register_hash_commands(table);
   register_set_commands(table);
   register_zset_commands(table);

@@ -46,6 +46,7 @@ Executor::Executor(config::Config& config, Clock& clock)
     notify(config::kNotifyExpired, "expired", key, db.index());
   });
   command_stats_.resize(table_.by_slot().size());
+  latency_histograms_.resize(table_.by_slot().size());
   clients_.set_output_guard(&output_buffer_guard_);
   persistence_ = std::make_unique<Persistence>(*this);
   effects_.subscribe(*persistence_);
@@ -160,6 +161,7 @@ void Executor::execute(Client& c, std::span<const std::string_view> argv) {
   if (spec) last_found_ = spec;
   if (std::string error = rejection(c, argv, spec); !error.empty()) {
     ++stats_.total_error_replies;
+    error_stats_.count(error);
     if (spec) ++command_stats_[spec->slot].rejected;
     if (spec && (spec->flags & kExecCommand)) {
       // `EXEC x` is an arity error wrapped as EXECABORT, even outside MULTI.
@@ -213,11 +215,21 @@ void Executor::dispatch(Client& c, const CommandSpec& spec, std::span<const std:
       (duration_us >= static_cast<std::uint64_t>(settings.slowlog_log_slower_than) || c.blocked() ||
        slowlog_.size() > settings.slowlog_max_len))
     log_slow(c, spec, argv, redacted_from, duration_us, end);
+  // The latency monitor and the histograms: one test each when off (Redis call()).
+  if (settings.latency_monitor_threshold && !replaying_)
+    latency_monitor_.add_if_needed((spec.flags & kFast) ? "fast-command" : "command",
+                                   settings.latency_monitor_threshold, duration_us / 1000,
+                                   end.unix_ms / 1000);
+  if (settings.latency_tracking && !replaying_ && !c.blocked())
+    latency_histograms_[spec.slot].record(duration_us * 1000);
   if (redacted_args_.size() > redacted_from) redacted_args_.resize(redacted_from);
   ++stats_.total_commands;
   if (c.out.size() > out_before && c.out[out_before] == '-') {
     ++cs.failed;
-    if (!error_counted_) ++stats_.total_error_replies;
+    if (!error_counted_) {
+      ++stats_.total_error_replies;
+      error_stats_.count(std::string_view(c.out).substr(out_before + 1));
+    }
   }
   error_counted_ = false;
   if (ctx.dirty() > 0) {
@@ -297,6 +309,10 @@ std::vector<Client*> Executor::cron(std::uint64_t now_ms) {
 
 // Active expiry: a bounded number of deadline-ordered deletions, round robin over dbs.
 void Executor::active_expire_step() {
+  // Redis activeExpireCycle's "expire-cycle" latency event: two clock reads, only when the
+  // monitor is on.
+  const long long threshold = config_.settings().latency_monitor_threshold;
+  const std::uint64_t start_us = threshold ? clock_.read().mono_us : 0;
   const std::int64_t now_unix = clock_.unix_ms();
   std::size_t budget = kExpireBudgetPerTick;
   for (int i = 0; i < keyspace_.database_count() && budget > 0; ++i) {
@@ -309,6 +325,11 @@ void Executor::active_expire_step() {
     } else {
       expire_db_cursor_ = (expire_db_cursor_ + 1) % keyspace_.database_count();
     }
+  }
+  if (threshold) {
+    const ClockReading end = clock_.read();
+    latency_monitor_.add_if_needed("expire-cycle", threshold, (end.mono_us - start_us) / 1000,
+                                   end.unix_ms / 1000);
   }
 }
 
@@ -381,6 +402,8 @@ bool Executor::replay(Client& c, std::span<const std::string_view> argv, std::st
 
 void Executor::reset_stats() {
   std::fill(command_stats_.begin(), command_stats_.end(), CommandStats{});
+  std::fill(latency_histograms_.begin(), latency_histograms_.end(), LatencyHistogram{});
+  error_stats_.reset();
   output_buffer_guard_.reset_stats();
   evictor_.reset_stats();
   const auto keep_start = stats_.start_ms;

@@ -51,6 +51,7 @@ void section_server(Executor& exec, std::string& out) {
   out += fmt::format("uptime_in_seconds:{}\r\n", uptime_ms / 1000);
   out += fmt::format("uptime_in_days:{}\r\n", uptime_ms / 86400000);
   out += fmt::format("hz:{}\r\n", exec.config().settings().hz);
+  out += "io_threads_active:0\r\n";  // one thread does all I/O
   out += "executable:listd\r\n";
   out += fmt::format("config_file:{}\r\n", exec.config().config_file());
 }
@@ -58,6 +59,7 @@ void section_server(Executor& exec, std::string& out) {
 void section_clients(Executor& exec, std::string& out) {
   out += "# Clients\r\n";
   out += fmt::format("connected_clients:{}\r\n", exec.clients().count());
+  out += "cluster_connections:0\r\n";
   out += fmt::format("maxclients:{}\r\n", exec.config().settings().maxclients);
   out += fmt::format("client_recent_max_input_buffer:{}\r\n",
                      exec.output_buffer_guard().recent_max_input());
@@ -111,6 +113,8 @@ void section_memory(Executor& exec, std::string& out) {
                      static_cast<long long>(rss) - static_cast<long long>(used));
   out += fmt::format("mem_aof_buffer:{}\r\n", exec.persistence().pending_bytes().capacity());
   out += "mem_allocator:libc\r\n";
+  // No defragmenter and no lazy-free thread: frees happen at once.
+  out += "active_defrag_running:0\r\nlazyfree_pending_objects:0\r\nlazyfreed_objects:0\r\n";
 }
 
 void section_persistence(Executor& exec, std::string& out) {
@@ -136,7 +140,16 @@ void section_stats(Executor& exec, std::string& out) {
   out += fmt::format("pubsub_channels:{}\r\npubsub_patterns:{}\r\npubsubshard_channels:{}\r\n",
                      ps.channel_count(ChannelScope::kGlobal), ps.pattern_count(),
                      ps.channel_count(ChannelScope::kShard));
+  // Features listd does not have (MIGRATE, replica-side expiry, defrag, client tracking, payload
+  // sanitizing, I/O threads): their counters are truly zero.
+  out += "migrate_cached_sockets:0\r\nslave_expires_tracked_keys:0\r\n";
+  out += "active_defrag_hits:0\r\nactive_defrag_misses:0\r\n";
+  out += "active_defrag_key_hits:0\r\nactive_defrag_key_misses:0\r\n";
+  out += "tracking_total_keys:0\r\ntracking_total_items:0\r\ntracking_total_prefixes:0\r\n";
+  out += fmt::format("unexpected_error_replies:{}\r\n", s.unexpected_error_replies);
   out += fmt::format("total_error_replies:{}\r\n", s.total_error_replies);
+  out += "dump_payload_sanitizations:0\r\n";
+  out += "io_threaded_reads_processed:0\r\nio_threaded_writes_processed:0\r\n";
   // A later Redis' field (listd extension, docs/COMPATIBILITY.md).
   out += fmt::format("client_output_buffer_limit_disconnections:{}\r\n",
                      exec.output_buffer_guard().disconnections());
@@ -161,7 +174,16 @@ void section_cpu(Executor&, std::string& out) {
   out += "# CPU\r\n";
   out += fmt::format("used_cpu_sys:{:.6f}\r\n", secs(self.ru_stime));
   out += fmt::format("used_cpu_user:{:.6f}\r\n", secs(self.ru_utime));
+  rusage children{}, main_thread{};
+  ::getrusage(RUSAGE_CHILDREN, &children);
+  ::getrusage(RUSAGE_THREAD, &main_thread);  // the executor runs on the main thread
+  out += fmt::format("used_cpu_sys_children:{:.6f}\r\n", secs(children.ru_stime));
+  out += fmt::format("used_cpu_user_children:{:.6f}\r\n", secs(children.ru_utime));
+  out += fmt::format("used_cpu_sys_main_thread:{:.6f}\r\n", secs(main_thread.ru_stime));
+  out += fmt::format("used_cpu_user_main_thread:{:.6f}\r\n", secs(main_thread.ru_utime));
 }
+
+void section_cluster(Executor&, std::string& out) { out += "# Cluster\r\ncluster_enabled:0\r\n"; }
 
 void section_keyspace(Executor& exec, std::string& out) {
   out += "# Keyspace\r\n";
@@ -194,6 +216,48 @@ void section_commandstats(Executor& exec, std::string& out) {
   }
 }
 
+void section_errorstats(Executor& exec, std::string& out) {
+  out += "# Errorstats\r\n";
+  for (const auto& [code, count] : exec.error_stats().counts()) {
+    std::string safe = code;  // Redis getSafeInfoString
+    std::replace_if(
+        safe.begin(), safe.end(), [](char ch) { return ch == ':' || ch == '\r' || ch == '\n'; },
+        '_');
+    out += fmt::format("errorstat_{}:count={}\r\n", safe, count);
+  }
+}
+
+/// "%f" without its trailing zeros (Redis trimDoubleString): 50 -> "50", 99.9 -> "99.9".
+std::string percentile_label(double p) {
+  std::string s = fmt::format("{:f}", p);
+  while (s.back() == '0') s.pop_back();
+  if (s.back() == '.') s.pop_back();
+  return s;
+}
+
+void section_latencystats(Executor& exec, std::string& out) {
+  out += "# Latencystats\r\n";
+  const config::ServerSettings& settings = exec.config().settings();
+  if (!settings.latency_tracking) return;
+  std::vector<std::pair<std::string_view, const LatencyHistogram*>> rows;
+  const auto& specs = exec.commands().by_slot();
+  const auto& histograms = exec.latency_histograms();
+  for (std::size_t i = 0; i < histograms.size() && i < specs.size(); ++i)
+    if (histograms[i].total()) rows.emplace_back(specs[i]->full_name, &histograms[i]);
+  std::sort(rows.begin(), rows.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const auto& [name, h] : rows) {
+    out += fmt::format("latency_percentiles_usec_{}:", name);
+    const auto& percentiles = settings.latency_tracking_info_percentiles;
+    for (std::size_t j = 0; j < percentiles.size(); ++j) {
+      if (j) out += ',';
+      out += fmt::format("p{}={:.3f}", percentile_label(percentiles[j]),
+                         static_cast<double>(h->value_at_percentile(percentiles[j])) / 1000.0);
+    }
+    out += "\r\n";
+  }
+}
+
 struct Section {
   std::string_view name;
   void (*emit)(Executor&, std::string&);
@@ -201,10 +265,17 @@ struct Section {
 };
 
 constexpr Section kSections[] = {
-    {"server", section_server, true},     {"clients", section_clients, true},
-    {"memory", section_memory, true},     {"persistence", section_persistence, true},
-    {"stats", section_stats, true},       {"replication", section_replication, true},
-    {"cpu", section_cpu, true},           {"commandstats", section_commandstats, false},
+    {"server", section_server, true},
+    {"clients", section_clients, true},
+    {"memory", section_memory, true},
+    {"persistence", section_persistence, true},
+    {"stats", section_stats, true},
+    {"replication", section_replication, true},
+    {"cpu", section_cpu, true},
+    {"commandstats", section_commandstats, false},
+    {"errorstats", section_errorstats, false},
+    {"latencystats", section_latencystats, false},
+    {"cluster", section_cluster, true},
     {"keyspace", section_keyspace, true},
 };
 

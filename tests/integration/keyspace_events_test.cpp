@@ -393,6 +393,17 @@ std::vector<Script> string_scripts() {
         {"SETRANGE", "sr", "0", "z"},
         {"SETRANGE", "sr", "0", ""},
         {"SETRANGE", "nosr", "0", ""}}},
+      // HyperLogLog: pfadd only when a register changed; PFMERGE is a pfadd too
+      {Mode::kSelf,
+       {{"PFADD", "hl", "a", "b"},
+        {"PFADD", "hl", "a"},
+        {"PFADD", "hl2"},
+        {"PFCOUNT", "hl"},
+        {"PFCOUNT", "nohl"},
+        {"PFCOUNT", "hl", "nohl"},
+        {"PFMERGE", "hl3", "hl", "nohl"},
+        {"PFDEBUG", "TODENSE", "hl3"},
+        {"PFDEBUG", "ENCODING", "nohl"}}},
       // Bitmaps: setbit only when a bit changed or the string grew; BITOP's set or del
       {Mode::kSelf,
        {{"SETBIT", "b", "7", "1"},

@@ -142,8 +142,12 @@ struct ServerSettings {
   int tcp_backlog = 511;
   long long slowlog_log_slower_than = 10000;  // microseconds; -1 disables
   unsigned long slowlog_max_len = 128;
-  long long busy_reply_threshold = 5000;  // ms a script runs before others get -BUSY; 0: never
-  int notify_keyspace_events = 0;         // kNotify* bits
+  long long latency_monitor_threshold = 0;  // ms; 0 disables the latency monitor
+  bool latency_tracking = true;             // per-command latency histograms (INFO latencystats)
+  std::vector<double> latency_tracking_info_percentiles{50.0, 99.0, 99.9};
+  std::size_t hll_sparse_max_bytes = 3000;  // a sparse HyperLogLog's largest size, header included
+  long long busy_reply_threshold = 5000;    // ms a script runs before others get -BUSY; 0: never
+  int notify_keyspace_events = 0;           // kNotify* bits
   bool lazyfree_lazy_user_del = false;
   ProtectedAction enable_protected_configs = ProtectedAction::kNo;
   std::array<OutputBufferLimit, kClientClassCount> client_obuf_limits = kDefaultOutputBufferLimits;

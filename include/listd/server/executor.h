@@ -30,7 +30,10 @@
 #include "listd/server/command_table.h"
 #include "listd/server/effect_stream.h"
 #include "listd/server/eviction.h"
+#include "listd/server/error_stats.h"
 #include "listd/server/keyspace_events.h"
+#include "listd/server/latency_histogram.h"
+#include "listd/server/latency_monitor.h"
 #include "listd/server/memory_usage.h"
 #include "listd/server/output_buffer_limits.h"
 #include "listd/server/pubsub.h"
@@ -147,6 +150,13 @@ class Executor {
   void run_events_while_busy();
   /// SLOWLOG's entries (slowlog.h); dispatch files each command while the log is on.
   SlowLog& slowlog() noexcept { return slowlog_; }
+  /// INFO errorstats: every error reply counted by its code.
+  ErrorStats& error_stats() noexcept { return error_stats_; }
+  /// The latency monitor's events (LATENCY; fed when latency-monitor-threshold is set).
+  LatencyMonitor& latency_monitor() noexcept { return latency_monitor_; }
+  /// Per-command latency histograms by CommandSpec::slot (INFO latencystats, LATENCY
+  /// HISTOGRAM), fed while latency-tracking is on.
+  std::vector<LatencyHistogram>& latency_histograms() noexcept { return latency_histograms_; }
   /// The running command's argument `index` reads "(redacted)" in the slow log (Redis
   /// redactClientCommandArgument: AUTH and HELLO passwords, sensitive CONFIG SET values).
   void redact_argument(std::size_t index) { redacted_args_.push_back(index); }
@@ -228,7 +238,10 @@ class Executor {
   bool error_counted_ = false;
   bool replaying_ = false;  // an AOF command runs (Redis logs nothing while loading)
   SlowLog slowlog_;
-  std::vector<std::size_t> redacted_args_;  // redact_argument() of the running commands
+  ErrorStats error_stats_;
+  LatencyMonitor latency_monitor_;
+  std::vector<LatencyHistogram> latency_histograms_;  // by CommandSpec::slot
+  std::vector<std::size_t> redacted_args_;            // redact_argument() of the running commands
   EffectStream effects_;
   std::unique_ptr<Persistence> persistence_;
   std::unique_ptr<ReplicationMaster> replication_;

@@ -176,6 +176,7 @@ ServeResult serve_blocked_client(Executor& exec, Client& c, const store::DbKey& 
         // element is there for the next waiter.
         reply.error(kWrongTypeErr);
         ++exec.stats().total_error_replies;
+        exec.error_stats().count(kWrongTypeErr);
         exec.blocking().finish(c);
         return ServeResult::kServed;
       }

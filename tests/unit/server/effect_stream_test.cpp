@@ -200,6 +200,10 @@ std::vector<EffectCase> cases() {
       {"setbit", {}, {"SETBIT", "s", "7", "1"}, {}},
       {"bitop", {str}, {"BITOP", "NOT", "d", "s"}, {}},
       {"bitfield", {}, {"BITFIELD", "s", "SET", "u8", "0", "255", "GET", "i4", "0"}, {}},
+      // HyperLogLog: logged as sent (PFCOUNT too, when it refreshed the cached count)
+      {"pfadd", {}, {"PFADD", "p", "a", "b"}, {}},
+      {"pfmerge", {{"PFADD", "q", "a"}}, {"PFMERGE", "p", "q"}, {}},
+      {"pfdebug", {{"PFADD", "p", "a"}}, {"PFDEBUG", "TODENSE", "p"}, {}},
       // Hashes
       {"hset", {}, {"HSET", "h", "f", "v"}, {}},
       {"hsetnx", {}, {"HSETNX", "h", "f", "v"}, {}},
