@@ -562,7 +562,7 @@ struct Cursor {
 };
 
 // Consumes an opcode that is not a key (SELECTDB, EXPIRETIME, AUX, ...). False for a key type.
-bool read_opcode(Reader& r, unsigned type, store::Keyspace& ks, Cursor& at) {
+bool read_opcode(Reader& r, unsigned type, store::Keyspace& ks, Cursor& at, RdbLoadResult& res) {
   switch (type) {
     case kOpExpireTime: at.expire = static_cast<std::int64_t>(r.le(4)) * 1000; return true;
     case kOpExpireTimeMs: at.expire = static_cast<std::int64_t>(r.le(8)); return true;
@@ -586,9 +586,10 @@ bool read_opcode(Reader& r, unsigned type, store::Keyspace& ks, Cursor& at) {
       r.str();
       r.str();
       return true;
+    case kOpFunction2: res.functions.push_back(r.str()); return true;  // loaded by the server
     case kOpModuleAux:
     case kOpFunction:
-    case kOpFunction2: throw ParseError{"listd cannot load modules or functions from an RDB file"};
+      throw ParseError{"listd cannot load modules or 7.0-rc functions from an RDB file"};
     default: return false;
   }
 }
@@ -635,7 +636,7 @@ RdbLoadResult load_rdb(std::string_view data, store::Keyspace& ks, const RdbLoad
     res.version = read_header(r);
     Cursor at{&ks.db(0)};
     for (unsigned type = r.byte(); type != kOpEof; type = r.byte())
-      if (!read_opcode(r, type, ks, at)) read_key(r, type, at, o, res);
+      if (!read_opcode(r, type, ks, at, res)) read_key(r, type, at, o, res);
     check_trailer(r, data, res.version, res);
     res.consumed = r.pos();
     res.ok = true;
@@ -647,6 +648,29 @@ RdbLoadResult load_rdb(std::string_view data, store::Keyspace& ks, const RdbLoad
     res.consumed = r.pos();
   }
   return res;
+}
+
+std::string decode_function_payload(std::string_view payload, std::vector<std::string>& codes) {
+  // verifyDumpPayload: the version two bytes before the CRC-64 of all that precedes it.
+  constexpr std::string_view kBadPayload = "ERR DUMP payload version or checksum are wrong";
+  if (payload.size() < 10) return std::string(kBadPayload);
+  Reader footer(payload.substr(payload.size() - 10));
+  const std::uint64_t version = footer.le(2);
+  const std::uint64_t crc = footer.le(8);
+  if (version > 10 || crc64(0, payload.substr(0, payload.size() - 8)) != crc)
+    return std::string(kBadPayload);
+  Reader r(payload.substr(0, payload.size() - 10));
+  try {
+    while (r.pos() < payload.size() - 10) {
+      const unsigned type = r.byte();
+      if (type != kOpFunction && type != kOpFunction2) return "ERR given type is not a function";
+      if (type == kOpFunction) return "ERR Failed loading library payload";  // 7.0-rc records
+      codes.push_back(r.str());
+    }
+  } catch (const ParseError&) {
+    return "ERR Failed loading library payload";
+  }
+  return {};
 }
 
 }  // namespace listd::persistence

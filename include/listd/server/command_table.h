@@ -180,6 +180,7 @@ void register_stream_read_commands(CommandTable& table);
 void register_persistence_commands(CommandTable& table);
 void register_pubsub_commands(CommandTable& table);
 void register_script_commands(CommandTable& table);
+void register_function_commands(CommandTable& table);
 void register_replication_commands(CommandTable& table);
 
 }  // namespace listd::server

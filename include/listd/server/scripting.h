@@ -12,10 +12,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include "listd/script/engine.h"
 #include "listd/server/client.h"
@@ -24,6 +26,8 @@
 namespace listd::server {
 
 class Executor;
+class FunctionLibraries;
+struct FunctionInfo;
 class ScriptRunner;
 
 class Scripting {
@@ -49,6 +53,24 @@ class Scripting {
   void run(Client& caller, std::string_view sha, const Script& script,
            std::span<const std::string_view> keys, std::span<const std::string_view> args,
            bool read_only_command);
+
+  /// FCALL / FCALL_RO of `function`; `argv` is the caller's whole command (FUNCTION STATS).
+  void run_function(Client& caller, const FunctionInfo& function,
+                    std::span<const std::string_view> argv, std::size_t numkeys,
+                    bool read_only_command);
+  /// The FUNCTION libraries and their engine.
+  FunctionLibraries& functions() noexcept { return *functions_; }
+  const FunctionLibraries& functions() const noexcept { return *functions_; }
+
+  /// What FUNCTION STATS shows of a running function.
+  struct RunningFunction {
+    std::string_view name;
+    std::span<const std::string> argv;
+    std::uint64_t duration_ms = 0;
+  };
+  /// The running function, if a function runs (not an EVAL).
+  std::optional<RunningFunction> running_function() const;
+  bool running_eval() const noexcept { return run_ && run_->is_eval; }
 
   bool running() const noexcept { return run_ != nullptr; }
   /// The running script passed busy-reply-threshold (Redis SCRIPT_TIMEDOUT): other clients
@@ -76,14 +98,21 @@ class Scripting {
                               std::span<const std::string_view> argv) const;
 
  private:
-  /// Redis scriptPrepareForRun's refusals for a script with a shebang, or "".
-  std::string refusal(const Script& script, bool read_only_command) const;
+  /// Redis scriptPrepareForRun's refusals for a script with a shebang (`flags`), or "".
+  std::string refusal(unsigned flags, bool read_only_command) const;
+  struct Run;
+  /// The run of one script or function: the checks, the script client, frozen time, the
+  /// busy state; `invoke` calls the engine and returns its run() result.
+  template <typename Invoke>
+  void run_generic(Client& caller, Run& run, unsigned flags, bool read_only_command,
+                   Invoke&& invoke);
 
   struct Run {
     Client* caller = nullptr;
     const ScriptRunner* runner = nullptr;
-    std::string name;            ///< the sha (the function name for FCALL)
-    std::uint64_t start_ms = 0;  ///< monotonic, for the busy threshold
+    std::string name;               ///< the sha (the function name for FCALL)
+    std::vector<std::string> argv;  ///< FCALL's command (FUNCTION STATS)
+    std::uint64_t start_ms = 0;     ///< monotonic, for the busy threshold
     bool is_eval = true;
     bool timed_out = false;
     bool killed = false;
@@ -92,6 +121,7 @@ class Scripting {
 
   Executor& exec_;
   std::unique_ptr<script::LuaEngine> engine_;
+  std::unique_ptr<FunctionLibraries> functions_;
   std::unordered_map<std::string, Script> scripts_;  // by lower-case sha
   std::size_t scripts_bytes_ = 0;
   Client script_client_{0};
