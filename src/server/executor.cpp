@@ -355,6 +355,7 @@ bool Executor::replay(Client& c, std::span<const std::string_view> argv, std::st
 
 void Executor::reset_stats() {
   std::fill(command_stats_.begin(), command_stats_.end(), CommandStats{});
+  scripting_->stats().reset();
   output_buffer_guard_.reset_stats();
   const auto keep_start = stats_.start_ms;
   const auto keep_unix = stats_.start_unix_ms;

@@ -198,10 +198,17 @@ void section_commandstats(Executor& exec, std::string& out) {
   }
 }
 
+// listd's own: per-script calls and times (script_stats.h).
+void section_scriptstats(Executor& exec, std::string& out) {
+  const Scripting& scripting = exec.scripting();
+  scripting.stats().append_info(scripting.functions(), out);
+}
+
 struct Section {
   std::string_view name;
   void (*emit)(Executor&, std::string&);
   bool in_default;
+  bool in_all = true;  ///< false: only when named (listd's own sections)
 };
 
 constexpr Section kSections[] = {
@@ -209,7 +216,7 @@ constexpr Section kSections[] = {
     {"memory", section_memory, true},     {"persistence", section_persistence, true},
     {"stats", section_stats, true},       {"replication", section_replication, true},
     {"cpu", section_cpu, true},           {"commandstats", section_commandstats, false},
-    {"keyspace", section_keyspace, true},
+    {"keyspace", section_keyspace, true}, {"scriptstats", section_scriptstats, false, false},
 };
 
 }  // namespace
@@ -236,7 +243,7 @@ std::string build_info(Executor& exec, std::span<const std::string_view> section
   }
   std::string out;
   for (const Section& sec : kSections) {
-    bool include = all || (defaults && sec.in_default);
+    bool include = (all && sec.in_all) || (defaults && sec.in_default);
     for (std::string_view w : wanted) include = include || base::iequals(w, sec.name);
     if (!include) continue;
     if (!out.empty()) out += "\r\n";

@@ -60,6 +60,7 @@ const Scripting::Script* Scripting::find(std::string_view sha) const {
 
 void Scripting::flush() {
   scripts_.clear();
+  stats_.forget_scripts();
   scripts_bytes_ = 0;
   engine_ = std::make_unique<script::LuaEngine>(kLuaHeapLimit);
 }
@@ -125,7 +126,8 @@ void Scripting::run_generic(Client& caller, Run& run, unsigned flags, bool read_
   ScriptRunner runner(exec_, script_client_, read_only_command || no_writes, allow_oom);
   run.caller = &caller;
   run.runner = &runner;
-  run.start_ms = exec_.clock().monotonic_ms();
+  const std::uint64_t start_us = exec_.clock().read().mono_us;
+  run.start_ms = start_us / 1000;
   run_ = &run;
   exec_.freeze_time(true);  // lazy expiry and relative times see the run's start
   const std::size_t out_before = caller.out.size();
@@ -135,6 +137,9 @@ void Scripting::run_generic(Client& caller, Run& run, unsigned flags, bool read_
     run_ = nullptr;
   });
   if (invoke(runner, caller.reply())) exec_.error_already_counted();
+  const std::uint64_t end_us = exec_.clock().read().mono_us;
+  stats_.record(run.is_eval, run.name, end_us > start_us ? end_us - start_us : 0,
+                caller.out.size() > out_before && caller.out[out_before] == '-');
   if (run.shutdown) {
     // SHUTDOWN NOSAVE: Redis exits from the hook; nothing of the script is logged or answered.
     exec_.effects().discard_unit();

@@ -22,6 +22,7 @@
 #include "listd/script/engine.h"
 #include "listd/server/client.h"
 #include "listd/server/command_table.h"
+#include "listd/server/script_stats.h"
 
 namespace listd::server {
 
@@ -88,6 +89,9 @@ class Scripting {
   /// caller and lets the event loop run; true once the script is killed.
   bool interrupt();
   std::size_t script_count() const noexcept { return scripts_.size(); }
+  /// Per-script calls and times (INFO scriptstats, a listd extension).
+  ScriptStats& stats() noexcept { return stats_; }
+  const ScriptStats& stats() const noexcept { return stats_; }
   /// Bytes of the cached bodies and their names (INFO used_memory_scripts_eval).
   std::size_t scripts_memory() const noexcept { return scripts_bytes_; }
   /// The Lua heap (INFO used_memory_lua).
@@ -124,6 +128,7 @@ class Scripting {
   std::unique_ptr<FunctionLibraries> functions_;
   std::unordered_map<std::string, Script> scripts_;  // by lower-case sha
   std::size_t scripts_bytes_ = 0;
+  ScriptStats stats_;
   Client script_client_{0};
   Run* run_ = nullptr;  ///< the running script (one at most: EVAL is refused inside scripts)
 };
