@@ -134,6 +134,11 @@ const std::vector<Args>& session() {
       {"FCALL", "returns_error", "0"},
       {"FCALL", "late", "0"},
       {"FCALL", "globals", "0"},
+      lib("kept",
+          "local rf = redis.register_function\n"
+          "rf('keeps', function() return rf('h', function() end) end)"),
+      {"FCALL", "keeps", "0"},
+      {"FUNCTION", "DELETE", "kept"},
       {"FCALL", "w", "1", "k"},
       {"FUNCTION", "LIST", "LIBRARYNAME", "lib2"},
       lib("lib2",
@@ -260,6 +265,10 @@ TEST(FunctionOracle, DumpsRestoreAcrossServersAndInfoCounts) {
       {"FUNCTION", "LIST", "WITHCODE"},
       {"FCALL", "d1", "0"},
   };
+  // A key's DUMP (listd has no DUMP command: Redis' payload for both) is no function.
+  b.call({"SET", "k", "v"});
+  const std::string key_dump = payload(b.call({"DUMP", "k"}));
+  EXPECT_EQ(a.call({"FUNCTION", "RESTORE", key_dump}), b.call({"FUNCTION", "RESTORE", key_dump}));
   for (const Args& step : steps) {
     // listd restores Redis' payload where Redis restores listd's.
     Args mine = step;
