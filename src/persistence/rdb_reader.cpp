@@ -591,9 +591,10 @@ bool read_opcode(Reader& r, unsigned type, store::Keyspace& ks, Cursor& at, RdbL
         res.repl_stream_db = static_cast<int>(db);
       return true;
     }
+    case kOpFunction2: res.functions.push_back(r.str()); return true;  // loaded by the server
     case kOpModuleAux:
     case kOpFunction:
-    case kOpFunction2: throw ParseError{"listd cannot load modules or functions from an RDB file"};
+      throw ParseError{"listd cannot load modules or 7.0-rc functions from an RDB file"};
     default: return false;
   }
 }
@@ -652,6 +653,29 @@ RdbLoadResult load_rdb(std::string_view data, store::Keyspace& ks, const RdbLoad
     res.consumed = r.pos();
   }
   return res;
+}
+
+std::string decode_function_payload(std::string_view payload, std::vector<std::string>& codes) {
+  // verifyDumpPayload: the version two bytes before the CRC-64 of all that precedes it.
+  constexpr std::string_view kBadPayload = "ERR DUMP payload version or checksum are wrong";
+  if (payload.size() < 10) return std::string(kBadPayload);
+  Reader footer(payload.substr(payload.size() - 10));
+  const std::uint64_t version = footer.le(2);
+  const std::uint64_t crc = footer.le(8);
+  if (version > 10 || crc64(0, payload.substr(0, payload.size() - 8)) != crc)
+    return std::string(kBadPayload);
+  Reader r(payload.substr(0, payload.size() - 10));
+  try {
+    while (r.pos() < payload.size() - 10) {
+      const unsigned type = r.byte();
+      if (type != kOpFunction && type != kOpFunction2) return "ERR given type is not a function";
+      if (type == kOpFunction) return "ERR Failed loading library payload";  // 7.0-rc records
+      codes.push_back(r.str());
+    }
+  } catch (const ParseError&) {
+    return "ERR Failed loading library payload";
+  }
+  return {};
 }
 
 }  // namespace listd::persistence

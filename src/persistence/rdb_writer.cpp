@@ -12,6 +12,7 @@
 namespace listd::persistence {
 namespace {
 
+constexpr unsigned char kOpFunction2 = 0xF5;
 constexpr unsigned char kOpAux = 0xFA;
 constexpr unsigned char kOpResizeDb = 0xFB;
 constexpr unsigned char kOpExpireTimeMs = 0xFC;
@@ -26,6 +27,22 @@ constexpr unsigned char kTypeStreamListpacks2 = 19;
 
 constexpr std::size_t kFlushAt = 64 * 1024;
 
+// Redis rdbSaveLen: 6-bit, 14-bit, 32-bit or 64-bit big-endian lengths.
+void append_len(std::string& buf, std::uint64_t n) {
+  if (n < (1u << 6)) {
+    buf.push_back(static_cast<char>(n));
+  } else if (n < (1u << 14)) {
+    buf.push_back(static_cast<char>(0x40 | (n >> 8)));
+    buf.push_back(static_cast<char>(n & 0xff));
+  } else if (n <= 0xffffffffull) {
+    buf.push_back(static_cast<char>(0x80));
+    for (int i = 3; i >= 0; --i) buf.push_back(static_cast<char>((n >> (8 * i)) & 0xff));
+  } else {
+    buf.push_back(static_cast<char>(0x81));
+    for (int i = 7; i >= 0; --i) buf.push_back(static_cast<char>((n >> (8 * i)) & 0xff));
+  }
+}
+
 // Buffers output, keeps the running CRC, hands full chunks to `flush_`.
 class Out {
  public:
@@ -39,20 +56,8 @@ class Out {
     buf_.append(s);
     maybe_flush();
   }
-  // Redis rdbSaveLen: 6-bit, 14-bit, 32-bit or 64-bit big-endian lengths.
   void len(std::uint64_t n) {
-    if (n < (1u << 6)) {
-      buf_.push_back(static_cast<char>(n));
-    } else if (n < (1u << 14)) {
-      buf_.push_back(static_cast<char>(0x40 | (n >> 8)));
-      buf_.push_back(static_cast<char>(n & 0xff));
-    } else if (n <= 0xffffffffull) {
-      buf_.push_back(static_cast<char>(0x80));
-      for (int i = 3; i >= 0; --i) buf_.push_back(static_cast<char>((n >> (8 * i)) & 0xff));
-    } else {
-      buf_.push_back(static_cast<char>(0x81));
-      for (int i = 7; i >= 0; --i) buf_.push_back(static_cast<char>((n >> (8 * i)) & 0xff));
-    }
+    append_len(buf_, n);
     maybe_flush();
   }
   void str(std::string_view s) {
@@ -225,6 +230,10 @@ bool write_all_parts(Out& out, const store::Keyspace& ks, const RdbSaveOptions& 
     out.aux("repl-offset", std::to_string(o.repl->offset));
   }
   out.aux("aof-base", o.aof_base ? "1" : "0");
+  for (const std::string& code : o.functions) {  // Redis rdbSaveFunctions
+    out.byte(kOpFunction2);
+    out.str(code);
+  }
   for (int i = 0; i < ks.database_count(); ++i) {
     const store::Database& db = ks.db(i);
     if (db.size() == 0) continue;
@@ -283,6 +292,20 @@ bool save_rdb_file(const std::string& path, const store::Keyspace& keyspace,
                    const RdbSaveOptions& options, std::string& err) {
   return save_rdb_file(rdb_temp_path(path, static_cast<long>(::getpid())), path, keyspace, options,
                        err);
+}
+
+std::string encode_function_payload(const std::vector<std::string>& codes) {
+  std::string s;
+  for (const std::string& code : codes) {
+    s.push_back(static_cast<char>(kOpFunction2));
+    append_len(s, code.size());
+    s.append(code);
+  }
+  s.push_back(10);  // Redis 7.0's RDB_VERSION, two bytes little-endian
+  s.push_back(0);
+  const std::uint64_t crc = crc64(0, s);
+  for (int i = 0; i < 8; ++i) s.push_back(static_cast<char>((crc >> (8 * i)) & 0xff));
+  return s;
 }
 
 std::string rdb_to_string(const store::Keyspace& keyspace, const RdbSaveOptions& options) {

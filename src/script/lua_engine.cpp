@@ -107,8 +107,10 @@ std::string string_field(lua_State* L, int table, const char* name, bool& presen
   return text;
 }
 
+}  // namespace
+
 // The reply of a raised error (Redis luaCallFunction): "-<err> script: <sha>, on <src>:<line>."
-void write_error(lua_State* L, std::string_view sha, protocol::ReplyWriter& out) {
+void detail::write_run_error(lua_State* L, std::string_view sha, protocol::ReplyWriter& out) {
   if (!lua_istable(L, -1)) {
     const char* msg = lua_isstring(L, -1) ? lua_tostring(L, -1) : "execution failure";
     out.error("ERR Error running script " + std::string(sha) + ", " +
@@ -126,8 +128,6 @@ void write_error(lua_State* L, std::string_view sha, protocol::ReplyWriter& out)
     text += " script: " + std::string(sha) + ", on " + source + ":" + line + ".";
   out.error(text);
 }
-
-}  // namespace
 
 LuaEngine::LuaEngine(std::size_t heap_limit) : state_(std::make_unique<State>()) {
   State& st = *state_;
@@ -190,12 +190,13 @@ void set_array_global(lua_State* L, int real_globals, const char* name,
 
 }  // namespace
 
-bool LuaEngine::run(std::string_view sha, std::span<const std::string_view> keys,
-                    std::span<const std::string_view> args, CommandRunner& runner,
-                    protocol::ReplyWriter caller) {
-  State& st = *state_;
+namespace {
+
+// One run (EVAL or FCALL) of the function below the `nargs` arguments on top of the stack,
+// with the error handler below it: the hook, the reply or error, the GC step.
+bool call_and_reply(LuaEngine::State& st, int nargs, std::string_view name, CommandRunner& runner,
+                    protocol::ReplyWriter& caller, int top) {
   lua_State* L = st.L;
-  const int top = lua_gettop(L);
   st.runner = &runner;
   st.resp = 2;
   if (runner.wants_interrupts())
@@ -205,13 +206,7 @@ bool LuaEngine::run(std::string_view sha, std::span<const std::string_view> keys
     st.runner = nullptr;
     lua_settop(L, top);
   });
-  lua_rawgeti(L, LUA_REGISTRYINDEX, st.real_globals_ref);
-  const int real_globals = lua_gettop(L);
-  set_array_global(L, real_globals, "KEYS", keys);
-  set_array_global(L, real_globals, "ARGV", args);
-  lua_pushcfunction(L, error_handler);
-  lua_getfield(L, LUA_REGISTRYINDEX, function_name(sha).c_str());
-  const int err = lua_pcall(L, 0, 1, -2);
+  const int err = lua_pcall(L, nargs, 1, -(nargs + 2));
   // A collection step every 50 runs, as Redis, instead of a full cycle at an unlucky moment.
   if (++st.runs == 50) {
     lua_gc(L, LUA_GCSTEP, 50);
@@ -219,10 +214,52 @@ bool LuaEngine::run(std::string_view sha, std::span<const std::string_view> keys
   }
   const bool counted = already_counted_error(L);
   if (err != 0)
-    write_error(L, sha, caller);
+    detail::write_run_error(L, name, caller);
   else
     detail::write_reply(L, caller, st.resp);
   return counted;
 }
+
+void push_array(lua_State* L, std::span<const std::string_view> values) {
+  lua_createtable(L, static_cast<int>(values.size()), 0);
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    lua_pushlstring(L, values[i].data(), values[i].size());
+    lua_rawseti(L, -2, static_cast<int>(i + 1));
+  }
+}
+
+}  // namespace
+
+bool LuaEngine::run(std::string_view sha, std::span<const std::string_view> keys,
+                    std::span<const std::string_view> args, CommandRunner& runner,
+                    protocol::ReplyWriter caller) {
+  State& st = *state_;
+  lua_State* L = st.L;
+  const int top = lua_gettop(L);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, st.real_globals_ref);
+  const int real_globals = lua_gettop(L);
+  set_array_global(L, real_globals, "KEYS", keys);
+  set_array_global(L, real_globals, "ARGV", args);
+  lua_pushcfunction(L, error_handler);
+  lua_getfield(L, LUA_REGISTRYINDEX, function_name(sha).c_str());
+  return call_and_reply(st, 0, sha, runner, caller, top);
+}
+
+// Functions get KEYS and ARGV as arguments; the globals are not set (Redis luaCallFunction).
+bool LuaEngine::call_function(int ref, std::string_view name,
+                              std::span<const std::string_view> keys,
+                              std::span<const std::string_view> args, CommandRunner& runner,
+                              protocol::ReplyWriter caller) {
+  State& st = *state_;
+  lua_State* L = st.L;
+  const int top = lua_gettop(L);
+  lua_pushcfunction(L, error_handler);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
+  push_array(L, keys);
+  push_array(L, args);
+  return call_and_reply(st, 2, name, runner, caller, top);
+}
+
+void LuaEngine::release_function(int ref) { luaL_unref(state_->L, LUA_REGISTRYINDEX, ref); }
 
 }  // namespace listd::script

@@ -5,6 +5,7 @@
 #include <lua.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -19,11 +20,14 @@ struct LuaEngine::State {
   std::size_t heap_used = 0;
   std::size_t heap_limit = 0;
   Rand48 rand;
-  CommandRunner* runner = nullptr;  ///< set for the length of one run
-  int resp = 2;                     ///< redis.setresp: the protocol redis.call replies in
-  bool in_call = false;             ///< redis.call recursion guard
-  unsigned runs = 0;                ///< for the GC step every 50 runs
-  int real_globals_ref = 0;         ///< registry ref of the writable globals behind _G
+  CommandRunner* runner = nullptr;         ///< set for the length of one run
+  int resp = 2;                            ///< redis.setresp: the protocol redis.call replies in
+  bool in_call = false;                    ///< redis.call recursion guard
+  unsigned runs = 0;                       ///< for the GC step every 50 runs
+  int real_globals_ref = 0;                ///< registry ref of the writable globals behind _G
+  FunctionRegistrar* registrar = nullptr;  ///< set for the length of one load_library
+  std::uint64_t load_timeout_ms = 0;       ///< FUNCTION LOAD's limit (0: none)
+  std::uint64_t load_start_ms = 0;         ///< steady clock, when the load began
 };
 
 namespace detail {
@@ -58,6 +62,14 @@ int install_sandbox(lua_State* L);
 /// Compiles `code` with the collector stopped, refusing bytecode. Returns lua_load's status,
 /// with the function or the error message on top of the stack.
 int load_text_chunk(lua_State* L, std::string_view code, const char* chunk_name);
+
+/// Pushes a read-only proxy of the table at `real` (absolute index), its tables protected too.
+void push_read_only(lua_State* L, int real);
+/// The __index of a protected globals table: raises "Script attempted to access nonexistent
+/// global variable '<name>'".
+int nonexistent_global(lua_State* L);
+/// Writes the error value on top of the stack as the reply of a failed run named `name`.
+void write_run_error(lua_State* L, std::string_view name, protocol::ReplyWriter& out);
 
 int open_cmsgpack(lua_State* L);
 int open_struct(lua_State* L);

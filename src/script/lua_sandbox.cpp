@@ -27,12 +27,6 @@ int refuse_assignment(lua_State* L) { return luaL_error(L, "%s", kReadonly); }
   std::abort();  // unreachable: lua_error throws in the C++ build
 }
 
-int nonexistent_global(lua_State* L) {
-  const char* name = lua_tostring(L, 2);
-  return luaL_error(L, "Script attempted to access nonexistent global variable '%s'",
-                    name ? name : "?");
-}
-
 // Pushes the real table behind the value at `index`, or nothing and false if it is no proxy.
 bool push_real(lua_State* L, int index) {
   if (lua_type(L, index) != LUA_TTABLE) return false;
@@ -192,6 +186,19 @@ void install_wrappers(lua_State* L) {
 }
 
 }  // namespace
+
+int nonexistent_global(lua_State* L) {
+  const char* name = lua_tostring(L, 2);
+  return luaL_error(L, "Script attempted to access nonexistent global variable '%s'",
+                    name ? name : "?");
+}
+
+void push_read_only(lua_State* L, int real) {
+  lua_newtable(L);
+  const int done = lua_gettop(L);
+  protect_recursively(L, real, done);
+  lua_remove(L, done);
+}
 
 int install_sandbox(lua_State* L) {
   lua_newtable(L);

@@ -40,6 +40,19 @@ std::string read_flags(std::string_view list, unsigned& flags) {
 
 }  // namespace
 
+unsigned script_flag_named(std::string_view name) {
+  for (const FlagName& f : kFlags)
+    if (base::iequals(f.name, name)) return f.flag;
+  return 0;
+}
+
+std::vector<std::string_view> script_flag_names(unsigned flags) {
+  std::vector<std::string_view> names;
+  for (const FlagName& f : kFlags)
+    if (flags & f.flag) names.push_back(f.name);
+  return names;
+}
+
 Shebang parse_shebang(std::string_view body) {
   Shebang result;
   if (body.substr(0, 2) != "#!") return result;

@@ -14,8 +14,10 @@ namespace {
 
 namespace ps = listd::persistence;
 
-ps::RdbSaveOptions base_options(const Clock& clock) {
+ps::RdbSaveOptions base_options(const Clock& clock,
+                                const std::function<std::vector<std::string>()>& functions) {
   ps::RdbSaveOptions o;
+  if (functions) o.functions = functions();
   o.redis_ver = std::string(kRedisCompatVersion);
   o.now_ms = clock.unix_ms();
   o.aof_base = true;
@@ -88,7 +90,7 @@ Status AofRewrite::create_fresh(const ps::AofManifest& on_disk) {
   const std::string& base_name = next.base->name;
   const std::string& incr_name = next.incrs.back().name;
   const std::string base_path = ps::join_path(dir_, base_name);
-  if (!ps::save_rdb_file(base_path, keyspace_, base_options(clock_), err))
+  if (!ps::save_rdb_file(base_path, keyspace_, base_options(clock_, function_source_), err))
     return Status::error(fmt::format("Can't write the AOF base file {}: {}", base_name, err));
   if (!ps::touch_file(ps::join_path(dir_, incr_name), err))
     return Status::error(fmt::format("Can't open the append-only file {}: {}", incr_name, err));
@@ -255,7 +257,7 @@ Status AofRewrite::fork_child() {
   // In the child: one file, then _exit. No destructors, no sockets, no logging.
   const auto body = [this](const std::string& temp) {
     std::string err;
-    return ps::write_rdb_file(temp, keyspace_, base_options(clock_), err);
+    return ps::write_rdb_file(temp, keyspace_, base_options(clock_, function_source_), err);
   };
   std::string err;
   if (!child_.start(ps::BackgroundChild::Kind::kRewrite, temp_path, body, clock_.monotonic_ms(),

@@ -9,6 +9,8 @@
 #include "listd/persistence/file_io.h"
 #include "listd/persistence/rdb.h"
 #include "listd/server/executor.h"
+#include "listd/server/function_library.h"
+#include "listd/server/scripting.h"
 
 namespace listd::server {
 namespace {
@@ -68,6 +70,16 @@ class DataLoader::ReplaySession {
 
 DataLoader::DataLoader(Executor& exec, const PersistenceLog& log) : exec_(exec), log_(log) {}
 
+// The FUNCTION libraries of an RDB, compiled as Redis rdbFunctionLoad does (no timeout).
+Status DataLoader::load_functions(const std::vector<std::string>& codes, const std::string& file) {
+  for (const std::string& code : codes) {
+    std::string error;
+    if (exec_.scripting().functions().load(code, /*replace=*/false, 0, error).empty())
+      return Status::error(fmt::format("Failed loading library from {}: {}", file, error));
+  }
+  return {};
+}
+
 Status DataLoader::load_rdb(const std::string& path) {
   std::string data, err;
   if (!ps::read_file(path, data, err))
@@ -77,6 +89,7 @@ Status DataLoader::load_rdb(const std::string& path) {
   o.skip_expired = true;
   const ps::RdbLoadResult r = ps::load_rdb(data, exec_.keyspace(), o);
   if (!r.ok) return Status::error(fmt::format("Fatal error loading the DB {}: {}", path, r.error));
+  if (Status s = load_functions(r.functions, path); !s) return s;
   rdb_keys_loaded_ = r.keys;
   rdb_expired_skipped_ = r.expired_skipped;
   log_.notice(fmt::format("Loading RDB {}: {} keys loaded, {} expired keys skipped", path, r.keys,
@@ -190,6 +203,7 @@ Status DataLoader::replay(const std::string& path, const std::string& name, Clie
   if (!rr.ok)
     return Status::error(fmt::format(
         "Bad file format reading the RDB preamble of the append only file {}: {}", name, rr.error));
+  if (Status s = load_functions(rr.functions, name); !s) return s;
   r = ps::load_aof_bytes(std::string_view(data).substr(rr.consumed), sink, rr.consumed);
   if (r.status == ps::AofLoadStatus::kEmpty) r.status = ps::AofLoadStatus::kOk;
   return {};

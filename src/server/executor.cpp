@@ -404,6 +404,7 @@ void Executor::reset_stats() {
   std::fill(command_stats_.begin(), command_stats_.end(), CommandStats{});
   std::fill(latency_histograms_.begin(), latency_histograms_.end(), LatencyHistogram{});
   error_stats_.reset();
+  scripting_->stats().reset();
   output_buffer_guard_.reset_stats();
   evictor_.reset_stats();
   const auto keep_start = stats_.start_ms;

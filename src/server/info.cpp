@@ -9,6 +9,7 @@
 #include <cstdio>
 
 #include "listd/server/executor.h"
+#include "listd/server/function_library.h"
 #include "listd/server/memory_usage.h"
 #include "listd/server/persistence.h"
 #include "listd/server/replication_master.h"
@@ -95,15 +96,24 @@ void section_memory(Executor& exec, std::string& out) {
       fmt::format("used_memory_overhead:{}\r\nused_memory_startup:{}\r\n", overhead, mem.startup());
   out += fmt::format("used_memory_dataset:{}\r\nused_memory_dataset_perc:{:.2f}%\r\n", dataset,
                      perc(dataset, net));
-  // EVAL's Lua heap and script cache (the FUNCTION fields come with FUNCTION).
+  // EVAL's Lua heap and script cache, then the FUNCTION engine's heap and libraries.
   const Scripting& scripting = exec.scripting();
+  const FunctionLibraries& functions = scripting.functions();
   const std::size_t lua = scripting.lua_memory();
+  const std::size_t vm_functions = functions.lua_memory();
+  const std::size_t scripts = scripting.scripts_memory() + functions.overhead();
   out += fmt::format("used_memory_lua:{}\r\nused_memory_vm_eval:{}\r\nused_memory_lua_human:{}\r\n",
                      lua, lua, human_bytes(lua));
   out += fmt::format("used_memory_scripts_eval:{}\r\nnumber_of_cached_scripts:{}\r\n",
                      scripting.scripts_memory(), scripting.script_count());
-  out += fmt::format("used_memory_scripts:{}\r\nused_memory_scripts_human:{}\r\n",
-                     scripting.scripts_memory(), human_bytes(scripting.scripts_memory()));
+  out += fmt::format("number_of_functions:{}\r\nnumber_of_libraries:{}\r\n",
+                     functions.function_count(), functions.libraries().size());
+  out += fmt::format(
+      "used_memory_vm_functions:{}\r\nused_memory_vm_total:{}\r\nused_memory_vm_total_human:{}\r\n",
+      vm_functions, lua + vm_functions, human_bytes(lua + vm_functions));
+  out += fmt::format("used_memory_functions:{}\r\n", functions.overhead());
+  out += fmt::format("used_memory_scripts:{}\r\nused_memory_scripts_human:{}\r\n", scripts,
+                     human_bytes(scripts));
   const config::ServerSettings& settings = exec.config().settings();
   out += fmt::format("maxmemory:{}\r\nmaxmemory_human:{}\r\nmaxmemory_policy:{}\r\n",
                      settings.maxmemory, human_bytes(settings.maxmemory),
@@ -258,10 +268,17 @@ void section_latencystats(Executor& exec, std::string& out) {
   }
 }
 
+// listd's own: per-script calls and times (script_stats.h).
+void section_scriptstats(Executor& exec, std::string& out) {
+  const Scripting& scripting = exec.scripting();
+  scripting.stats().append_info(scripting.functions(), out);
+}
+
 struct Section {
   std::string_view name;
   void (*emit)(Executor&, std::string&);
   bool in_default;
+  bool in_all = true;  ///< false: only when named (listd's own sections)
 };
 
 constexpr Section kSections[] = {
@@ -277,6 +294,7 @@ constexpr Section kSections[] = {
     {"latencystats", section_latencystats, false},
     {"cluster", section_cluster, true},
     {"keyspace", section_keyspace, true},
+    {"scriptstats", section_scriptstats, false, false},
 };
 
 }  // namespace
@@ -303,7 +321,7 @@ std::string build_info(Executor& exec, std::span<const std::string_view> section
   }
   std::string out;
   for (const Section& sec : kSections) {
-    bool include = all || (defaults && sec.in_default);
+    bool include = (all && sec.in_all) || (defaults && sec.in_default);
     for (std::string_view w : wanted) include = include || base::iequals(w, sec.name);
     if (!include) continue;
     if (!out.empty()) out += "\r\n";

@@ -8,6 +8,8 @@
 #include "listd/persistence/rdb.h"
 #include "listd/server/executor.h"
 #include "listd/server/key_access.h"
+#include "listd/server/function_library.h"
+#include "listd/server/scripting.h"
 #include "listd/server/version.h"
 
 namespace listd::server {
@@ -18,8 +20,10 @@ namespace ps = listd::persistence;
 std::string_view status_word(bool ok) { return ok ? "ok" : "err"; }
 
 // dump.rdb's options (SAVE, BGSAVE's child): written now, not an AOF base.
-ps::RdbSaveOptions snapshot_options(const Clock& clock) {
+ps::RdbSaveOptions snapshot_options(Executor& exec) {
+  const Clock& clock = exec.clock();
   ps::RdbSaveOptions o;
+  o.functions = exec.scripting().functions().codes();
   o.redis_ver = std::string(kRedisCompatVersion);
   o.now_ms = clock.unix_ms();
   return o;
@@ -33,6 +37,8 @@ Persistence::Persistence(Executor& exec)
       writer_(settings_, child_, log_),
       rewrite_(settings_, exec.clock(), exec.keyspace(), writer_, child_, log_),
       loader_(exec, log_) {
+  // Read at each base's write (the fork's body runs in the child, on its copy).
+  rewrite_.set_function_source([&exec] { return exec.scripting().functions().codes(); });
   auto alive = std::make_shared<bool>(true);
   exec_.config().on_change([this, weak = std::weak_ptr<bool>(alive)](std::string_view name) {
     if (weak.expired()) return;
@@ -173,7 +179,7 @@ Status Persistence::start_bgsave(const std::optional<ps::RdbReplInfo>& repl) {
   // In the child: one file, then _exit.
   const auto body = [this, &path, &repl](const std::string& temp) {
     std::string err;
-    ps::RdbSaveOptions options = snapshot_options(exec_.clock());
+    ps::RdbSaveOptions options = snapshot_options(exec_);
     options.repl = repl;
     return ps::save_rdb_file(temp, path, exec_.keyspace(), options, err);
   };
@@ -219,7 +225,7 @@ Status Persistence::save() {
     return Status::error("ERR Background save already in progress");
   const std::string path = rdb_path();
   std::string err;
-  if (!ps::save_rdb_file(path, exec_.keyspace(), snapshot_options(exec_.clock()), err)) {
+  if (!ps::save_rdb_file(path, exec_.keyspace(), snapshot_options(exec_), err)) {
     // Redis leaves rdb_last_bgsave_status alone when SAVE fails (only a BGSAVE sets "err").
     log_.warning(fmt::format("Failed saving the DB: {}", err));
     return Status::error("ERR");

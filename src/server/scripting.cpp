@@ -6,6 +6,7 @@
 #include "listd/script/sha1.h"
 #include "listd/server/errors.h"
 #include "listd/server/executor.h"
+#include "listd/server/function_library.h"
 #include "listd/server/persistence.h"
 #include "listd/server/script_runner.h"
 
@@ -25,7 +26,9 @@ constexpr std::string_view kBusyFunctionErr =
 }  // namespace
 
 Scripting::Scripting(Executor& exec)
-    : exec_(exec), engine_(std::make_unique<script::LuaEngine>(kLuaHeapLimit)) {
+    : exec_(exec),
+      engine_(std::make_unique<script::LuaEngine>(kLuaHeapLimit)),
+      functions_(std::make_unique<FunctionLibraries>(kLuaHeapLimit)) {
   script_client_.authenticated = true;
   script_client_.addr = "lua";  // MONITOR's "[0 lua]"
 }
@@ -57,17 +60,25 @@ const Scripting::Script* Scripting::find(std::string_view sha) const {
 
 void Scripting::flush() {
   scripts_.clear();
+  stats_.forget_scripts();
   scripts_bytes_ = 0;
   engine_ = std::make_unique<script::LuaEngine>(kLuaHeapLimit);
 }
 
 std::uint32_t Scripting::command_flags(const CommandSpec& spec,
                                        std::span<const std::string_view> argv) const {
-  if (!spec.name.starts_with("eval") || argv.size() < 2) return spec.flags;
-  const bool by_sha = spec.name.starts_with("evalsha");
-  // Redis evalGetCommandFlags: the cached script's flags, else (EVAL) the body's shebang.
+  if (argv.size() < 2) return spec.flags;
   unsigned flags = script::kScriptCompatMode;
-  if (const Script* s = by_sha ? find(argv[1]) : nullptr) {
+  const bool fcall = spec.name.starts_with("fcall");
+  if (!spec.name.starts_with("eval") && !fcall) return spec.flags;
+  const bool by_sha = spec.name.starts_with("evalsha");
+  // Redis evalGetCommandFlags: the cached script's flags, else (EVAL) the body's shebang;
+  // fcallGetCommandFlags: the function's (never compat mode).
+  if (fcall) {
+    const FunctionInfo* f = functions_->find(argv[1]);
+    if (!f) return spec.flags;
+    flags = f->flags;
+  } else if (const Script* s = by_sha ? find(argv[1]) : nullptr) {
     flags = s->flags;
   } else if (!by_sha && argv[1].starts_with("#!")) {
     const script::Shebang shebang = script::parse_shebang(argv[1]);
@@ -81,9 +92,9 @@ std::uint32_t Scripting::command_flags(const CommandSpec& spec,
   return out;
 }
 
-std::string Scripting::refusal(const Script& s, bool read_only_command) const {
-  if (s.flags & script::kScriptCompatMode) return {};
-  if (!(s.flags & script::kScriptNoWrites)) {
+std::string Scripting::refusal(unsigned flags, bool read_only_command) const {
+  if (flags & script::kScriptCompatMode) return {};
+  if (!(flags & script::kScriptNoWrites)) {
     if (exec_.persistence().refusing_writes())
       return "MISCONF Redis is configured to save RDB snapshots, but it's currently unable to "
              "persist to disk. Writable scripts are blocked. Use 'no-writes' flag for read only "
@@ -92,31 +103,31 @@ std::string Scripting::refusal(const Script& s, bool read_only_command) const {
       return "ERR Can not execute a script with write flag using *_ro command.";
   }
   // The no-writes flag implies allow-oom (Redis scriptPrepareForRun).
-  if (exec_.pre_command_oom() && !(s.flags & (script::kScriptAllowOom | script::kScriptNoWrites)))
+  if (exec_.pre_command_oom() && !(flags & (script::kScriptAllowOom | script::kScriptNoWrites)))
     return "OOM allow-oom flag is not set on the script, can not run it when used memory > "
            "'maxmemory'";
   return {};
 }
 
-void Scripting::run(Client& caller, std::string_view sha, const Script& s,
-                    std::span<const std::string_view> keys, std::span<const std::string_view> args,
-                    bool read_only_command) {
-  if (std::string why = refusal(s, read_only_command); !why.empty()) {
+template <typename Invoke>
+void Scripting::run_generic(Client& caller, Run& run, unsigned flags, bool read_only_command,
+                            Invoke&& invoke) {
+  if (std::string why = refusal(flags, read_only_command); !why.empty()) {
     caller.reply().error(why);
     return;
   }
-  const bool no_writes =
-      !(s.flags & script::kScriptCompatMode) && (s.flags & script::kScriptNoWrites);
+  const bool compat = (flags & script::kScriptCompatMode) != 0;
+  const bool no_writes = !compat && (flags & script::kScriptNoWrites);
   // The script's client starts in the caller's db, in RESP2, every run (prepareLuaClient).
   script_client_.db = caller.db;
   script_client_.resp = protocol::RespVersion::kResp2;
   script_client_.out.clear();
-  const bool allow_oom =
-      !(s.flags & script::kScriptCompatMode) && (s.flags & script::kScriptAllowOom);
+  const bool allow_oom = !compat && (flags & script::kScriptAllowOom);
   ScriptRunner runner(exec_, script_client_, read_only_command || no_writes, allow_oom);
-  // Keep the sha: the cache entry `s` cannot change during the run (SCRIPT FLUSH is refused
-  // inside scripts and while one is busy), but `sha` may point into the caller's request.
-  Run run{&caller, &runner, std::string(sha), exec_.clock().monotonic_ms()};
+  run.caller = &caller;
+  run.runner = &runner;
+  const std::uint64_t start_us = exec_.clock().read().mono_us;
+  run.start_ms = start_us / 1000;
   run_ = &run;
   exec_.freeze_time(true);  // lazy expiry and relative times see the run's start
   const std::size_t out_before = caller.out.size();
@@ -125,12 +136,50 @@ void Scripting::run(Client& caller, std::string_view sha, const Script& s,
     caller.script_running = false;
     run_ = nullptr;
   });
-  if (engine_->run(run.name, keys, args, runner, caller.reply())) exec_.error_already_counted();
+  if (invoke(runner, caller.reply())) exec_.error_already_counted();
+  const std::uint64_t end_us = exec_.clock().read().mono_us;
+  stats_.record(run.is_eval, run.name, end_us > start_us ? end_us - start_us : 0,
+                caller.out.size() > out_before && caller.out[out_before] == '-');
   if (run.shutdown) {
     // SHUTDOWN NOSAVE: Redis exits from the hook; nothing of the script is logged or answered.
     exec_.effects().discard_unit();
     caller.out.resize(out_before);
   }
+}
+
+void Scripting::run(Client& caller, std::string_view sha, const Script& s,
+                    std::span<const std::string_view> keys, std::span<const std::string_view> args,
+                    bool read_only_command) {
+  // Keep the sha: the cache entry `s` cannot change during the run (SCRIPT FLUSH is refused
+  // inside scripts and while one is busy), but `sha` may point into the caller's request.
+  Run run;
+  run.name = std::string(sha);
+  run_generic(caller, run, s.flags, read_only_command,
+              [&](ScriptRunner& runner, protocol::ReplyWriter out) {
+                return engine_->run(run.name, keys, args, runner, out);
+              });
+}
+
+void Scripting::run_function(Client& caller, const FunctionInfo& f,
+                             std::span<const std::string_view> argv, std::size_t numkeys,
+                             bool read_only_command) {
+  Run run;
+  run.name = f.name;
+  run.is_eval = false;
+  run.argv.assign(argv.begin(), argv.end());
+  const auto keys = argv.subspan(3, numkeys);
+  const auto args = argv.subspan(3 + numkeys);
+  // The library cannot go during the run: FUNCTION DELETE/FLUSH/LOAD are refused inside
+  // scripts and while one is busy, so `f` stays valid.
+  run_generic(caller, run, f.flags, read_only_command,
+              [&](ScriptRunner& runner, protocol::ReplyWriter out) {
+                return functions_->engine().call_function(f.ref, run.name, keys, args, runner, out);
+              });
+}
+
+std::optional<Scripting::RunningFunction> Scripting::running_function() const {
+  if (!run_ || run_->is_eval) return std::nullopt;
+  return RunningFunction{run_->name, run_->argv, exec_.clock().monotonic_ms() - run_->start_ms};
 }
 
 std::string_view Scripting::busy_error() const noexcept {

@@ -565,6 +565,15 @@ std::vector<Script> generic_scripts() {
         {"SCAN", "0", "MATCH", "nomatch*", "COUNT", "100"},
         {"DEL", "sc5"},
         {"SELECT", "0"}}},
+      // The FUNCTION writes publish nothing; a function's own writes do, as any command's.
+      {Mode::kSelf,
+       {{"FUNCTION", "LOAD",
+         "#!lua name=kev\nredis.register_function('kev', function(k) "
+         "return redis.call('set', k[1], 'v') end)"},
+        {"FCALL", "kev", "1", "fk"},
+        {"FUNCTION", "DELETE", "kev"},
+        {"FUNCTION", "RESTORE", "bad"},
+        {"FUNCTION", "FLUSH"}}},
       // Active expiry in its own db, waited for by polling DBSIZE there; one key at a time, as
       // Redis' cycle picks keys in no fixed order.
       {Mode::kActiveExpiry, {{"SELECT", "9"}, {"SET", "ax", "v"}, {"PEXPIRE", "ax", kShortTtlMs}}},
@@ -645,8 +654,9 @@ std::string lower(std::string s) {
 
 /// The name a command has in COMMAND: `container|sub` when its second word is a subcommand.
 std::string table_name(const Args& cmd) {
-  static const std::set<std::string> kContainers = {"object",  "memory", "config", "client",
-                                                    "command", "debug",  "xgroup", "xinfo"};
+  static const std::set<std::string> kContainers = {"object", "memory", "config", "client",
+                                                    "command", "debug", "xgroup", "xinfo",
+                                                    "function"};
   const std::string name = lower(cmd[0]);
   if (kContainers.count(name) && cmd.size() > 1) return name + "|" + lower(cmd[1]);
   return name;

@@ -2,6 +2,9 @@
 // (string 0, list 1 "a length then that many strings", set 2, hash 4, sorted set 5 with binary
 // doubles), AUX fields, SELECTDB + RESIZEDB per non-empty database, EXPIRETIME_MS for keys with
 // a deadline, EOF and the CRC-64/Jones trailer (little-endian), as rdb.c writes and checks it.
+// FUNCTION libraries go after the AUX fields, one RDB_OPCODE_FUNCTION2 (245) and the library's
+// code each, as Redis 7.0 writes them; FUNCTION DUMP's payload is the same records, the RDB
+// version (10) and the CRC-64 (encode/decode_function_payload).
 //
 // API: write_rdb (to a file descriptor, streaming), write_rdb_file (a new file, fdatasynced: the
 // AOF rewrite child's base), save_rdb_file (temp file then rename: SAVE, BGSAVE's child, a new
@@ -16,6 +19,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "listd/store/database.h"
 
@@ -31,10 +35,11 @@ struct RdbReplInfo {
 };
 
 struct RdbSaveOptions {
-  std::string redis_ver = "7.0.15";  ///< AUX "redis-ver"
-  std::int64_t now_ms = 0;           ///< AUX "ctime" and the expiry cut-off
-  bool aof_base = false;             ///< AUX "aof-base" 1: this RDB is an AOF base file
-  std::optional<RdbReplInfo> repl;   ///< the repl-* AUX fields (a replica's full sync)
+  std::string redis_ver = "7.0.15";    ///< AUX "redis-ver"
+  std::int64_t now_ms = 0;             ///< AUX "ctime" and the expiry cut-off
+  bool aof_base = false;               ///< AUX "aof-base" 1: this RDB is an AOF base file
+  std::optional<RdbReplInfo> repl;     ///< the repl-* AUX fields (a replica's full sync)
+  std::vector<std::string> functions;  ///< each FUNCTION library's code
 };
 
 /// Writes the keyspace to `fd` (buffered, one write per 64 KB). False with `err` on failure.
@@ -74,11 +79,18 @@ struct RdbLoadResult {
   std::uint64_t empty_skipped = 0;
   bool checksum_checked = false;
   int repl_stream_db = -1;  ///< AUX "repl-stream-db" when present (a master's full sync)
+  std::vector<std::string> functions;  ///< the FUNCTION libraries' codes, to load
 };
 
 /// Loads RDB bytes (`data` starts with "REDIS") into `keyspace`, which must not hold the keys
 /// already (a duplicate key is an error).
 RdbLoadResult load_rdb(std::string_view data, store::Keyspace& keyspace,
                        const RdbLoadOptions& options);
+
+/// FUNCTION DUMP: a FUNCTION2 record per code, RDB version 10 and the CRC-64, little-endian.
+std::string encode_function_payload(const std::vector<std::string>& codes);
+/// FUNCTION RESTORE's reading of a payload (Redis verifyDumpPayload, then the records): ""
+/// with the codes, or the error reply text.
+std::string decode_function_payload(std::string_view payload, std::vector<std::string>& codes);
 
 }  // namespace listd::persistence

@@ -4,14 +4,20 @@
 //
 // API: compile(sha, body) stores a script; run(sha, keys, args, runner, caller) runs it and
 // writes its reply in the caller's protocol. redis.call / redis.pcall reach the server through
-// CommandRunner, declared here so that this part never depends on the server.
+// CommandRunner, declared here so that this part never depends on the server. An engine that
+// serves FUNCTION libraries (a second instance, as Redis has) loads a library's code with
+// load_library, whose redis.register_function calls reach the server's FunctionRegistrar, and
+// runs a registered callback with call_function.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "listd/protocol/reply_writer.h"
 
@@ -43,6 +49,23 @@ class CommandRunner {
   virtual bool interrupt() { return false; }
 };
 
+/// One redis.register_function call, as FUNCTION LOAD's library registry receives it.
+struct RegisteredFunction {
+  std::string name;
+  std::optional<std::string> description;
+  unsigned flags = 0;  ///< ScriptFlags (no kScriptCompatMode)
+  int ref = 0;         ///< the callback, for call_function / release_function
+};
+
+/// The server side of redis.register_function during one load_library.
+class FunctionRegistrar {
+ public:
+  virtual ~FunctionRegistrar() = default;
+  /// Takes the function, or returns why not (Redis functionLibCreateFunction's text, e.g.
+  /// "Function already exists in the library"); the engine then releases the callback.
+  virtual std::string add(RegisteredFunction function) = 0;
+};
+
 /// How often a run with interrupts calls CommandRunner::interrupt (Redis: 100,000).
 inline constexpr int kInterruptInstructions = 100000;
 
@@ -67,6 +90,20 @@ class LuaEngine {
   bool run(std::string_view sha, std::span<const std::string_view> keys,
            std::span<const std::string_view> args, CommandRunner& runner,
            protocol::ReplyWriter caller);
+  /// FUNCTION LOAD's run of a library's code (after its shebang line, newline kept): the code
+  /// sees only `redis` with register_function, log, the LOG_* levels and the versions, and
+  /// stops with "FUNCTION LOAD timeout" after `timeout_ms` (0: never). Returns "" or the error
+  /// reply text ("ERR Error compiling function: ...", "ERR Error registering functions: ...").
+  /// Callbacks registered before a failure stay registered: the registrar releases them.
+  std::string load_library(std::string_view code, FunctionRegistrar& registrar,
+                           std::uint64_t timeout_ms);
+  /// FCALL: runs callback `ref` with KEYS and ARGV as its two arguments; errors name the
+  /// function ("script: <name>, on @user_function:<line>."). Returns as run().
+  bool call_function(int ref, std::string_view name, std::span<const std::string_view> keys,
+                     std::span<const std::string_view> args, CommandRunner& runner,
+                     protocol::ReplyWriter caller);
+  /// Frees a callback's reference (a library deleted, replaced or flushed).
+  void release_function(int ref);
   /// Bytes the Lua heap holds now (INFO used_memory_lua).
   std::size_t used_memory() const noexcept;
 
@@ -91,6 +128,11 @@ struct Shebang {
   std::size_t length = 0;  ///< bytes before the shebang's newline (0 without one)
   std::string error;       ///< non-empty: the reply text ("Invalid script shebang", ...)
 };
+/// The flag of one name, matched without case as register_function does (0: unknown).
+unsigned script_flag_named(std::string_view name);
+/// The names of `flags`, in Redis' order (FUNCTION LIST).
+std::vector<std::string_view> script_flag_names(unsigned flags);
+
 /// Redis evalExtractShebangFlags: reads `#!lua flags=a,b` on the first line.
 Shebang parse_shebang(std::string_view body);
 

@@ -14,9 +14,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "listd/config/config.h"
 #include "listd/persistence/aof_manifest.h"
@@ -50,6 +52,11 @@ class AofRewrite {
   AofRewrite(const config::ServerSettings& settings, const Clock& clock,
              const store::Keyspace& keyspace, AofWriter& writer,
              persistence::BackgroundChild& child, const PersistenceLog& log);
+
+  /// Where a base file's FUNCTION libraries come from (their codes; none while unset).
+  void set_function_source(std::function<std::vector<std::string>()> source) {
+    function_source_ = std::move(source);
+  }
 
   State state() const noexcept { return state_; }
   bool enabled() const noexcept { return state_ != State::kOff; }
@@ -123,6 +130,7 @@ class AofRewrite {
   AofWriter& writer_;
   persistence::BackgroundChild& child_;
   const PersistenceLog& log_;
+  std::function<std::vector<std::string>()> function_source_;
 
   State state_ = State::kOff;
   std::string dir_;

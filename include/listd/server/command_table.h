@@ -192,6 +192,7 @@ void register_stream_info_commands(CommandTable& table);
 void register_persistence_commands(CommandTable& table);
 void register_pubsub_commands(CommandTable& table);
 void register_script_commands(CommandTable& table);
+void register_function_commands(CommandTable& table);
 void register_replication_commands(CommandTable& table);
 
 }  // namespace listd::server

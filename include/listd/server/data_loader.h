@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "listd/persistence/aof_loader.h"
 #include "listd/persistence/aof_manifest.h"
@@ -50,6 +51,8 @@ class DataLoader {
   std::uint64_t rdb_expired_skipped() const noexcept { return rdb_expired_skipped_; }
 
  private:
+  /// Compiles an RDB's FUNCTION libraries into the server's (a failure stops the load).
+  Status load_functions(const std::vector<std::string>& codes, const std::string& file);
   class ReplaySession;
 
   Status load_legacy(const std::string& legacy_dir, const std::string& name);

@@ -64,6 +64,8 @@ class Persistence final : public EffectConsumer {
   /// the AOF for appending (creating the directory, a base and an incr file if needed).
   /// False with a message when listd must not start.
   bool load_at_startup(std::string& error);
+  /// True while an AOF or RDB is being loaded (FUNCTION LOAD then has no timeout).
+  bool loading() const noexcept { return loader_.loading(); }
   /// Once a second: children, save points, automatic rewrite, background fsync errors.
   void cron();
   /// Writes and fsyncs what is pending, stops the fsync thread, kills children.

@@ -12,18 +12,23 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include "listd/script/engine.h"
 #include "listd/server/client.h"
 #include "listd/server/command_table.h"
+#include "listd/server/script_stats.h"
 
 namespace listd::server {
 
 class Executor;
+class FunctionLibraries;
+struct FunctionInfo;
 class ScriptRunner;
 
 class Scripting {
@@ -50,6 +55,24 @@ class Scripting {
            std::span<const std::string_view> keys, std::span<const std::string_view> args,
            bool read_only_command);
 
+  /// FCALL / FCALL_RO of `function`; `argv` is the caller's whole command (FUNCTION STATS).
+  void run_function(Client& caller, const FunctionInfo& function,
+                    std::span<const std::string_view> argv, std::size_t numkeys,
+                    bool read_only_command);
+  /// The FUNCTION libraries and their engine.
+  FunctionLibraries& functions() noexcept { return *functions_; }
+  const FunctionLibraries& functions() const noexcept { return *functions_; }
+
+  /// What FUNCTION STATS shows of a running function.
+  struct RunningFunction {
+    std::string_view name;
+    std::span<const std::string> argv;
+    std::uint64_t duration_ms = 0;
+  };
+  /// The running function, if a function runs (not an EVAL).
+  std::optional<RunningFunction> running_function() const;
+  bool running_eval() const noexcept { return run_ && run_->is_eval; }
+
   bool running() const noexcept { return run_ != nullptr; }
   /// The running script passed busy-reply-threshold (Redis SCRIPT_TIMEDOUT): other clients
   /// get busy_error() but for the allow-busy commands, served from the script's hook.
@@ -66,6 +89,9 @@ class Scripting {
   /// caller and lets the event loop run; true once the script is killed.
   bool interrupt();
   std::size_t script_count() const noexcept { return scripts_.size(); }
+  /// Per-script calls and times (INFO scriptstats, a listd extension).
+  ScriptStats& stats() noexcept { return stats_; }
+  const ScriptStats& stats() const noexcept { return stats_; }
   /// Bytes of the cached bodies and their names (INFO used_memory_scripts_eval).
   std::size_t scripts_memory() const noexcept { return scripts_bytes_; }
   /// The Lua heap (INFO used_memory_lua).
@@ -76,14 +102,21 @@ class Scripting {
                               std::span<const std::string_view> argv) const;
 
  private:
-  /// Redis scriptPrepareForRun's refusals for a script with a shebang, or "".
-  std::string refusal(const Script& script, bool read_only_command) const;
+  /// Redis scriptPrepareForRun's refusals for a script with a shebang (`flags`), or "".
+  std::string refusal(unsigned flags, bool read_only_command) const;
+  struct Run;
+  /// The run of one script or function: the checks, the script client, frozen time, the
+  /// busy state; `invoke` calls the engine and returns its run() result.
+  template <typename Invoke>
+  void run_generic(Client& caller, Run& run, unsigned flags, bool read_only_command,
+                   Invoke&& invoke);
 
   struct Run {
     Client* caller = nullptr;
     const ScriptRunner* runner = nullptr;
-    std::string name;            ///< the sha (the function name for FCALL)
-    std::uint64_t start_ms = 0;  ///< monotonic, for the busy threshold
+    std::string name;               ///< the sha (the function name for FCALL)
+    std::vector<std::string> argv;  ///< FCALL's command (FUNCTION STATS)
+    std::uint64_t start_ms = 0;     ///< monotonic, for the busy threshold
     bool is_eval = true;
     bool timed_out = false;
     bool killed = false;
@@ -92,8 +125,10 @@ class Scripting {
 
   Executor& exec_;
   std::unique_ptr<script::LuaEngine> engine_;
+  std::unique_ptr<FunctionLibraries> functions_;
   std::unordered_map<std::string, Script> scripts_;  // by lower-case sha
   std::size_t scripts_bytes_ = 0;
+  ScriptStats stats_;
   Client script_client_{0};
   Run* run_ = nullptr;  ///< the running script (one at most: EVAL is refused inside scripts)
 };

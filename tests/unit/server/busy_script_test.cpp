@@ -150,6 +150,66 @@ TEST_F(BusyScriptTest, WaitersAreNeitherTimedOutNorServedWhileBusy) {
   EXPECT_EQ(waiter.out, "*-1\r\n");
 }
 
+// A busy FCALL: the function's BUSY text, SCRIPT KILL refused, FUNCTION STATS showing the
+// running function (allow-busy), FUNCTION KILL stopping it.
+TEST_F(BusyScriptTest, BusyFunctionAnswersWithFunctionKillTexts) {
+  Client& caller = client();
+  Client& other = client();
+  const std::string code = "#!lua name=busy\nredis.register_function('spin', function()\n" +
+                           std::string(kSpin) + "\nend)";
+  ASSERT_EQ(run(caller, {"FUNCTION", "LOAD", code}), "$4\r\nbusy\r\n");
+  std::vector<std::string> seen;
+  yield_.step = [&](int call) {
+    if (call > 1) return;
+    for (auto argv : std::vector<std::vector<std::string_view>>{{"PING"},
+                                                                {"SCRIPT", "KILL"},
+                                                                {"FUNCTION", "DELETE", "busy"},
+                                                                {"FUNCTION", "STATS"},
+                                                                {"FUNCTION", "KILL"}})
+      seen.push_back(run(other, argv));
+  };
+  EXPECT_EQ(run(caller, {"FCALL", "spin", "0", "a1"}),
+            "-ERR Script killed by user with SCRIPT KILL... script: spin, on "
+            "@user_function:3.\r\n");
+  const std::string busy =
+      "-BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN "
+      "NOSAVE.\r\n";
+  ASSERT_EQ(seen.size(), 5u);
+  EXPECT_EQ(seen[0], busy);
+  EXPECT_EQ(seen[1], busy);
+  EXPECT_EQ(seen[2], busy);
+  EXPECT_TRUE(
+      seen[3].starts_with("*4\r\n$14\r\nrunning_script\r\n*6\r\n$4\r\nname\r\n"
+                          "$4\r\nspin\r\n$7\r\ncommand\r\n*4\r\n$5\r\nFCALL\r\n"
+                          "$4\r\nspin\r\n$1\r\n0\r\n$2\r\na1\r\n"
+                          "$11\r\nduration_ms\r\n:"))
+      << seen[3];
+  EXPECT_TRUE(
+      seen[3].ends_with("$7\r\nengines\r\n*2\r\n$3\r\nLUA\r\n*4\r\n"
+                        "$15\r\nlibraries_count\r\n:1\r\n$15\r\nfunctions_count\r\n:1\r\n"))
+      << seen[3];
+  EXPECT_EQ(seen[4], "+OK\r\n");
+  EXPECT_EQ(run(other, {"FUNCTION", "KILL"}), "-NOTBUSY No scripts in execution right now.\r\n");
+}
+
+// FUNCTION STATS during a busy EVAL answers the EVAL's BUSY text, as Redis does.
+TEST_F(BusyScriptTest, FunctionStatsDuringBusyEvalIsBusy) {
+  Client& caller = client();
+  Client& other = client();
+  std::vector<std::string> seen;
+  yield_.step = [&](int call) {
+    if (call > 1) return;
+    seen.push_back(run(other, {"FUNCTION", "STATS"}));
+    seen.push_back(run(other, {"FUNCTION", "KILL"}));
+    seen.push_back(run(other, {"SCRIPT", "KILL"}));
+  };
+  run(caller, {"EVAL", kSpin, "0"});
+  ASSERT_EQ(seen.size(), 3u);
+  EXPECT_EQ(seen[0], kBusy);
+  EXPECT_EQ(seen[1], kBusy);
+  EXPECT_EQ(seen[2], "+OK\r\n");
+}
+
 TEST_F(BusyScriptTest, ThresholdZeroInstallsNoHook) {
   config_.set("lua-time-limit", "0");
   Client& caller = client();
