@@ -309,6 +309,11 @@ constexpr EnumValue kProtectedActions[] = {
     {"local", static_cast<int>(ProtectedAction::kLocal)},
 };
 
+constexpr EnumValue kAclPubsubDefaults[] = {
+    {"resetchannels", 0},
+    {"allchannels", 1},
+};
+
 constexpr long long kMb = 1024LL * 1024;
 
 OptionSpec boolean(std::string_view name, unsigned flags, bool ServerSettings::*field, bool def,
@@ -425,6 +430,9 @@ const std::vector<OptionSpec>& table() {
                                             "repl-ping-slave-period"),
       integer<&S::repl_timeout>("repl-timeout", kNone, 1, INT_MAX, 60),
       boolean("repl-diskless-sync", kNone, &S::repl_diskless_sync, false, &disk_sync_only),
+      enumeration<&S::acl_pubsub_default_all>("acl-pubsub-default", kNone, kAclPubsubDefaults, 0),
+      integer<&S::acllog_max_len>("acllog-max-len", kNone, 0, LONG_MAX, 128),
+      str_option("aclfile", kOptionImmutable, &S::aclfile, "", false),
   };
   return kTable;
 }

@@ -109,6 +109,7 @@ void Scripting::run(Client& caller, std::string_view sha, const Script& s,
       !(s.flags & script::kScriptCompatMode) && (s.flags & script::kScriptNoWrites);
   // The script's client starts in the caller's db, in RESP2, every run (prepareLuaClient).
   script_client_.db = caller.db;
+  script_client_.user = caller.user;  // redis.call is checked as the caller's ACL user
   script_client_.resp = protocol::RespVersion::kResp2;
   script_client_.out.clear();
   const bool allow_oom =

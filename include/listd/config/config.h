@@ -140,6 +140,14 @@ struct ServerSettings {
   int repl_timeout = 60;                        // s of replica silence before it is dropped
   bool repl_diskless_sync = false;  // the RDB goes to a replica from dump.rdb; "yes" is refused
 
+  // ACL users (server/acl.h)
+  bool acl_pubsub_default_all = false;  // acl-pubsub-default: allchannels (true) | resetchannels
+  long long acllog_max_len = 128;
+  std::string aclfile;  // empty: users come from `user` lines and ACL SETUSER
+  /// The config file's `user <name> <rule> ...` lines, without "user", in file order (applied
+  /// at start-up by server::load_users_at_startup, Redis ACLLoadConfiguredUsers).
+  std::vector<std::vector<std::string>> acl_user_lines;
+
   bool operator==(const ServerSettings&) const = default;
 };
 

@@ -181,5 +181,6 @@ void register_persistence_commands(CommandTable& table);
 void register_pubsub_commands(CommandTable& table);
 void register_script_commands(CommandTable& table);
 void register_replication_commands(CommandTable& table);
+void register_acl_commands(CommandTable& table);
 
 }  // namespace listd::server
