@@ -110,6 +110,9 @@ TEST(ConfigTest, EveryOptionHasItsDefault) {
       {"repl-ping-slave-period", "10"},
       {"repl-timeout", "60"},
       {"repl-diskless-sync", "no"},
+      {"acl-pubsub-default", "resetchannels"},
+      {"acllog-max-len", "128"},
+      {"aclfile", ""},
   };
   EXPECT_EQ(all_values(cfg), expected);
 }
