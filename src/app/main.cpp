@@ -12,6 +12,7 @@
 #include "listd/app/logging.h"
 #include "listd/config/config.h"
 #include "listd/net/server.h"
+#include "listd/server/acl_file.h"
 #include "listd/server/clock.h"
 #include "listd/server/executor.h"
 #include "listd/server/persistence.h"
@@ -91,6 +92,10 @@ int main(int argc, char** argv) {
   executor.output_buffer_guard().set_logger(&log_persistence);
   executor.replication().set_logger(&log_persistence);
   executor.replica_side().set_logger(&log_persistence);
+  if (!server::load_users_at_startup(executor.acl(), settings, error)) {
+    spdlog::warn("{}", error);
+    return 1;
+  }
   // Data first (AOF in manifest order with appendonly yes, else dump.rdb), then the port.
   if (!executor.persistence().load_at_startup(error)) {
     spdlog::warn("{}", error);

@@ -169,6 +169,10 @@ std::optional<std::string> Config::set_many(std::span<const NameValue> pairs,
 std::optional<std::string> Config::apply_directive(std::span<const std::string> argv) {
   if (argv.empty()) return std::nullopt;
   const std::string name = base::to_lower(argv[0]);
+  if (name == "user" && argv.size() >= 2) {  // ACL users, loaded by the executor
+    settings_.acl_user_lines.emplace_back(argv.begin() + 1, argv.end());
+    return std::nullopt;
+  }
   const Lookup found = lookup(name);
   if (found.spec == nullptr) {
     // Redis 7 still accepts, and ignores, these retired list settings.

@@ -375,6 +375,11 @@ constexpr EnumValue kProtectedActions[] = {
     {"local", static_cast<int>(ProtectedAction::kLocal)},
 };
 
+constexpr EnumValue kAclPubsubDefaults[] = {
+    {"resetchannels", 0},
+    {"allchannels", 1},
+};
+
 constexpr long long kMb = 1024LL * 1024;
 
 OptionSpec boolean(std::string_view name, unsigned flags, bool ServerSettings::*field, bool def,
@@ -528,6 +533,9 @@ std::vector<OptionSpec> base_options() {
       special(
           "client-output-buffer-limit", kOptionMultiArg,
           {&set_output_buffer_limits, &get_output_buffer_limits, &rewrite_output_buffer_limits}),
+      enumeration<&S::acl_pubsub_default_all>("acl-pubsub-default", kNone, kAclPubsubDefaults, 0),
+      integer<&S::acllog_max_len>("acllog-max-len", kNone, 0, LONG_MAX, 128),
+      str_option("aclfile", kOptionImmutable, &S::aclfile, "", false),
   };
 }
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "listd/server/acl_user.h"
 #include "listd/server/client.h"
 #include "listd/server/output_buffer_limits.h"
 
@@ -32,13 +33,14 @@ std::string client_info_string(const Client& c, std::uint64_t now_ms) {
   return fmt::format(
       "id={} addr={} laddr={} fd={} name={} age={} idle={} flags={} db={} sub={} psub={} ssub={} "
       "multi={} qbuf={} qbuf-free={} argv-mem=0 multi-mem={} rbs={} rbp=0 obl={} oll={} "
-      "omem={} tot-mem={} events=r cmd={} user=default redir=-1 resp={} lib-name={} lib-ver={}",
+      "omem={} tot-mem={} events=r cmd={} user={} redir=-1 resp={} lib-name={} lib-ver={}",
       c.id, c.addr, c.laddr, c.fd, c.name, (now_ms - c.created_ms) / 1000,
       (now_ms - c.last_interaction_ms) / 1000, client_flags(c), c.db, c.pubsub.channels.size(),
       c.pubsub.patterns.size(), c.pubsub.shard_channels.size(),
       c.in_multi ? static_cast<long long>(c.queued.size()) : -1LL, qbuf,
       qbuf > 16384 ? 0 : 16384 - qbuf, multi_mem, kReplyChunkBytes, out.buffer_bytes, out.blocks,
       out.list_bytes, qbuf + out.list_bytes + multi_mem + 16384, c.last_command,
+      c.user ? std::string_view(c.user->name()) : std::string_view("(superuser)"),
       static_cast<int>(c.resp), c.lib_name, c.lib_ver);
 }
 

@@ -128,6 +128,7 @@ CommandTable CommandTable::with_all_commands() {
   register_stream_info_commands(table);
   register_persistence_commands(table);
   register_pubsub_commands(table);
+  register_acl_commands(table);
   register_script_commands(table);
   register_function_commands(table);
   register_replication_commands(table);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "listd/server/acl.h"
 #include "listd/server/blocking_service.h"
 #include "listd/server/command_context.h"
 #include "listd/server/errors.h"
@@ -55,6 +56,14 @@ Executor::Executor(config::Config& config, Clock& clock)
   persistence_->set_rdb_done_hook([this](bool ok) { replication_->rdb_done(ok); });
   replica_side_ = std::make_unique<ReplicationReplica>(*this);
   scripting_ = std::make_unique<Scripting>(*this);
+  acl_ = std::make_unique<Acl>(table_);
+  acl_->set_pubsub_default(config_.settings().acl_pubsub_default_all);
+  acl_->set_default_password(requirepass());
+  config_.on_change([this](std::string_view name) {
+    if (name == "requirepass") acl_->set_default_password(requirepass());
+    if (name == "acl-pubsub-default")
+      acl_->set_pubsub_default(config_.settings().acl_pubsub_default_all);
+  });
 }
 
 Executor::~Executor() {
@@ -72,7 +81,8 @@ Client& Executor::create_client(ClientTransport* transport, std::string addr, st
   c.laddr = std::move(laddr);
   c.fd = fd;
   c.created_ms = c.last_interaction_ms = clock_.monotonic_ms();
-  c.authenticated = requirepass().empty();
+  c.user = &acl_->default_user();
+  c.authenticated = c.user->nopass() && c.user->enabled();  // Redis createClient
   ++stats_.total_connections;
   return c;
 }
@@ -114,6 +124,9 @@ std::string Executor::rejection(const Client& c, std::span<const std::string_vie
   if (!arity_ok(spec->arity, argv.size())) return arity_error(spec->full_name);
   if (c.master) return {};  // our master's stream is obeyed (Redis mustObeyClient)
   if (!c.authenticated && !(spec->flags & kNoAuth)) return std::string(kNoAuthErr);
+  // One load and test for a user that may run anything (`default` unless restricted).
+  if (c.user && !c.user->unrestricted())
+    if (std::string error = acl_refusal(c, *spec, argv); !error.empty()) return error;
   if (pre_command_oom_ && denied_on_oom(c, *spec, argv)) return std::string(kOomErr);
   if (persistence_->refusing_writes() && (spec->flags & (kWrite | kDeniedOnDiskError)))
     return std::string(kMisconfRdbErr);
@@ -256,7 +269,17 @@ void Executor::dispatch(Client& c, const CommandSpec& spec, std::span<const std:
 void Executor::run_queued(Client& c, std::span<const std::string_view> argv) {
   const CommandSpec* spec = table_.find(argv[0]);
   if (spec && !spec->subcommands.empty()) spec = spec->find_subcommand(argv[1]);
-  // The command was validated when queued; the table does not change at run time.
+  // The command was validated when queued; the table does not change at run time, but the
+  // user's ACL rules may have (Redis execCommand checks them again).
+  if (c.user && !c.user->unrestricted()) {
+    std::size_t at = 0;
+    if (const AclDenial denial = c.user->check(*spec, argv, at); denial != AclDenial::kNone) {
+      acl_log(c, acl_log_reason(denial),
+              denial == AclDenial::kCommand ? spec->full_name : std::string(argv[at]));
+      c.reply().error(acl_exec_denial_error(denial));
+      return;
+    }
+  }
   if (clients_.has_monitors()) feed_monitors(c, argv);
   dispatch(c, *spec, argv, true);
 }

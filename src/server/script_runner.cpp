@@ -2,6 +2,7 @@
 #include "listd/server/script_runner.h"
 
 #include "listd/base/scope_exit.h"
+#include "listd/server/acl.h"
 #include "listd/server/command_table.h"
 #include "listd/server/errors.h"
 #include "listd/server/executor.h"
@@ -33,6 +34,14 @@ std::string ScriptRunner::call(std::span<const std::string_view> argv, protocol:
   if (!arity_ok(spec->arity, argv.size()))
     return "Wrong number of args calling Redis command from script";
   if (spec->flags & kNoScript) return "This Redis command is not allowed from script";
+  if (client_.user && !client_.user->unrestricted()) {  // Redis scriptVerifyACL
+    std::size_t at = 0;
+    if (const AclDenial denial = client_.user->check(*spec, argv, at); denial != AclDenial::kNone) {
+      exec_.acl_log(client_, acl_log_reason(denial),
+                    denial == AclDenial::kCommand ? spec->full_name : std::string(argv[at]));
+      return "The user executing the script " + std::string(acl_denial_reason(denial));
+    }
+  }
   const bool writes = (spec->flags & kWrite) != 0;
   if (read_only_ && (writes || (spec->flags & kMayReplicate)))
     return "Write commands are not allowed from read-only scripts.";

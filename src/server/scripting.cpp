@@ -120,6 +120,7 @@ void Scripting::run_generic(Client& caller, Run& run, unsigned flags, bool read_
   const bool no_writes = !compat && (flags & script::kScriptNoWrites);
   // The script's client starts in the caller's db, in RESP2, every run (prepareLuaClient).
   script_client_.db = caller.db;
+  script_client_.user = caller.user;  // redis.call is checked as the caller's ACL user
   script_client_.resp = protocol::RespVersion::kResp2;
   script_client_.out.clear();
   const bool allow_oom = !compat && (flags & script::kScriptAllowOom);

@@ -165,6 +165,14 @@ struct ServerSettings {
   std::string replica_announce_ip;  // REPLCONF ip-address
   int replica_announce_port = 0;    // REPLCONF listening-port (0: our port)
 
+  // ACL users (server/acl.h)
+  bool acl_pubsub_default_all = false;  // acl-pubsub-default: allchannels (true) | resetchannels
+  long long acllog_max_len = 128;
+  std::string aclfile;  // empty: users come from `user` lines and ACL SETUSER
+  /// The config file's `user <name> <rule> ...` lines, without "user", in file order (applied
+  /// at start-up by server::load_users_at_startup, Redis ACLLoadConfiguredUsers).
+  std::vector<std::vector<std::string>> acl_user_lines;
+
   bool operator==(const ServerSettings&) const = default;
 };
 

@@ -19,6 +19,8 @@
 
 namespace listd::server {
 
+class AclUser;
+
 /// What the executor may ask of the transport behind a client (implemented by net).
 class ClientTransport {
  public:
@@ -89,6 +91,9 @@ struct Client {
   int db = 0;
   protocol::RespVersion resp = protocol::RespVersion::kResp2;
   bool authenticated = false;
+  /// The ACL user it runs as (acl.h); null for internal clients (AOF loading, scripts' own
+  /// client), which are never checked. Moved to `default` before its user is deleted.
+  AclUser* user = nullptr;
   bool close_after_reply = false;  ///< QUIT, protocol error, CLIENT KILL: close once flushed
   /// Over its output-buffer limit (output_buffer_limits.h): gets no more output, runs no more
   /// commands, and is closed at the end of the turn without its output being written.

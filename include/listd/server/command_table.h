@@ -194,5 +194,6 @@ void register_pubsub_commands(CommandTable& table);
 void register_script_commands(CommandTable& table);
 void register_function_commands(CommandTable& table);
 void register_replication_commands(CommandTable& table);
+void register_acl_commands(CommandTable& table);
 
 }  // namespace listd::server

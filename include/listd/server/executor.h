@@ -43,6 +43,9 @@
 
 namespace listd::server {
 
+class Acl;
+class AclUser;
+enum class AclLogReason : std::uint8_t;
 class CommandContext;
 class EventLoopYield;
 class Persistence;
@@ -129,6 +132,17 @@ class Executor {
   std::mt19937_64& rng() noexcept { return rng_; }
   /// The requirepass currently in force (empty = no auth).
   const std::string& requirepass() const;
+  /// The ACL users and log (acl.h).
+  Acl& acl() noexcept { return *acl_; }
+  /// Files a denial (or a failed AUTH) of `c` in ACL LOG, with `c`'s CLIENT LIST line;
+  /// `username` defaults to c's user (acl_enforcement.cpp).
+  void acl_log(const Client& c, AclLogReason reason, std::string object,
+               std::string username = {}) const;
+  /// After ACL SETUSER changed `user`: its subscribers to channels it may no longer use are
+  /// disconnected (Redis ACLKillPubsubClientsIfNeeded).
+  void acl_user_changed(const AclUser& user);
+  /// Before `user` is deleted: its clients become `default`, unauthenticated, and are closed.
+  void acl_user_deleted(const AclUser& user);
   void request_shutdown() noexcept { shutdown_requested_ = true; }
   PubSub& pubsub() noexcept { return pubsub_; }
   /// Keyspace notifications (keyspace_events.h): `event` on `key` of `db`, published with the
@@ -211,6 +225,9 @@ class Executor {
   /// Resolves `spec` to the subcommand when there is one.
   std::string rejection(const Client& client, std::span<const std::string_view> argv,
                         const CommandSpec*& spec) const;
+  /// The NOPERM error for `c` running `argv` (logged in ACL LOG), or "".
+  std::string acl_refusal(const Client& c, const CommandSpec& spec,
+                          std::span<const std::string_view> argv) const;
   void active_expire_step();
   /// Redis processCommand's maxmemory rule: a denyoom command (EXEC: one queued; a script:
   /// its shebang's), or any command but EXEC, DISCARD, QUIT and RESET inside MULTI.
@@ -247,6 +264,7 @@ class Executor {
   std::unique_ptr<ReplicationMaster> replication_;
   std::unique_ptr<ReplicationReplica> replica_side_;
   std::unique_ptr<Scripting> scripting_;
+  std::unique_ptr<Acl> acl_;
   PubSub pubsub_{[this](Client& c) { clients_.queue_flush(c); }};
   KeyspaceEvents events_{config_.settings(), pubsub_};
   const Client* running_client_ = nullptr;  // the client whose command runs (dispatch)

@@ -42,6 +42,8 @@ class OrderedNames {
   std::size_t size() const noexcept { return order_.size(); }
   bool empty() const noexcept { return order_.empty(); }
   const std::string& front() const { return order_.front(); }
+  /// Every name, in insertion order.
+  const std::list<std::string>& names() const noexcept { return order_; }
 
  private:
   struct ViewHash {

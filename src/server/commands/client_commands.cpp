@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "listd/base/number.h"
+#include "listd/server/acl.h"
 #include "listd/server/client_info.h"
 #include "listd/server/command_context.h"
 #include "listd/server/command_table.h"
@@ -136,6 +137,7 @@ void cmd_client_kill(CommandContext& ctx) {
   std::optional<config::ClientClass> type;
   bool master_type = false;  // TYPE master: our master's link
   std::optional<long long> maxage;
+  const AclUser* user = nullptr;
   for (std::size_t i = 2; i < ctx.argc(); i += 2) {
     const std::string_view opt = ctx.arg(i), val = ctx.arg(i + 1);
     long long n = 0;
@@ -150,8 +152,8 @@ void cmd_client_kill(CommandContext& ctx) {
     } else if (base::iequals(opt, "laddr")) {
       laddr = val;
     } else if (base::iequals(opt, "user")) {
-      // Redis ACLGetUserByName: listd's one user is `default` (case-sensitive, as there).
-      if (val != "default") {
+      user = exec.acl().find(val);  // Redis ACLGetUserByName: case-sensitive
+      if (!user) {
         ctx.reply().error("ERR No such user '" + std::string(until_nul(val)) + "'");
         return;
       }
@@ -187,6 +189,7 @@ void cmd_client_kill(CommandContext& ctx) {
     if (id && c.id != *id) return;
     if (addr && c.addr != *addr) return;
     if (laddr && c.laddr != *laddr) return;
+    if (user && c.user != user) return;
     if (maxage && static_cast<long long>((now - c.created_ms) / 1000) < *maxage) return;
     if (skipme && &c == &ctx.client()) return;
     victims.push_back(&c);

@@ -1,5 +1,6 @@
 // Connection commands: PING, ECHO, QUIT, SELECT, AUTH, HELLO, RESET.
 #include "listd/base/number.h"
+#include "listd/server/acl.h"
 #include "listd/server/command_context.h"
 #include "listd/server/command_table.h"
 #include "listd/server/errors.h"
@@ -10,11 +11,22 @@
 namespace listd::server {
 namespace {
 
-// Redis' "default" user with requirepass: any password when none is configured.
-bool password_accepted(Executor& exec, std::string_view user, std::string_view pass) {
-  if (user != "default") return false;
-  const std::string& required = exec.requirepass();
-  return required.empty() || pass == required;
+// Redis ACLAuthenticateUser: the client becomes `user`, or the failure goes to ACL LOG.
+bool authenticate(CommandContext& ctx, std::string_view user, std::string_view pass) {
+  Executor& exec = ctx.exec();
+  if (AclUser* u = exec.acl().authenticate(user, pass)) {
+    ctx.client().authenticated = true;
+    ctx.client().user = u;
+    return true;
+  }
+  exec.acl_log(ctx.client(), AclLogReason::kAuth, std::string(ctx.arg(0)), std::string(user));
+  return false;
+}
+
+// Redis clientSetDefaultAuth.
+void set_default_auth(Executor& exec, Client& c) {
+  c.user = &exec.acl().default_user();
+  c.authenticated = c.user->nopass() && c.user->enabled();
 }
 
 // PING [message]
@@ -66,13 +78,12 @@ void cmd_auth(CommandContext& ctx) {
   // Passwords never reach the slow log (Redis redacts them before any check).
   ctx.exec().redact_argument(1);
   if (with_user) ctx.exec().redact_argument(2);
-  if (!with_user && ctx.exec().requirepass().empty()) {
+  if (!with_user && ctx.exec().acl().default_user().nopass()) {
     ctx.reply().error(kAuthNotConfiguredErr);
     return;
   }
   const std::string_view user = with_user ? ctx.arg(1) : std::string_view("default");
-  if (password_accepted(ctx.exec(), user, ctx.arg(ctx.argc() - 1))) {
-    ctx.client().authenticated = true;
+  if (authenticate(ctx, user, ctx.arg(ctx.argc() - 1))) {
     ctx.reply().ok();
   } else {
     ctx.reply().error(kWrongPassErr);
@@ -116,11 +127,10 @@ void cmd_hello(CommandContext& ctx) {
     }
   }
   if (has_auth) {
-    if (!password_accepted(ctx.exec(), user, pass)) {
+    if (!authenticate(ctx, user, pass)) {
       ctx.reply().error(kWrongPassErr);
       return;
     }
-    c.authenticated = true;
   }
   if (!c.authenticated) {
     ctx.reply().error(
@@ -167,7 +177,7 @@ void cmd_reset(CommandContext& ctx) {
   c.no_evict = false;
   c.no_touch = false;
   c.name.clear();
-  c.authenticated = exec.requirepass().empty();
+  set_default_auth(exec, c);
   ctx.reply().simple("RESET");
 }
 

@@ -132,6 +132,9 @@ TEST(ConfigTest, EveryOptionHasItsDefault) {
       {"slave-announce-ip", ""},
       {"replica-announce-port", "0"},
       {"slave-announce-port", "0"},
+      {"acl-pubsub-default", "resetchannels"},
+      {"acllog-max-len", "128"},
+      {"aclfile", ""},
   };
   EXPECT_EQ(all_values(cfg), expected);
 }
