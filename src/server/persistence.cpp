@@ -7,8 +7,8 @@
 #include "listd/persistence/file_io.h"
 #include "listd/persistence/rdb.h"
 #include "listd/server/executor.h"
-#include "listd/server/key_access.h"
 #include "listd/server/function_library.h"
+#include "listd/server/key_access.h"
 #include "listd/server/scripting.h"
 #include "listd/server/version.h"
 

@@ -10,9 +10,11 @@
 #include "listd/server/blocking_service.h"
 #include "listd/server/errors.h"
 #include "listd/server/executor.h"
+#include "listd/server/function_library.h"
 #include "listd/server/master_link.h"
 #include "listd/server/persistence.h"
 #include "listd/server/replication_master.h"
+#include "listd/server/scripting.h"
 
 namespace listd::server {
 namespace {
@@ -377,6 +379,14 @@ void ReplicationReplica::load_payload() {
   if (!loaded.ok) {
     drop_link(fmt::format("Failed trying to load the MASTER synchronization DB: {}", loaded.error),
               false);
+    return;
+  }
+  // The master's FUNCTION libraries replace ours, as 7.0's readSyncBulkPayload swaps in the
+  // library context it loaded (all or nothing: a failed restore keeps ours and the old data).
+  if (std::string error =
+          exec_.scripting().functions().restore(loaded.functions, RestorePolicy::kFlush);
+      !error.empty()) {
+    drop_link(fmt::format("Failed loading the MASTER's functions: {}", error), false);
     return;
   }
   log_.notice("MASTER <-> REPLICA sync: Flushing old data");

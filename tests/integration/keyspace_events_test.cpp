@@ -654,9 +654,8 @@ std::string lower(std::string s) {
 
 /// The name a command has in COMMAND: `container|sub` when its second word is a subcommand.
 std::string table_name(const Args& cmd) {
-  static const std::set<std::string> kContainers = {"object", "memory", "config", "client",
-                                                    "command", "debug", "xgroup", "xinfo",
-                                                    "function"};
+  static const std::set<std::string> kContainers = {
+      "object", "memory", "config", "client", "command", "debug", "xgroup", "xinfo", "function"};
   const std::string name = lower(cmd[0]);
   if (kContainers.count(name) && cmd.size() > 1) return name + "|" + lower(cmd[1]);
   return name;

@@ -78,7 +78,7 @@ struct RdbLoadResult {
   std::uint64_t expired_skipped = 0;
   std::uint64_t empty_skipped = 0;
   bool checksum_checked = false;
-  int repl_stream_db = -1;  ///< AUX "repl-stream-db" when present (a master's full sync)
+  int repl_stream_db = -1;             ///< AUX "repl-stream-db" when present (a master's full sync)
   std::vector<std::string> functions;  ///< the FUNCTION libraries' codes, to load
 };
 
