@@ -112,6 +112,16 @@ const std::string kIn10s = std::to_string(kNow + 10000);
 const std::string kIn5s = std::to_string(kNow + 5000);
 const std::string kFar = "4102444800600";  // an absolute deadline in ms (2100-01-01T00:00:00.6)
 
+/// FUNCTION DUMP's payload of a server holding only `library` (the bulk reply's bytes).
+std::string function_dump(const std::string& library) {
+  TestServer t;
+  auto& a = t.client();
+  t.run_strings(a, {"FUNCTION", "LOAD", library});
+  const std::string reply = t.run(a, {"FUNCTION", "DUMP"});
+  const std::size_t body = reply.find("\r\n") + 2;
+  return reply.substr(body, reply.size() - body - 2);
+}
+
 std::vector<EffectCase> cases() {
   using V = std::vector<std::string>;
   const V list = {"RPUSH", "l", "a", "b", "c"};
@@ -121,6 +131,8 @@ std::vector<EffectCase> cases() {
   const V entry = {"XADD", "x", "1-1", "f", "v"};
   const V group = {"XGROUP", "CREATE", "x", "g", "0"};
   const V read_one = {"XREADGROUP", "GROUP", "g", "c", "STREAMS", "x", ">"};
+  const std::string library =
+      "#!lua name=lib\nredis.register_function('f', function() return 1 end)";
   auto claim = [](const std::string& id, const std::string& count, const std::string& last) {
     return V{"XCLAIM",     "x",   "g",     "c",      "0",      id,  "TIME", std::to_string(kNow),
              "RETRYCOUNT", count, "FORCE", "JUSTID", "LASTID", last};
@@ -247,6 +259,11 @@ std::vector<EffectCase> cases() {
        {"XGROUP", "DELCONSUMER", "x", "g", "c"},
        {}},
       {"xsetid", {entry, group}, {"XSETID", "x", "9-9", "ENTRIESADDED", "5"}, {}},
+      // FUNCTION's writes go out as they were sent (Redis 7.0 functionLoadCommand & co.).
+      {"function|load", {}, {"FUNCTION", "LOAD", library}, {}},
+      {"function|delete", {{"FUNCTION", "LOAD", library}}, {"FUNCTION", "DELETE", "lib"}, {}},
+      {"function|flush", {{"FUNCTION", "LOAD", library}}, {"FUNCTION", "FLUSH", "SYNC"}, {}},
+      {"function|restore", {}, {"FUNCTION", "RESTORE", function_dump(library)}, {}},
       {"xack", {entry, group, read_one}, {"XACK", "x", "g", "1-1"}, {}},
       {"xreadgroup",
        {entry, group, {"XADD", "x", "1-2", "f", "v"}},
