@@ -83,6 +83,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "Can't open the log file: %s\n", error.c_str());
     return 1;
   }
+  app::log_inert_options(settings);
 
   server::SystemClock clock;
   server::Executor executor(config, clock);

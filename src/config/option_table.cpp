@@ -352,7 +352,7 @@ OptionSpec special(std::string_view name, unsigned flags, SpecialSpec spec) {
 const std::vector<OptionSpec>& table() {
   using S = ServerSettings;
   constexpr unsigned kNone = 0;
-  static const std::vector<OptionSpec> kTable = {
+  static const std::vector<OptionSpec> kTable = with_inert_options({
       integer<&S::port>("port", kOptionImmutable, 0, 65535, 6379),
       special("bind", kOptionImmutable | kOptionMultiArg, {&set_bind, &get_bind, &rewrite_bind}),
       str_option("requirepass", kOptionSensitive, &S::requirepass, "", true),
@@ -419,7 +419,7 @@ const std::vector<OptionSpec>& table() {
                                             "repl-ping-slave-period"),
       integer<&S::repl_timeout>("repl-timeout", kNone, 1, INT_MAX, 60),
       boolean("repl-diskless-sync", kNone, &S::repl_diskless_sync, false, &disk_sync_only),
-  };
+  });
   return kTable;
 }
 
@@ -509,6 +509,8 @@ bool set_option(const OptionSpec& spec, ServerSettings& s, Args args, bool from_
         using T = std::decay_t<decltype(impl)>;
         if constexpr (std::is_same_v<T, SpecialSpec>) {
           return impl.set(s, args, from_file, err);
+        } else if constexpr (std::is_same_v<T, InertSpec>) {
+          return set_inert(spec, impl, s, args[0], from_file, err);
         } else {
           // Single-word options always get exactly one word here (CONFIG SET passes the value,
           // the file loader checks the count first).
@@ -523,7 +525,7 @@ bool set_option(const OptionSpec& spec, ServerSettings& s, Args args, bool from_
               err = "argument must be 'yes' or 'no'";
               return false;
             }
-            if (impl.validate != nullptr) {
+            if (impl.validate != nullptr && !from_file) {
               if (const char* e = impl.validate(v)) {
                 err = e;
                 return false;
@@ -536,7 +538,7 @@ bool set_option(const OptionSpec& spec, ServerSettings& s, Args args, bool from_
           } else if constexpr (std::is_same_v<T, EnumSpec>) {
             for (const EnumValue& v : impl.values) {
               if (iequals(v.name, text)) {
-                if (impl.validate != nullptr) {
+                if (impl.validate != nullptr && !from_file) {
                   if (const char* e = impl.validate(v.value)) {
                     err = e;
                     return false;
@@ -546,7 +548,7 @@ bool set_option(const OptionSpec& spec, ServerSettings& s, Args args, bool from_
                 return true;
               }
             }
-            err = "argument must be one of the following: ";
+            err = "argument(s) must be one of the following: ";
             for (std::size_t i = 0; i < impl.values.size(); ++i) {
               if (i != 0) err += ", ";
               err += impl.values[i].name;
@@ -579,6 +581,8 @@ std::string get_option(const OptionSpec& spec, const ServerSettings& s) {
           return std::string(enum_name(impl, impl.load(s)));
         } else if constexpr (std::is_same_v<T, StringSpec>) {
           return s.*impl.field;
+        } else if constexpr (std::is_same_v<T, InertSpec>) {
+          return get_inert(spec, impl, s);
         } else {
           return impl.get(s);
         }
@@ -607,11 +611,36 @@ RewriteEntry rewrite_option(const OptionSpec& spec, const ServerSettings& s) {
           if (impl.empty_is_null && v.empty()) return {name, {}, false};
           const bool force = impl.empty_is_null || v != impl.def;
           return {name, {fmt::format("{} {}", name, base::repr(v))}, force};
+        } else if constexpr (std::is_same_v<T, InertSpec>) {
+          return rewrite_inert(spec, impl, s);
         } else {
           return impl.rewrite(s);
         }
       },
       spec.impl);
+}
+
+std::optional<std::string> refused_after_load(const ServerSettings& s) {
+  for (const OptionSpec& spec : table()) {
+    const char* why = std::visit(
+        [&](const auto& impl) -> const char* {
+          using T = std::decay_t<decltype(impl)>;
+          if constexpr (std::is_same_v<T, BoolSpec>) {
+            return impl.validate != nullptr ? impl.validate(s.*impl.field) : nullptr;
+          } else if constexpr (std::is_same_v<T, EnumSpec>) {
+            return impl.validate != nullptr ? impl.validate(impl.load(s)) : nullptr;
+          } else if constexpr (std::is_same_v<T, InertSpec>) {
+            return impl.refuse != nullptr ? impl.refuse(get_inert(spec, impl, s)) : nullptr;
+          } else {
+            return nullptr;
+          }
+        },
+        spec.impl);
+    if (why != nullptr) {
+      return fmt::format("'{} {}': {}", spec.info.name, get_option(spec, s), why);
+    }
+  }
+  return std::nullopt;
 }
 
 }  // namespace detail

@@ -19,6 +19,8 @@
 #include <utility>
 #include <vector>
 
+#include "listd/config/inert_options.h"
+
 namespace listd::config {
 
 /// loglevel values, least to most severe.
@@ -150,6 +152,7 @@ struct ServerSettings {
   int repl_ping_replica_period = 10;            // s between the stream's pings
   int repl_timeout = 60;                        // s of replica silence before it is dropped
   bool repl_diskless_sync = false;  // the RDB goes to a replica from dump.rdb; "yes" is refused
+  InertValues inert;                // options listd accepts and reports but does not act on
 
   bool operator==(const ServerSettings&) const = default;
 };
