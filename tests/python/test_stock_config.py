@@ -41,15 +41,17 @@ class RedisOracleOnFile(RedisOracle):
 
 
 class ConfFileServer(ListdServer):
-    """The server under test started on a config file (which must come first for Redis)."""
+    """The server under test started on a config file (which must come first for Redis);
+    with bind=False the file's own `bind` is used."""
 
-    def __init__(self, conf, args=()):
+    def __init__(self, conf, args=(), bind=True):
         super().__init__(args)
         self.conf = conf
+        self.bind = bind
 
     def command(self, port):
-        return [listd_binary(), self.conf, "--port", str(port), "--bind", "127.0.0.1",
-                *self.args]
+        bind = ["--bind", "127.0.0.1"] if self.bind else []
+        return [listd_binary(), self.conf, "--port", str(port), *bind, *self.args]
 
 
 @pytest.fixture(scope="module")
@@ -147,11 +149,13 @@ def test_debian_redis_conf_starts_the_server(tmp_path):
     shutil.copyfile(DEBIAN_CONF, conf)
     srv = ConfFileServer(str(conf), [
         "--dir", str(tmp_path), "--daemonize", "no", "--pidfile", "",
-        "--logfile", "", "--repl-diskless-sync", "no", "--io-threads", "2"])
+        "--logfile", "", "--repl-diskless-sync", "no", "--io-threads", "2"], bind=False)
     srv.start()
     try:
         conn = client(srv)
         assert conn.ping() is True
+        # The file's `bind 127.0.0.1 -::1`: the IPv6 address is optional ('-').
+        assert conn.config_get("bind") == {"bind": "127.0.0.1 -::1"}
         # Values of the file, and the command line's overrides, as CONFIG GET reports them.
         assert conn.config_get("proc-title-template") == {
             "proc-title-template": "{title} {listen-addr} {server-mode}"}
