@@ -171,3 +171,15 @@ def test_debian_redis_conf_starts_the_server(tmp_path):
     finally:
         srv.stop()
         srv.close()
+
+
+def test_an_optional_bind_address_the_host_lacks_is_skipped():
+    # 10.255.255.1 is not an address of this host: with '-' it is skipped (EADDRNOTAVAIL).
+    srv = ListdServer(["--bind", "127.0.0.1 -10.255.255.1"]).start()
+    try:
+        conn = client(srv)
+        assert conn.ping() is True
+        assert conn.config_get("bind") == {"bind": "127.0.0.1 -10.255.255.1"}
+    finally:
+        srv.stop()
+        srv.close()
