@@ -38,4 +38,13 @@ bool setup_logging(const config::ServerSettings& settings, std::string& error) {
   return true;
 }
 
+void log_inert_options(const config::ServerSettings& settings) {
+  for (const auto& [name, value] : settings.inert.non_default) {
+    spdlog::info(
+        "Option '{}' is set to '{}', but listd does not act on it (see the inert "
+        "options in docs/COMPATIBILITY.md)",
+        name, config::Config::find_option(name)->sensitive() ? "(redacted)" : value);
+  }
+}
+
 }  // namespace listd::app

@@ -68,6 +68,18 @@ void ignore_stop_signals(asio::signal_set& signals) {
   ::pthread_sigmask(SIG_UNBLOCK, &stop_signals, nullptr);
 }
 
+// Loggers, ACL users, then the data (AOF in manifest order with appendonly yes, else
+// dump.rdb): all before the port opens.
+bool prepare_executor(server::Executor& executor, const config::ServerSettings& settings,
+                      std::string& error) {
+  executor.persistence().set_logger(&log_persistence);
+  executor.output_buffer_guard().set_logger(&log_persistence);
+  executor.replication().set_logger(&log_persistence);
+  executor.replica_side().set_logger(&log_persistence);
+  return server::load_users_at_startup(executor.acl(), settings, error) &&
+         executor.persistence().load_at_startup(error);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -85,19 +97,11 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "Can't open the log file: %s\n", error.c_str());
     return 1;
   }
+  app::log_inert_options(settings);
 
   server::SystemClock clock;
   server::Executor executor(config, clock);
-  executor.persistence().set_logger(&log_persistence);
-  executor.output_buffer_guard().set_logger(&log_persistence);
-  executor.replication().set_logger(&log_persistence);
-  executor.replica_side().set_logger(&log_persistence);
-  if (!server::load_users_at_startup(executor.acl(), settings, error)) {
-    spdlog::warn("{}", error);
-    return 1;
-  }
-  // Data first (AOF in manifest order with appendonly yes, else dump.rdb), then the port.
-  if (!executor.persistence().load_at_startup(error)) {
+  if (!prepare_executor(executor, settings, error)) {
     spdlog::warn("{}", error);
     return 1;
   }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "listd/base/redis_text.h"
+#include "option_table.h"
 
 namespace listd::config {
 namespace {
@@ -156,12 +157,25 @@ std::optional<std::string> load_text(std::string_view text, Config& cfg, int dep
 
 }  // namespace
 
+namespace {
+
+// The values listd refuses count once the whole load is done, as Redis keeps the last one.
+std::optional<std::string> refuse_final_values(std::optional<std::string> err, const Config& cfg) {
+  if (err) return err;
+  if (std::optional<std::string> why = detail::refused_after_load(cfg.settings())) {
+    return fatal(*why);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::optional<std::string> load_config_text(std::string_view text, Config& cfg) {
-  return load_text(text, cfg, 0);
+  return refuse_final_values(load_text(text, cfg, 0), cfg);
 }
 
 std::optional<std::string> load_config_file(const std::string& path, Config& cfg) {
-  return load_file(path, cfg, 0);
+  return refuse_final_values(load_file(path, cfg, 0), cfg);
 }
 
 // ---- CONFIG REWRITE --------------------------------------------------------------------------

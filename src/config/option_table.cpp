@@ -198,79 +198,6 @@ RewriteEntry rewrite_replicaof(const ServerSettings& s) {
   return {"replicaof", {fmt::format("replicaof {} {}", s.replicaof_host, s.replicaof_port)}, true};
 }
 
-struct NotifyClass {
-  char letter;
-  int flag;
-};
-
-// Redis' keyspaceEventsFlagsToString order (A and the K/E/m suffix handled separately).
-constexpr NotifyClass kNotifyClasses[] = {
-    {'g', kNotifyGeneric}, {'$', kNotifyString}, {'l', kNotifyList},    {'s', kNotifySet},
-    {'h', kNotifyHash},    {'z', kNotifyZset},   {'x', kNotifyExpired}, {'e', kNotifyEvicted},
-    {'t', kNotifyStream},  {'d', kNotifyModule}, {'n', kNotifyNew},
-};
-
-std::optional<int> parse_notify_flags(std::string_view text) {
-  int flags = 0;
-  for (char c : text) {
-    if (c == '\0') break;  // Redis walks a C string
-    switch (c) {
-      case 'A': flags |= kNotifyAll; break;
-      case 'K': flags |= kNotifyKeyspace; break;
-      case 'E': flags |= kNotifyKeyevent; break;
-      case 'm': flags |= kNotifyKeyMiss; break;
-      default: {
-        const auto* it = std::find_if(std::begin(kNotifyClasses), std::end(kNotifyClasses),
-                                      [c](const NotifyClass& k) { return k.letter == c; });
-        if (it == std::end(kNotifyClasses)) return std::nullopt;
-        flags |= it->flag;
-      }
-    }
-  }
-  return flags;
-}
-
-std::string notify_flags_to_string(int flags) {
-  std::string out;
-  if ((flags & kNotifyAll) == kNotifyAll) {
-    // Redis 7.0 prints "A" and then skips every class letter, 'n' included even though "A"
-    // does not contain it.
-    out += 'A';
-  } else {
-    for (const NotifyClass& k : kNotifyClasses) {
-      if (flags & k.flag) out += k.letter;
-    }
-  }
-  if (flags & kNotifyKeyspace) out += 'K';
-  if (flags & kNotifyKeyevent) out += 'E';
-  if (flags & kNotifyKeyMiss) out += 'm';
-  return out;
-}
-
-bool set_notify(ServerSettings& s, Args args, bool, std::string& err) {
-  if (args.size() != 1) {
-    err = "wrong number of arguments";
-    return false;
-  }
-  const std::optional<int> flags = parse_notify_flags(args[0]);
-  if (!flags) {
-    err = "Invalid event class character. Use 'Ag$lshzxeKEtmdn'.";
-    return false;
-  }
-  s.notify_keyspace_events = *flags;
-  return true;
-}
-
-std::string get_notify(const ServerSettings& s) {
-  return notify_flags_to_string(s.notify_keyspace_events);
-}
-
-RewriteEntry rewrite_notify(const ServerSettings& s) {
-  return {"notify-keyspace-events",
-          {"notify-keyspace-events " + base::repr(get_notify(s))},
-          s.notify_keyspace_events != 0};
-}
-
 // latency-tracking-info-percentiles: percentiles between 0 and 100, or none ("").
 bool set_percentiles(ServerSettings& s, Args args, bool, std::string& err) {
   if (args.size() == 1 && args[0].empty()) args = {};
@@ -545,7 +472,7 @@ const std::vector<OptionSpec>& table() {
   static const std::vector<OptionSpec> kTable = [] {
     std::vector<OptionSpec> t = base_options();
     add_replication_options(t);
-    return t;
+    return with_inert_options(std::move(t));
   }();
   return kTable;
 }
@@ -636,6 +563,8 @@ bool set_option(const OptionSpec& spec, ServerSettings& s, Args args, bool from_
         using T = std::decay_t<decltype(impl)>;
         if constexpr (std::is_same_v<T, SpecialSpec>) {
           return impl.set(s, args, from_file, err);
+        } else if constexpr (std::is_same_v<T, InertSpec>) {
+          return set_inert(spec, impl, s, args[0], from_file, err);
         } else {
           // Single-word options always get exactly one word here (CONFIG SET passes the value,
           // the file loader checks the count first).
@@ -650,7 +579,7 @@ bool set_option(const OptionSpec& spec, ServerSettings& s, Args args, bool from_
               err = "argument must be 'yes' or 'no'";
               return false;
             }
-            if (impl.validate != nullptr) {
+            if (impl.validate != nullptr && !from_file) {
               if (const char* e = impl.validate(v)) {
                 err = e;
                 return false;
@@ -663,7 +592,7 @@ bool set_option(const OptionSpec& spec, ServerSettings& s, Args args, bool from_
           } else if constexpr (std::is_same_v<T, EnumSpec>) {
             for (const EnumValue& v : impl.values) {
               if (iequals(v.name, text)) {
-                if (impl.validate != nullptr) {
+                if (impl.validate != nullptr && !from_file) {
                   if (const char* e = impl.validate(v.value)) {
                     err = e;
                     return false;
@@ -673,7 +602,7 @@ bool set_option(const OptionSpec& spec, ServerSettings& s, Args args, bool from_
                 return true;
               }
             }
-            err = "argument must be one of the following: ";
+            err = "argument(s) must be one of the following: ";
             for (std::size_t i = 0; i < impl.values.size(); ++i) {
               if (i != 0) err += ", ";
               err += impl.values[i].name;
@@ -706,6 +635,8 @@ std::string get_option(const OptionSpec& spec, const ServerSettings& s) {
           return std::string(enum_name(impl, impl.load(s)));
         } else if constexpr (std::is_same_v<T, StringSpec>) {
           return s.*impl.field;
+        } else if constexpr (std::is_same_v<T, InertSpec>) {
+          return get_inert(spec, impl, s);
         } else {
           return impl.get(s);
         }
@@ -734,11 +665,36 @@ RewriteEntry rewrite_option(const OptionSpec& spec, const ServerSettings& s) {
           if (impl.empty_is_null && v.empty()) return {name, {}, false};
           const bool force = impl.empty_is_null || v != impl.def;
           return {name, {fmt::format("{} {}", name, base::repr(v))}, force};
+        } else if constexpr (std::is_same_v<T, InertSpec>) {
+          return rewrite_inert(spec, impl, s);
         } else {
           return impl.rewrite(s);
         }
       },
       spec.impl);
+}
+
+std::optional<std::string> refused_after_load(const ServerSettings& s) {
+  for (const OptionSpec& spec : table()) {
+    const char* why = std::visit(
+        [&](const auto& impl) -> const char* {
+          using T = std::decay_t<decltype(impl)>;
+          if constexpr (std::is_same_v<T, BoolSpec>) {
+            return impl.validate != nullptr ? impl.validate(s.*impl.field) : nullptr;
+          } else if constexpr (std::is_same_v<T, EnumSpec>) {
+            return impl.validate != nullptr ? impl.validate(impl.load(s)) : nullptr;
+          } else if constexpr (std::is_same_v<T, InertSpec>) {
+            return impl.refuse != nullptr ? impl.refuse(get_inert(spec, impl, s)) : nullptr;
+          } else {
+            return nullptr;
+          }
+        },
+        spec.impl);
+    if (why != nullptr) {
+      return fmt::format("'{} {}': {}", spec.info.name, get_option(spec, s), why);
+    }
+  }
+  return std::nullopt;
 }
 
 }  // namespace detail

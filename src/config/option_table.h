@@ -3,6 +3,7 @@
 // the config part (src/config/), not installed under include/.
 #pragma once
 
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -61,9 +62,31 @@ struct SpecialSpec {
   RewriteEntry (*rewrite)(const ServerSettings&);
 };
 
+/// How an inert integer reads and prints besides decimal (Redis OCTAL_CONFIG, PERCENT_CONFIG).
+enum class InertFormat { kDecimal, kOctal, kPercent };
+
+/// An option listd validates and reports but does not act on (inert_option_table.cpp): its value
+/// lives in ServerSettings::inert by name. The parse follows OptionInfo::type (kBool, kInteger,
+/// kMemory, kEnum, kString).
+struct InertSpec {
+  std::string_view def;  // the CONFIG GET text of Redis' default
+  long long lo = 0;
+  long long hi = 0;
+  bool unsigned_bounds = false;
+  InertFormat format = InertFormat::kDecimal;
+  std::span<const EnumValue> values = {};
+  bool empty_is_null = false;  // as StringSpec::empty_is_null
+  // Redis' own extra check, or listd's refusal of a value it would have to act on (an inert
+  // option must never claim a protection listd does not give); gets the CONFIG GET text.
+  const char* (*validate)(std::string_view) = nullptr;
+  // listd's refusal of a value it would have to act on; in a config file only the final value
+  // counts (a command-line override may undo a line of the file), see refused_after_load.
+  const char* (*refuse)(std::string_view) = nullptr;
+};
+
 struct OptionSpec {
   OptionInfo info;
-  std::variant<BoolSpec, NumericSpec, EnumSpec, StringSpec, SpecialSpec> impl;
+  std::variant<BoolSpec, NumericSpec, EnumSpec, StringSpec, SpecialSpec, InertSpec> impl;
 };
 
 // ---- Special codecs with a file of their own ---------------------------------------------
@@ -72,8 +95,30 @@ struct OptionSpec {
 bool set_output_buffer_limits(ServerSettings& s, Args args, bool from_file, std::string& err);
 std::string get_output_buffer_limits(const ServerSettings& s);
 RewriteEntry rewrite_output_buffer_limits(const ServerSettings& s);
+/// notify-keyspace-events (notify_option.cpp).
+bool set_notify(ServerSettings& s, Args args, bool from_file, std::string& err);
+std::string get_notify(const ServerSettings& s);
+RewriteEntry rewrite_notify(const ServerSettings& s);
 /// Redis rewriteConfigFormatMemory: 1gb, 64mb, 16kb or plain bytes.
 std::string format_memory_for_file(long long bytes);
+
+/// Inert options (inert_option_table.cpp): `acting` followed by every inert option.
+std::vector<OptionSpec> with_inert_options(std::vector<OptionSpec> acting);
+bool set_inert(const OptionSpec& spec, const InertSpec& inert, ServerSettings& s,
+               const std::string& text, bool from_file, std::string& err);
+std::string get_inert(const OptionSpec& spec, const InertSpec& inert, const ServerSettings& s);
+RewriteEntry rewrite_inert(const OptionSpec& spec, const InertSpec& inert, const ServerSettings& s);
+/// The multi-word inert options (inert_special_options.cpp).
+void append_inert_special_options(std::vector<OptionSpec>& table);
+/// An inert value by primary name, `def` when it is at its default; and its store, which
+/// forgets a value equal to the default.
+std::string inert_value(const ServerSettings& s, std::string_view name, std::string_view def);
+void store_inert(ServerSettings& s, std::string_view name, std::string value, std::string_view def);
+
+/// After a whole config load (file lines, then the command line): the first option whose final
+/// value listd refuses (BoolSpec/EnumSpec validators, InertSpec::refuse), as "'name value':
+/// reason"; per line these are not checked, as Redis keeps only the last value.
+std::optional<std::string> refused_after_load(const ServerSettings& s);
 
 /// The table, in CONFIG GET / REWRITE order.
 const std::vector<OptionSpec>& table();

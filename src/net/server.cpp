@@ -3,6 +3,7 @@
 #include <netinet/tcp.h>
 #include <spdlog/spdlog.h>
 
+#include <cerrno>
 #include <chrono>
 
 #include "listd/net/connection.h"
@@ -37,7 +38,12 @@ void Server::refresh_limits() {
 }
 
 bool Server::listen(std::string& error) {
-  for (const std::string& addr : options_.bind) {
+  for (const std::string& word : options_.bind) {
+    // Redis 7: a leading '-' makes the address optional (Debian's redis.conf binds
+    // "127.0.0.1 -::1"): an address this host does not have is skipped, as is a family the
+    // kernel does not support.
+    const bool optional = !word.empty() && word[0] == '-';
+    const std::string addr = optional ? word.substr(1) : word;
     asio::error_code ec;
     const auto address = asio::ip::make_address(addr, ec);
     if (ec) {
@@ -53,6 +59,12 @@ bool Server::listen(std::string& error) {
     if (ec) {
       error = "Could not create server TCP listening socket " + addr + ":" +
               std::to_string(options_.port) + ": " + ec.message();
+      const int err = ec.value();
+      if ((optional && err == EADDRNOTAVAIL) || err == EAFNOSUPPORT || err == EPROTONOSUPPORT ||
+          err == ENOPROTOOPT || err == ESOCKTNOSUPPORT || err == EPFNOSUPPORT) {
+        spdlog::warn("Warning: {}", error);
+        continue;
+      }
       return false;
     }
     bound_port_ = acceptor->local_endpoint().port();

@@ -19,6 +19,8 @@
 #include <utility>
 #include <vector>
 
+#include "listd/config/inert_options.h"
+
 namespace listd::config {
 
 /// loglevel values, least to most severe.
@@ -172,6 +174,7 @@ struct ServerSettings {
   /// The config file's `user <name> <rule> ...` lines, without "user", in file order (applied
   /// at start-up by server::load_users_at_startup, Redis ACLLoadConfiguredUsers).
   std::vector<std::vector<std::string>> acl_user_lines;
+  InertValues inert;  // options listd accepts and reports but does not act on
 
   bool operator==(const ServerSettings&) const = default;
 };
