@@ -34,7 +34,6 @@ NOT_APPLICABLE = {
     "redis_allocator_rss_bytes": "jemalloc only",
     "redis_allocator_rss_ratio": "jemalloc only",
     # CONFIG GET io-threads: listd has no I/O threads and no such option.
-    "redis_config_io_threads": "no io-threads option",
     # Redis' active-expiry cycle statistics; listd's expiry cycle keeps no such figures.
     "redis_expired_stale_percentage": "not measured",
     "redis_expired_time_cap_reached_total": "not measured",
