@@ -167,6 +167,12 @@ std::string LuaEngine::compile(std::string_view sha, std::string_view body,
   return {};
 }
 
+void LuaEngine::forget(std::string_view sha) {
+  lua_State* L = state_->L;
+  lua_pushnil(L);
+  lua_setfield(L, LUA_REGISTRYINDEX, function_name(sha).c_str());
+}
+
 bool LuaEngine::has(std::string_view sha) const {
   lua_State* L = state_->L;
   lua_getfield(L, LUA_REGISTRYINDEX, function_name(sha).c_str());

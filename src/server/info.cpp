@@ -144,6 +144,8 @@ void section_stats(Executor& exec, std::string& out) {
   exec.replication().info_stats(out);
   out += fmt::format("expired_keys:{}\r\n", s.expired_keys);
   out += fmt::format("evicted_keys:{}\r\n", exec.evictor().evicted_keys());
+  // Redis 7.4 has this field; 7.0 has no bound on its EVAL scripts (script-cache-max-eval).
+  out += fmt::format("evicted_scripts:{}\r\n", exec.scripting().evicted_scripts());
   out += fmt::format("keyspace_hits:{}\r\n", s.keyspace_hits);
   out += fmt::format("keyspace_misses:{}\r\n", s.keyspace_misses);
   const PubSub& ps = exec.pubsub();

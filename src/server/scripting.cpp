@@ -37,9 +37,19 @@ Scripting::~Scripting() = default;
 
 std::size_t Scripting::lua_memory() const noexcept { return engine_->used_memory(); }
 
-std::string Scripting::load(std::string_view body, std::string& error) {
+std::string Scripting::load(std::string_view body, std::string& error, bool by_script_load) {
   std::string sha = script::sha1_hex(body);
-  if (scripts_.count(sha)) return sha;
+  if (auto it = scripts_.find(sha); it != scripts_.end()) {
+    Script& known = it->second;
+    if (known.loaded) return sha;
+    if (by_script_load) {  // SCRIPT LOAD keeps it for good
+      eval_lru_.erase(known.lru);
+      known.loaded = true;
+    } else {
+      eval_lru_.splice(eval_lru_.begin(), eval_lru_, known.lru);
+    }
+    return sha;
+  }
   const script::Shebang shebang = script::parse_shebang(body);
   if (!shebang.error.empty()) {
     error = shebang.error;
@@ -48,8 +58,35 @@ std::string Scripting::load(std::string_view body, std::string& error) {
   error = engine_->compile(sha, body, shebang.length);
   if (!error.empty()) return {};
   scripts_bytes_ += sha.size() + body.size();
-  scripts_.emplace(sha, Script{std::string(body), shebang.flags});
+  Script& added = scripts_.emplace(sha, Script{std::string(body), shebang.flags}).first->second;
+  added.loaded = by_script_load;
+  if (!by_script_load) {
+    eval_lru_.push_front(sha);
+    added.lru = eval_lru_.begin();
+    enforce_bound();
+  }
   return sha;
+}
+
+void Scripting::touch(std::string_view sha) {
+  const auto it = scripts_.find(base::to_lower(sha));
+  if (it != scripts_.end() && !it->second.loaded)
+    eval_lru_.splice(eval_lru_.begin(), eval_lru_, it->second.lru);
+}
+
+void Scripting::enforce_bound() {
+  const long long bound = exec_.config().settings().script_cache_max_eval;
+  // The script just added is at the front: with a bound of 1 or more it is never the victim.
+  while (bound > 0 && eval_lru_.size() > static_cast<std::size_t>(bound)) {
+    const std::string victim = std::move(eval_lru_.back());
+    eval_lru_.pop_back();
+    const auto it = scripts_.find(victim);
+    scripts_bytes_ -= victim.size() + it->second.body.size();
+    scripts_.erase(it);
+    engine_->forget(victim);
+    stats_.forget_script(victim);
+    ++evicted_scripts_;
+  }
 }
 
 const Scripting::Script* Scripting::find(std::string_view sha) const {
@@ -60,6 +97,7 @@ const Scripting::Script* Scripting::find(std::string_view sha) const {
 
 void Scripting::flush() {
   scripts_.clear();
+  eval_lru_.clear();
   stats_.forget_scripts();
   scripts_bytes_ = 0;
   engine_ = std::make_unique<script::LuaEngine>(kLuaHeapLimit);

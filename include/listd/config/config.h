@@ -149,6 +149,7 @@ struct ServerSettings {
   std::vector<double> latency_tracking_info_percentiles{50.0, 99.0, 99.9};
   std::size_t hll_sparse_max_bytes = 3000;  // a sparse HyperLogLog's largest size, header included
   long long busy_reply_threshold = 5000;    // ms a script runs before others get -BUSY; 0: never
+  long long script_cache_max_eval = 500;    // EVAL-only scripts kept (LRU); 0: no bound (7.0)
   int notify_keyspace_events = 0;           // kNotify* bits
   bool lazyfree_lazy_user_del = false;
   ProtectedAction enable_protected_configs = ProtectedAction::kNo;

@@ -83,6 +83,8 @@ class LuaEngine {
   /// ("Error compiling script (new function): user_script:1: ...").
   std::string compile(std::string_view sha, std::string_view body, std::size_t shebang_len = 0);
   bool has(std::string_view sha) const;
+  /// Drops compiled script `sha` (the script cache evicted it); a no-op if unknown.
+  void forget(std::string_view sha);
   /// Runs script `sha` (compiled) with KEYS and ARGV, and writes its return value, or its
   /// error as "-<err> script: <sha>, on @user_script:<line>.", with `caller`. Returns true when
   /// that reply is a command's error the server already counted (redis.call's error raised or

@@ -26,6 +26,9 @@ class ScriptStats {
   /// One finished run of EVAL script `sha` (`is_eval`) or of function `name`.
   void record(bool is_eval, std::string_view name, std::uint64_t usec, bool failed);
   void forget_scripts() { scripts_.clear(); }
+  void forget_script(std::string_view sha) {
+    if (auto it = scripts_.find(sha); it != scripts_.end()) scripts_.erase(it);
+  }
   void reset() {
     scripts_.clear();
     functions_.clear();

@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <list>
 #include <memory>
 #include <optional>
 #include <span>
@@ -36,6 +37,8 @@ class Scripting {
   struct Script {
     std::string body;
     unsigned flags = script::kScriptCompatMode;  ///< script::ScriptFlags from the shebang
+    bool loaded = false;                         ///< SCRIPT LOAD made or met it: never evicted
+    std::list<std::string>::iterator lru;        ///< its place in eval_lru_ while not `loaded`
   };
 
   explicit Scripting(Executor& exec);
@@ -43,9 +46,16 @@ class Scripting {
 
   /// The script of `body`, compiled and cached if new (EVAL, SCRIPT LOAD). Returns its sha,
   /// or "" with the error reply text in `error` (a bad shebang, a compile error).
-  std::string load(std::string_view body, std::string& error);
+  /// The cache's bound (listd's own, `script-cache-max-eval`): scripts only EVAL has sent are
+  /// kept in least-recently-used order and the oldest is evicted past the bound (EVALSHA of it
+  /// then answers NOSCRIPT, and clients send the body again); SCRIPT LOAD's are kept for good.
+  std::string load(std::string_view body, std::string& error, bool by_script_load = false);
   /// The cached script of `sha` (40 hex digits, any case), or null.
   const Script* find(std::string_view sha) const;
+  /// EVALSHA ran cached script `sha`: it becomes the most recently used.
+  void touch(std::string_view sha);
+  /// Scripts the bound evicted since start-up (INFO stats evicted_scripts).
+  std::uint64_t evicted_scripts() const noexcept { return evicted_scripts_; }
   /// SCRIPT FLUSH: forgets every script and starts a fresh Lua state.
   void flush();
 
@@ -126,7 +136,12 @@ class Scripting {
   Executor& exec_;
   std::unique_ptr<script::LuaEngine> engine_;
   std::unique_ptr<FunctionLibraries> functions_;
+  /// Evicts least recently used EVAL-only scripts past the configured bound.
+  void enforce_bound();
+
   std::unordered_map<std::string, Script> scripts_;  // by lower-case sha
+  std::list<std::string> eval_lru_;                  // EVAL-only shas, most recent first
+  std::uint64_t evicted_scripts_ = 0;
   std::size_t scripts_bytes_ = 0;
   ScriptStats stats_;
   Client script_client_{0};

@@ -28,6 +28,7 @@ void eval_generic(CommandContext& ctx, bool by_sha, bool read_only) {
   std::string sha;
   if (by_sha) {
     sha = base::to_lower(ctx.arg(1));
+    scripting.touch(sha);
   } else {
     std::string error;
     sha = scripting.load(ctx.arg(1), error);
@@ -55,7 +56,7 @@ void cmd_evalsha_ro(CommandContext& ctx) { eval_generic(ctx, true, true); }
 // SCRIPT LOAD script
 void cmd_script_load(CommandContext& ctx) {
   std::string error;
-  const std::string sha = ctx.exec().scripting().load(ctx.arg(2), error);
+  const std::string sha = ctx.exec().scripting().load(ctx.arg(2), error, /*by_script_load=*/true);
   if (sha.empty())
     ctx.reply().error(error);
   else

@@ -193,6 +193,38 @@ TEST(Scripting, CacheAndInfo) {
   EXPECT_NE(t.run(a, {"INFO", "memory"}).find("number_of_cached_scripts:0\r\n"), std::string::npos);
 }
 
+// listd's bound on the cache (script-cache-max-eval): EVAL-only scripts leave least recently
+// used first (EVAL and EVALSHA both use one), SCRIPT LOAD's stay, and INFO counts evictions.
+TEST(Scripting, EvalOnlyScriptsPastTheBoundAreEvictedLeastRecentlyUsedFirst) {
+  TestServer t(std::vector<std::pair<std::string, std::string>>{{"script-cache-max-eval", "2"}});
+  Client& a = t.client();
+  const std::string sha1 = "e0e1f9fabfc9d4800c877a703b823ac0578ff8db";  // sha1("return 1")
+  const std::string sha2 = "7f923f79fe76194c868d7e1d0820de36700eb649";  // sha1("return 2")
+  const std::string sha3 = "09d3822de862f46d784e6a36848b4f0736dda47a";  // sha1("return 3")
+  const std::string no_script = "-NOSCRIPT No matching script. Please use EVAL.\r\n";
+  EXPECT_EQ(t.run(a, {"SCRIPT", "LOAD", "return 9"}).size(), 47u);  // kept for good
+  EXPECT_EQ(t.run(a, {"EVAL", "return 1", "0"}), ":1\r\n");
+  EXPECT_EQ(t.run(a, {"EVAL", "return 2", "0"}), ":2\r\n");
+  EXPECT_EQ(t.run(a, {"EVALSHA", sha1, "0"}), ":1\r\n");     // 1 is now the most recent
+  EXPECT_EQ(t.run(a, {"EVAL", "return 3", "0"}), ":3\r\n");  // evicts 2
+  EXPECT_EQ(t.run(a, {"EVALSHA", sha2, "0"}), no_script);
+  EXPECT_EQ(t.run(a, {"EVALSHA", sha1, "0"}), ":1\r\n");
+  EXPECT_EQ(t.run(a, {"EVALSHA", sha3, "0"}), ":3\r\n");
+  EXPECT_EQ(t.run(a, {"SCRIPT", "EXISTS", sha1, sha2, sha3}), "*3\r\n:1\r\n:0\r\n:1\r\n");
+  // SCRIPT LOAD of an EVAL-only script takes it out of the bound.
+  EXPECT_EQ(t.run(a, {"SCRIPT", "LOAD", "return 1"}), "$40\r\n" + sha1 + "\r\n");
+  EXPECT_EQ(t.run(a, {"EVAL", "return 2", "0"}), ":2\r\n");
+  EXPECT_EQ(t.run(a, {"EVAL", "return 4", "0"}), ":4\r\n");  // evicts 3, not 1
+  EXPECT_EQ(t.run(a, {"SCRIPT", "EXISTS", sha1, sha3}), "*2\r\n:1\r\n:0\r\n");
+  EXPECT_NE(t.run(a, {"INFO", "stats"}).find("evicted_scripts:2\r\n"), std::string::npos);
+  const std::string memory = t.run(a, {"INFO", "memory"});
+  EXPECT_NE(memory.find("number_of_cached_scripts:4\r\n"), std::string::npos) << memory;
+  // 0 lifts the bound, as Redis 7.0 keeps every script.
+  EXPECT_EQ(t.run(a, {"CONFIG", "SET", "script-cache-max-eval", "0"}), "+OK\r\n");
+  for (int i = 10; i < 20; ++i) t.run_strings(a, {"EVAL", "return " + std::to_string(i), "0"});
+  EXPECT_NE(t.run(a, {"INFO", "stats"}).find("evicted_scripts:2\r\n"), std::string::npos);
+}
+
 // As redis-server 7.0.15 counts them: the INCR's error once, the script's own error once; the
 // EVAL that re-raised the INCR's error is a failed call of EVAL but no second error reply.
 TEST(Scripting, AReRaisedCommandErrorIsCountedOnce) {
