@@ -12,6 +12,7 @@
 
 #include "listd/base/memory_accounting.h"
 #include "listd/server/effect_stream.h"
+#include "support/effect_line_recorder.h"
 #include "support/test_server.h"
 
 namespace listd::server {
@@ -19,16 +20,7 @@ namespace {
 
 const std::string kValue(1000, 'v');
 
-class Recorder final : public EffectConsumer {
- public:
-  bool wants_effects() const noexcept override { return true; }
-  void on_effect(int, std::span<const std::string_view> argv) override {
-    std::string line;
-    for (std::string_view a : argv) line += std::string(a) + " ";
-    lines.push_back(line);
-  }
-  std::vector<std::string> lines;
-};
+using Recorder = testing::EffectLineRecorder;
 
 class EvictionTest : public ::testing::Test {
  protected:

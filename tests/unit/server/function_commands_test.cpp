@@ -13,6 +13,7 @@
 #include "listd/server/executor.h"
 #include "listd/server/function_library.h"
 #include "listd/server/scripting.h"
+#include "support/effect_line_recorder.h"
 #include "support/test_server.h"
 
 namespace listd::server {
@@ -20,16 +21,7 @@ namespace {
 
 using testing::TestServer;
 
-class Recorder final : public EffectConsumer {
- public:
-  bool wants_effects() const noexcept override { return true; }
-  void on_effect(int, std::span<const std::string_view> argv) override {
-    std::string line;
-    for (std::string_view a : argv) line += std::string(a) + " ";
-    lines.push_back(line);
-  }
-  std::vector<std::string> lines;
-};
+using Recorder = testing::EffectLineRecorder;
 
 const std::string kLib =
     "#!lua name=q\n"

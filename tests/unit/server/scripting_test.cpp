@@ -9,6 +9,7 @@
 #include "listd/server/effect_stream.h"
 #include "listd/server/executor.h"
 #include "listd/server/scripting.h"
+#include "support/effect_line_recorder.h"
 #include "support/test_server.h"
 
 namespace listd::server {
@@ -16,16 +17,7 @@ namespace {
 
 using testing::TestServer;
 
-class Recorder final : public EffectConsumer {
- public:
-  bool wants_effects() const noexcept override { return true; }
-  void on_effect(int, std::span<const std::string_view> argv) override {
-    std::string line;
-    for (std::string_view a : argv) line += std::string(a) + " ";
-    lines.push_back(line);
-  }
-  std::vector<std::string> lines;
-};
+using Recorder = testing::EffectLineRecorder;
 
 TEST(Scripting, EffectsAreOneUnitNeverTheEval) {
   TestServer t;
