@@ -43,7 +43,10 @@ foreach(module celery rq sidekiq bull bullmq bee_queue limits prometheus_exporte
 endforeach()
 # Bull, BullMQ and bee-queue come from the npm registry (tests/frameworks/node/package-lock.json), installed
 # into this build tree by the set-up entry frameworks.node_modules (skipped when already there).
-set(_frameworks_node ${CMAKE_BINARY_DIR}/frameworks-node)
+# scripts/run-tests.sh points both of its build trees at one folder, so `npm ci` runs once a run.
+set(LISTD_NODE_MODULES_DIR ${CMAKE_BINARY_DIR}/frameworks-node CACHE PATH
+    "Where frameworks.node_modules installs the pinned Node frameworks")
+set(_frameworks_node ${LISTD_NODE_MODULES_DIR})
 add_test(NAME frameworks.node_modules
          COMMAND ${CMAKE_CURRENT_LIST_DIR}/frameworks/node/install-node-modules.sh ${_frameworks_node})
 set_tests_properties(frameworks.node_modules PROPERTIES FIXTURES_SETUP frameworks_node TIMEOUT 600)

@@ -12,39 +12,12 @@
 #include "listd/base/number.h"
 #include "listd/persistence/crc64.h"
 #include "listd/persistence/rdb.h"
+#include "rdb_format.h"
 
 namespace listd::persistence {
 namespace {
 
-enum : unsigned {
-  kTypeString = 0,
-  kTypeList = 1,
-  kTypeSet = 2,
-  kTypeZSet = 3,
-  kTypeHash = 4,
-  kTypeZSet2 = 5,
-  kTypeListZiplist = 10,
-  kTypeSetIntset = 11,
-  kTypeZSetZiplist = 12,
-  kTypeHashZiplist = 13,
-  kTypeListQuicklist = 14,
-  kTypeHashListpack = 16,
-  kTypeZSetListpack = 17,
-  kTypeListQuicklist2 = 18,
-  kTypeStreamListpacks2 = 19,
-  kTypeSetListpack = 20,
-  kOpFunction2 = 245,
-  kOpFunction = 246,
-  kOpModuleAux = 247,
-  kOpIdle = 248,
-  kOpFreq = 249,
-  kOpAux = 250,
-  kOpResizeDb = 251,
-  kOpExpireTimeMs = 252,
-  kOpExpireTime = 253,
-  kOpSelectDb = 254,
-  kOpEof = 255,
-};
+using namespace rdb_format;
 
 struct ParseError {
   std::string message;

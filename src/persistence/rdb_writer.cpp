@@ -1,4 +1,4 @@
-// RDB writer: see rdb.h. Opcode and type values from Redis 7.0 rdb.h.
+// RDB writer: see rdb.h. Opcode and type values in rdb_format.h.
 #include <unistd.h>
 
 #include <cstdio>
@@ -8,22 +8,12 @@
 #include "listd/persistence/crc64.h"
 #include "listd/persistence/file_io.h"
 #include "listd/persistence/rdb.h"
+#include "rdb_format.h"
 
 namespace listd::persistence {
 namespace {
 
-constexpr unsigned char kOpFunction2 = 0xF5;
-constexpr unsigned char kOpAux = 0xFA;
-constexpr unsigned char kOpResizeDb = 0xFB;
-constexpr unsigned char kOpExpireTimeMs = 0xFC;
-constexpr unsigned char kOpSelectDb = 0xFE;
-constexpr unsigned char kOpEof = 0xFF;
-constexpr unsigned char kTypeString = 0;
-constexpr unsigned char kTypeList = 1;
-constexpr unsigned char kTypeSet = 2;
-constexpr unsigned char kTypeHash = 4;
-constexpr unsigned char kTypeZSet2 = 5;
-constexpr unsigned char kTypeStreamListpacks2 = 19;
+using namespace rdb_format;
 
 constexpr std::size_t kFlushAt = 64 * 1024;
 

@@ -22,11 +22,6 @@ namespace {
 constexpr std::size_t kExpireBudgetPerTick = 1000;
 constexpr std::uint64_t kExpireTickMs = 100;
 
-bool arity_ok(int arity, std::size_t argc) noexcept {
-  const auto n = static_cast<long long>(argc);
-  return arity >= 0 ? n == arity : n >= -arity;
-}
-
 }  // namespace
 
 Executor::Executor(config::Config& config, Clock& clock)
@@ -121,7 +116,7 @@ std::string Executor::rejection(const Client& c, std::span<const std::string_vie
     }
     spec = sub;
   }
-  if (!arity_ok(spec->arity, argv.size())) return arity_error(spec->full_name);
+  if (!spec->arity_allows(argv.size())) return arity_error(spec->full_name);
   if (c.master) return {};  // our master's stream is obeyed (Redis mustObeyClient)
   if (!c.authenticated && !(spec->flags & kNoAuth)) return std::string(kNoAuthErr);
   // One load and test for a user that may run anything (`default` unless restricted).

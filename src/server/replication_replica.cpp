@@ -28,7 +28,7 @@ bool ping_reply_ok(std::string_view line) {
          line.starts_with("-NOPERM") || line.starts_with("-ERR operation not permitted");
 }
 
-std::vector<std::string> split_spaces(std::string_view line) {
+std::vector<std::string> words_of(std::string_view line) {
   std::vector<std::string> words;
   std::size_t i = 0;
   while (i < line.size()) {
@@ -289,7 +289,7 @@ void ReplicationReplica::send_psync() {
 
 bool ReplicationReplica::on_psync_reply(std::string_view line) {
   if (line.starts_with("+FULLRESYNC")) {
-    const std::vector<std::string> words = split_spaces(line);
+    const std::vector<std::string> words = words_of(line);
     if (words.size() != 3 || words[1].size() != 40 ||
         !base::parse_strict_integer(words[2], sync_offset_)) {
       drop_link(fmt::format("Master replied with wrong +FULLRESYNC syntax: {}", line), false);

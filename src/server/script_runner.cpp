@@ -13,11 +13,6 @@
 namespace listd::server {
 namespace {
 
-bool arity_ok(int arity, std::size_t argc) noexcept {
-  const auto n = static_cast<long long>(argc);
-  return arity >= 0 ? n == arity : n >= -arity;
-}
-
 // Redis lookupCommand: a container's subcommand by argv[1]; an unknown one is no command.
 const CommandSpec* lookup(const CommandTable& table, std::span<const std::string_view> argv) {
   const CommandSpec* spec = table.find(argv[0]);
@@ -31,7 +26,7 @@ std::string ScriptRunner::call(std::span<const std::string_view> argv, protocol:
                                std::string& reply) {
   const CommandSpec* spec = lookup(exec_.commands(), argv);
   if (!spec) return "Unknown Redis command called from script";
-  if (!arity_ok(spec->arity, argv.size()))
+  if (!spec->arity_allows(argv.size()))
     return "Wrong number of args calling Redis command from script";
   if (spec->flags & kNoScript) return "This Redis command is not allowed from script";
   if (client_.user && !client_.user->unrestricted()) {  // Redis scriptVerifyACL

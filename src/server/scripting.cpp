@@ -58,7 +58,8 @@ std::string Scripting::load(std::string_view body, std::string& error, bool by_s
   error = engine_->compile(sha, body, shebang.length);
   if (!error.empty()) return {};
   scripts_bytes_ += sha.size() + body.size();
-  Script& added = scripts_.emplace(sha, Script{std::string(body), shebang.flags}).first->second;
+  Script& added =
+      scripts_.emplace(sha, Script{std::string(body), shebang.flags, false, {}}).first->second;
   added.loaded = by_script_load;
   if (!by_script_load) {
     eval_lru_.push_front(sha);

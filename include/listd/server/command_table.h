@@ -99,6 +99,11 @@ struct CommandSpec {
   std::size_t slot = 0;     ///< dense index in its table (per-command counters in a vector)
 
   const CommandSpec* find_subcommand(std::string_view name) const noexcept;
+  /// Whether `argc` arguments (the name included) satisfy the arity.
+  bool arity_allows(std::size_t argc) const noexcept {
+    const auto n = static_cast<long long>(argc);
+    return arity >= 0 ? n == arity : n >= -arity;
+  }
   /// Positions of the key arguments in argv (empty if the arguments are malformed).
   std::vector<int> key_positions(std::span<const std::string_view> argv) const;
 };

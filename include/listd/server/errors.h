@@ -50,6 +50,9 @@ inline constexpr std::string_view kSameObjectErr =
 inline constexpr std::string_view kClientNameErr =
     "ERR Client names cannot contain spaces, newlines or special characters.";
 inline constexpr std::string_view kNoSuchClientErr = "ERR No such client";
+/// SRANDMEMBER / HRANDFIELD / ZRANDMEMBER with a count outside [-LONG_MAX, LONG_MAX].
+inline constexpr std::string_view kCountRangeErr =
+    "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807";
 inline constexpr std::string_view kOverflowErr = "ERR increment or decrement would overflow";
 
 /// Redis processCommand's refusal in RESP2 subscribed mode.
