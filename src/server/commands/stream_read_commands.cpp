@@ -26,6 +26,7 @@
 #include "listd/server/scripting.h"
 #include "listd/server/stream_group_ops.h"
 #include "listd/server/stream_ops.h"
+#include "listd/server/text.h"
 
 namespace listd::server {
 namespace {
@@ -126,8 +127,10 @@ bool resolve_ids(CommandContext& ctx, const XreadArgs& a, std::vector<store::Str
     auto [e, wrong_type] = ctx.read(key, store::ValueType::kStream);
     if (wrong_type) return false;
     if (a.group_given && (!e || !e->value.as_stream().groups().contains(a.group))) {
-      ctx.reply().error("NOGROUP No such key '" + std::string(key) + "' or consumer group '" +
-                        std::string(a.group) + "' in XREADGROUP with GROUP option");
+      // Redis formats the names with %s: each stops at its first NUL byte.
+      ctx.reply().error("NOGROUP No such key '" + std::string(until_nul(key)) +
+                        "' or consumer group '" + std::string(until_nul(a.group)) +
+                        "' in XREADGROUP with GROUP option");
       return false;
     }
     const std::string_view text = ctx.arg(a.streams_at + a.streams + k);
