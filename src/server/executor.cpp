@@ -39,6 +39,9 @@ Executor::Executor(config::Config& config, Clock& clock)
     ++stats_.expired_keys;
     transactions_.touch_key(db.index(), key);
     effects_.emit(db.index(), {"DEL", key});  // an expired key is logged as its DEL
+    // An expired stream wakes its XREADGROUP waiters (-UNBLOCKED), as Redis' dbGenericDelete.
+    if (const store::Entry* e = db.dict().find(key); e && e->value.is(store::ValueType::kStream))
+      blocking_.signal_ready(db.index(), key);
     notify(config::kNotifyExpired, "expired", key, db.index());
   });
   command_stats_.resize(table_.by_slot().size());

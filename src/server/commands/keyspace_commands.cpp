@@ -120,6 +120,8 @@ void cmd_randomkey(CommandContext& ctx) {
 void move_entry(Executor& exec, store::Database& from, std::string_view src, store::Database& to,
                 std::string_view dst) {
   store::Entry* old = from.detach(src);
+  // A stream leaving its key wakes that key's XREADGROUP waiters (-UNBLOCKED), as dbDelete.
+  if (old->value.is(store::ValueType::kStream)) exec.blocking().signal_ready(from.index(), src);
   const std::int64_t expire = old->expire_at_ms;
   store::Entry* fresh = exec.add_key(to, dst, std::move(old->value));
   fresh->lru = old->lru;
@@ -203,11 +205,13 @@ void cmd_copy(CommandContext& ctx) {
     return;
   }
   store::Database& to = ctx.exec().keyspace().db(dbid);
-  if (to.lookup(dst, ctx.now_ms())) {
+  if (const store::Entry* old = to.lookup(dst, ctx.now_ms())) {
     if (!replace) {
       ctx.reply().integer(0);
       return;
     }
+    // A replaced stream wakes its XREADGROUP waiters: -UNBLOCKED, or -NOGROUP from the copy.
+    if (old->value.is(store::ValueType::kStream)) ctx.exec().blocking().signal_ready(dbid, dst);
     to.remove(dst);
   }
   const std::int64_t expire = e->expire_at_ms;

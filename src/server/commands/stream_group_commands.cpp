@@ -71,8 +71,8 @@ bool resolve_xgroup_target(CommandContext& ctx, XgroupTarget& t, bool group_requ
   const auto it = t.stream->groups().find(ctx.arg(3));
   if (it != t.stream->groups().end()) t.group = &it->second;
   if (!t.group && group_required) {
-    ctx.reply().error("NOGROUP No such consumer group '" + std::string(ctx.arg(3)) +
-                      "' for key name '" + std::string(ctx.arg(2)) + "'");
+    ctx.reply().error("NOGROUP No such consumer group '" + std::string(until_nul(ctx.arg(3))) +
+                      "' for key name '" + std::string(until_nul(ctx.arg(2))) + "'");
     return false;
   }
   return true;

@@ -230,8 +230,8 @@ void cmd_xinfo_consumers(CommandContext& ctx) {
   if (!s) return;
   const auto it = s->groups().find(ctx.arg(3));
   if (it == s->groups().end()) {
-    ctx.reply().error("NOGROUP No such consumer group '" + std::string(ctx.arg(3)) +
-                      "' for key name '" + std::string(ctx.arg(2)) + "'");
+    ctx.reply().error("NOGROUP No such consumer group '" + std::string(until_nul(ctx.arg(3))) +
+                      "' for key name '" + std::string(until_nul(ctx.arg(2))) + "'");
     return;
   }
   auto r = ctx.reply();
