@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "listd/protocol/reply_writer.h"
-#include "test_server.h"
+#include "support/test_server.h"
 
 using listd::server::queue_snapshot;
 using listd::server::QueueSnapshot;
