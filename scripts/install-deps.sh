@@ -10,7 +10,7 @@ packages=(
   redis-server redis-tools python3 python3-redis python3-pytest
   procps util-linux tmux fiu-utils clang-format
   python3-celery python3-rq python3-limits ruby-sidekiq ruby-redis valgrind
-  prometheus-redis-exporter
+  prometheus-redis-exporter prometheus chromium
 )
 
 missing=()

@@ -11,6 +11,7 @@
 #include "listd/app/config_loader.h"
 #include "listd/app/logging.h"
 #include "listd/config/config.h"
+#include "listd/net/metrics_http.h"
 #include "listd/net/server.h"
 #include "listd/server/acl_file.h"
 #include "listd/server/clock.h"
@@ -110,6 +111,13 @@ int main(int argc, char** argv) {
                      net::NetOptions{settings.bind, static_cast<std::uint16_t>(settings.port),
                                      settings.maxclients, settings.tcp_backlog});
   if (!server.listen(error)) {
+    spdlog::warn("{}", error);
+    return 1;
+  }
+  // The queue view's HTTP endpoint, on the same loop (listd's own option, off by default).
+  net::MetricsHttpServer metrics(io, executor);
+  if (settings.metrics_port != 0 &&
+      !metrics.listen(settings.bind, static_cast<std::uint16_t>(settings.metrics_port), error)) {
     spdlog::warn("{}", error);
     return 1;
   }

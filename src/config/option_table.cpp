@@ -454,6 +454,8 @@ std::vector<OptionSpec> base_options() {
                                         "lua-time-limit"),
       // listd's own (Redis 7.0 has no bound; 7.4 keeps 500 EVAL scripts, not configurable).
       integer<&S::script_cache_max_eval>("script-cache-max-eval", kNone, 0, LONG_MAX, 500),
+      // listd's own: the queue view's HTTP port (queue_view.h), bound at start-up only.
+      integer<&S::metrics_port>("metrics-port", kOptionImmutable, 0, 65535, 0),
       special("notify-keyspace-events", kNone, {&set_notify, &get_notify, &rewrite_notify}),
       boolean("lazyfree-lazy-user-del", kNone, &S::lazyfree_lazy_user_del, false),
       enumeration<&S::enable_protected_configs>("enable-protected-configs", kOptionImmutable,

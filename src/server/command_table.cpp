@@ -105,6 +105,7 @@ CommandTable CommandTable::with_all_commands() {
   register_config_commands(table);
   register_slowlog_commands(table);
   register_latency_commands(table);
+  register_queue_commands(table);
   register_introspection_commands(table);
   register_transaction_commands(table);
   register_keyspace_commands(table);

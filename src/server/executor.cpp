@@ -315,6 +315,7 @@ std::vector<Client*> Executor::cron(std::uint64_t now_ms) {
   persistence_->cron();  // BGSAVE / rewrite children, save points, automatic AOF rewrite
   std::vector<Client*> to_close = replication_->cron();  // replicas past repl-timeout
   replica_side_->cron();  // our own master: connect, ACK, repl-timeout
+  queue_stats_.forget_idle(now_ms / 1000);
   output_buffer_guard_.begin_cron();
   clients_.for_each([&](Client& c) {
     if (output_buffer_guard_.check_in_cron(c) &&

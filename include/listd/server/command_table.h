@@ -173,6 +173,7 @@ void register_client_commands(CommandTable& table);
 void register_config_commands(CommandTable& table);
 void register_slowlog_commands(CommandTable& table);
 void register_latency_commands(CommandTable& table);
+void register_queue_commands(CommandTable& table);
 void register_introspection_commands(CommandTable& table);
 void register_transaction_commands(CommandTable& table);
 void register_keyspace_commands(CommandTable& table);

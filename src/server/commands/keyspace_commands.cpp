@@ -15,6 +15,7 @@
 #include "listd/server/errors.h"
 #include "listd/server/executor.h"
 #include "listd/server/key_access.h"
+#include "listd/server/memory_doctor.h"
 #include "listd/server/scan_args.h"
 #include "listd/server/text.h"
 
@@ -345,6 +346,12 @@ void cmd_memory_usage(CommandContext& ctx) {
 // MEMORY HELP
 void cmd_memory_help(CommandContext& ctx) {
   reply_help(ctx, {
+                      "DOCTOR",
+                      "    Return memory problems reports.",
+                      "MALLOC-STATS",
+                      "    Return internal statistics report from the memory allocator.",
+                      "PURGE",
+                      "    Attempt to purge dirty pages for reclamation by the allocator.",
                       "USAGE <key> [SAMPLES <count>]",
                       "    Return memory in bytes used by <key> and its value.",
                   });
@@ -396,6 +403,12 @@ void register_keyspace_commands(CommandTable& table) {
                         "Estimate the memory usage of a key");
   server.add_subcommand(memory, "help", 2, kLoading | kStale, kNoKeys, &cmd_memory_help, "4.0.0",
                         "Show helpful text about the different subcommands");
+  server.add_subcommand(memory, "doctor", 2, 0, kNoKeys, &cmd_memory_doctor, "4.0.0",
+                        "Outputs memory problems report");
+  server.add_subcommand(memory, "malloc-stats", 2, 0, kNoKeys, &cmd_memory_malloc_stats, "4.0.0",
+                        "Show allocator internal stats");
+  server.add_subcommand(memory, "purge", 2, 0, kNoKeys, &cmd_memory_purge, "4.0.0",
+                        "Ask the allocator to release memory");
 }
 
 }  // namespace listd::server
