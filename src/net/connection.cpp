@@ -172,19 +172,19 @@ void Connection::flush() {
   server_.executor().persistence().flush_turn();
   if (tls_) encrypt_output();
   std::string& pending = tls_ ? tls_out_ : client_->out;
-  if (!write_pending_ && !pending.empty() && !write_out(pending, !tls_)) return;
+  if (!write_pending_ && !pending.empty() && !write_out(pending)) return;
   if (client_->close_after_reply && !write_pending_ && pending.empty() && client_->out.empty())
     close();
 }
 
-bool Connection::write_out(std::string& pending, bool count_output) {
+bool Connection::write_out(std::string& pending) {
   asio::error_code ec;
   const std::size_t n = socket_.write_some(asio::buffer(pending), ec);
   if (ec && ec != asio::error::would_block && ec != asio::error::try_again) {
     close();
     return false;
   }
-  if (count_output) server_.executor().stats().net_output_bytes += n;
+  if (!tls_) server_.executor().stats().net_output_bytes += n;  // TLS counts the plaintext
   if (n == pending.size()) {
     pending.clear();
     return true;
@@ -194,11 +194,7 @@ bool Connection::write_out(std::string& pending, bool count_output) {
   pending.clear();
   write_pending_ = true;
   asio::async_write(socket_, asio::buffer(writing_),
-                    [this, count_output](const asio::error_code& wec, std::size_t) {
-                      if (!wec && count_output)
-                        server_.executor().stats().net_output_bytes += writing_.size();
-                      on_write(wec);
-                    });
+                    [this](const asio::error_code& wec, std::size_t) { on_write(wec); });
   return true;
 }
 
@@ -212,6 +208,7 @@ void Connection::on_write(const asio::error_code& ec) {
     close();
     return;
   }
+  if (!tls_) server_.executor().stats().net_output_bytes += writing_.size();
   writing_.clear();
   flush();
 }

@@ -67,7 +67,7 @@ class Connection final : public server::ClientTransport {
   void on_read(const asio::error_code& ec, std::size_t n);
   void on_write(const asio::error_code& ec);
   /// Writes `pending` (Client::out, or tls_out_) at once, the rest through an async write.
-  bool write_out(std::string& pending, bool count_output);
+  bool write_out(std::string& pending);
   // TLS (src/net/connection_tls.cpp): ciphertext in, plaintext into in_, and replies out.
   void start_tls_read();
   bool decrypt_input(std::size_t n);
