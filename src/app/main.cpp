@@ -107,9 +107,10 @@ int main(int argc, char** argv) {
     return 1;
   }
   asio::io_context io(1);
-  net::Server server(io, executor,
-                     net::NetOptions{settings.bind, static_cast<std::uint16_t>(settings.port),
-                                     settings.maxclients, settings.tcp_backlog});
+  net::Server server(
+      io, executor,
+      net::NetOptions{settings.bind, static_cast<std::uint16_t>(settings.port), settings.maxclients,
+                      settings.tcp_backlog, static_cast<std::uint16_t>(settings.tls_port)});
   if (!server.listen(error)) {
     spdlog::warn("{}", error);
     return 1;
@@ -121,8 +122,9 @@ int main(int argc, char** argv) {
     spdlog::warn("{}", error);
     return 1;
   }
-  spdlog::info("listd version={} (redis_version={}), port={}, pid={}, config file={}",
-               server::kListdVersion, server::kRedisCompatVersion, server.bound_port(), ::getpid(),
+  spdlog::info("listd version={} (redis_version={}), port={}, tls-port={}, pid={}, config file={}",
+               server::kListdVersion, server::kRedisCompatVersion, server.bound_port(),
+               server.bound_tls_port(), ::getpid(),
                config.config_file().empty() ? "(none)" : config.config_file());
 
   // SIGTERM/SIGINT: as Redis, a final snapshot when save points are configured; if it fails,

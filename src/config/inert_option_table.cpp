@@ -2,8 +2,8 @@
 // exactly as Redis does but does not act on (docs/COMPATIBILITY.md, "Options accepted but
 // inert"), so a stock redis.conf loads. Each value lives in ServerSettings::inert by name. An
 // option whose non-default value would claim a behaviour or a protection listd does not have
-// (tls-port, cluster-enabled, min-replicas-to-write, maxmemory-clients, aclfile, ...) accepts
-// only its default and refuses the rest with a text that says so.
+// (tls-replication, cluster-enabled, min-replicas-to-write, maxmemory-clients, aclfile, ...)
+// accepts only its default and refuses the rest with a text that says so.
 #include <fmt/format.h>
 
 #include <cerrno>
@@ -22,11 +22,8 @@ using base::iequals;
 
 // ---- Refusals of values listd would have to act on -------------------------------------------
 
-const char* no_tls_port(std::string_view v) {
-  return v == "0" ? nullptr : "listd has no TLS listener (tls-port must be 0)";
-}
 const char* no_tls_replication(std::string_view v) {
-  return v == "no" ? nullptr : "listd has no TLS (tls-replication must be no)";
+  return v == "no" ? nullptr : "listd has no replication over TLS (tls-replication must be no)";
 }
 const char* no_cluster(std::string_view v) {
   return v == "no" ? nullptr : "listd has no cluster mode (cluster-enabled must be no)";
@@ -125,7 +122,6 @@ constexpr EnumValue kSanitizeDump[] = {{"no", 0}, {"yes", 1}, {"clients", 2}};
 constexpr EnumValue kProtectedAction[] = {{"no", 0}, {"yes", 1}, {"local", 2}};
 constexpr EnumValue kEndpointType[] = {{"ip", 0}, {"hostname", 1}, {"unknown-endpoint", 2}};
 constexpr EnumValue kPropagationError[] = {{"ignore", 0}, {"panic", 1}, {"panic-on-replicas", 2}};
-constexpr EnumValue kTlsAuthClients[] = {{"no", 0}, {"yes", 1}, {"optional", 2}};
 
 // ---- Table builders --------------------------------------------------------------------------
 
@@ -219,8 +215,6 @@ void append_booleans(std::vector<OptionSpec>& t) {
   add(flag("replica-ignore-disk-write-errors", kNone, false));
   add(flag("tls-cluster", kNone, false));
   add(refusing(flag("tls-replication", kNone, false, {}, &no_tls_replication)));
-  add(flag("tls-prefer-server-ciphers", kNone, false));
-  add(flag("tls-session-caching", kNone, true));
 }
 
 void append_strings_and_enums(std::vector<OptionSpec>& t) {
@@ -239,9 +233,7 @@ void append_strings_and_enums(std::vector<OptionSpec>& t) {
            &valid_proc_title_template));
   add(text("bind-source-addr", kNone, "", true));
   for (std::string_view tls :
-       {"tls-cert-file", "tls-key-file", "tls-key-file-pass", "tls-client-cert-file",
-        "tls-client-key-file", "tls-client-key-file-pass", "tls-dh-params-file", "tls-ca-cert-file",
-        "tls-ca-cert-dir", "tls-protocols", "tls-ciphers", "tls-ciphersuites"})
+       {"tls-client-cert-file", "tls-client-key-file", "tls-client-key-file-pass"})
     add(text(tls, kNone, "", true));
   // Enumerations.
   add(refusing(choice("supervised", kImm, kSupervised, "no", &no_supervisor)));
@@ -254,7 +246,6 @@ void append_strings_and_enums(std::vector<OptionSpec>& t) {
   add(refusing(choice("enable-module-command", kImm, kProtectedAction, "no", &no_module_command)));
   add(choice("cluster-preferred-endpoint-type", kNone, kEndpointType, "ip"));
   add(choice("propagation-error-behavior", kNone, kPropagationError, "ignore"));
-  add(choice("tls-auth-clients", kNone, kTlsAuthClients, "yes"));
 }
 
 // int, long and long long configs: signed bounds.
@@ -281,9 +272,6 @@ void append_signed_numbers(std::vector<OptionSpec>& t) {
   add(number("repl-diskless-sync-max-replicas", kNone, 0, INT_MAX, "0"));
   add(number("active-defrag-max-scan-fields", kNone, 1, LONG_MAX, "1000"));
   add(number("cluster-node-timeout", kNone, 0, LLONG_MAX, "15000"));
-  add(refusing(number("tls-port", kNone, 0, 65535, "0", {}, &no_tls_port)));
-  add(number("tls-session-cache-size", kNone, 0, INT_MAX, "20480"));
-  add(number("tls-session-cache-timeout", kNone, 0, INT_MAX, "300"));
 }
 
 // unsigned int, size_t and unsigned long long configs: unsigned bounds.

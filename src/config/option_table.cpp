@@ -307,6 +307,12 @@ constexpr EnumValue kAclPubsubDefaults[] = {
     {"allchannels", 1},
 };
 
+constexpr EnumValue kTlsAuthClients[] = {
+    {"no", static_cast<int>(TlsAuthClients::kNo)},
+    {"yes", static_cast<int>(TlsAuthClients::kYes)},
+    {"optional", static_cast<int>(TlsAuthClients::kOptional)},
+};
+
 constexpr long long kMb = 1024LL * 1024;
 
 OptionSpec boolean(std::string_view name, unsigned flags, bool ServerSettings::*field, bool def,
@@ -382,6 +388,32 @@ void add_replication_options(std::vector<OptionSpec>& t) {
               "slave-announce-ip"),
       integer<&S::replica_announce_port>("replica-announce-port", kNone, 0, 65535, 0,
                                          "slave-announce-port"),
+  };
+  t.insert(t.end(), options.begin(), options.end());
+}
+
+// The TLS options that act (net/tls_context.h); the client-side ones (tls-client-*, for
+// replication) and tls-replication / tls-cluster stay inert. tls-port is immutable as `port`.
+void add_tls_options(std::vector<OptionSpec>& t) {
+  using S = ServerSettings;
+  constexpr unsigned kNone = 0;
+  const std::vector<OptionSpec> options = {
+      integer<&S::tls_port>("tls-port", kOptionImmutable, 0, 65535, 0),
+      integer<&S::tls_session_cache_size>("tls-session-cache-size", kNone, 0, INT_MAX, 20 * 1024),
+      integer<&S::tls_session_cache_timeout>("tls-session-cache-timeout", kNone, 0, INT_MAX, 300),
+      enumeration<&S::tls_auth_clients>("tls-auth-clients", kNone, kTlsAuthClients,
+                                        static_cast<int>(TlsAuthClients::kYes)),
+      boolean("tls-prefer-server-ciphers", kNone, &S::tls_prefer_server_ciphers, false),
+      boolean("tls-session-caching", kNone, &S::tls_session_caching, true),
+      str_option("tls-cert-file", kNone, &S::tls_cert_file, "", true),
+      str_option("tls-key-file", kNone, &S::tls_key_file, "", true),
+      str_option("tls-key-file-pass", kNone, &S::tls_key_file_pass, "", true),
+      str_option("tls-dh-params-file", kNone, &S::tls_dh_params_file, "", true),
+      str_option("tls-ca-cert-file", kNone, &S::tls_ca_cert_file, "", true),
+      str_option("tls-ca-cert-dir", kNone, &S::tls_ca_cert_dir, "", true),
+      str_option("tls-protocols", kNone, &S::tls_protocols, "", true),
+      str_option("tls-ciphers", kNone, &S::tls_ciphers, "", true),
+      str_option("tls-ciphersuites", kNone, &S::tls_ciphersuites, "", true),
   };
   t.insert(t.end(), options.begin(), options.end());
 }
@@ -476,6 +508,7 @@ const std::vector<OptionSpec>& table() {
   static const std::vector<OptionSpec> kTable = [] {
     std::vector<OptionSpec> t = base_options();
     add_replication_options(t);
+    add_tls_options(t);
     return with_inert_options(std::move(t));
   }();
   return kTable;

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "listd/net/server.h"
+#include "listd/net/tls_session.h"
 #include "listd/server/executor.h"
 #include "listd/server/persistence.h"
 
@@ -22,8 +23,12 @@ std::string endpoint_string(const asio::ip::tcp::endpoint& ep) {
 
 }  // namespace
 
-Connection::Connection(Server& server, asio::ip::tcp::socket socket)
-    : server_(server), socket_(std::move(socket)), parser_(server.parser_limits()) {
+Connection::Connection(Server& server, asio::ip::tcp::socket socket,
+                       std::unique_ptr<TlsSession> tls)
+    : server_(server),
+      socket_(std::move(socket)),
+      parser_(server.parser_limits()),
+      tls_(std::move(tls)) {
   asio::error_code ec;
   const auto remote = socket_.remote_endpoint(ec);
   const auto local = socket_.local_endpoint(ec);
@@ -61,6 +66,10 @@ void Connection::read_more() {
   const std::size_t want = std::max(kReadChunk, parser_.bytes_needed_hint());
   if (in_.size() - in_end_ < want) in_.resize(in_end_ + want);
   read_pending_ = true;
+  if (tls_) {
+    start_tls_read();
+    return;
+  }
   socket_.async_read_some(asio::buffer(in_.data() + in_end_, in_.size() - in_end_),
                           [this](const asio::error_code& ec, std::size_t n) { on_read(ec, n); });
 }
@@ -77,8 +86,14 @@ void Connection::on_read(const asio::error_code& ec, std::size_t n) {
     close();
     return;
   }
-  in_end_ += n;
-  server_.executor().stats().net_input_bytes += n;
+  // A short read drained the socket (see the end of this function).
+  const bool drained = tls_ ? n < tls_in_.size() : in_end_ + n < in_.size();
+  if (tls_) {
+    if (!decrypt_input(n)) return;  // failed or closed by the peer
+  } else {
+    in_end_ += n;
+    server_.executor().stats().net_input_bytes += n;
+  }
   if (client_->script_running) {
     // Called from this client's own busy script: keep the bytes, run them after the script.
     read_paused_ = true;
@@ -93,9 +108,8 @@ void Connection::on_read(const asio::error_code& ec, std::size_t n) {
   }
   server_.schedule_flush();
   if (closed_ || client_->closing()) return;
-  // A short read drained the socket; if it produced a reply, the client is waiting for it before
-  // it sends more (request/response): read again after the reply is out, not before.
-  const bool drained = in_end_ < in_.size();
+  // If a short read produced a reply, the client is waiting for it before it sends more
+  // (request/response): read again after the reply is out, not before.
   if (drained && !client_->out.empty() && !client_->blocked())
     server_.defer_read(*this);
   else
@@ -146,7 +160,7 @@ void Connection::protocol_error(std::string_view message) {
   server_.executor().clients().queue_flush(*client_);
 }
 
-std::size_t Connection::pending_output_bytes() const { return writing_.size(); }
+std::size_t Connection::pending_output_bytes() const { return writing_.size() + tls_out_.size(); }
 
 void Connection::flush() {
   // Over its output-buffer limit: closed at the end of the turn, its output never written.
@@ -156,26 +170,32 @@ void Connection::flush() {
   // Never a reply before its AOF bytes (a completed async write may flush output produced
   // after the last finish_turn); a no-op when nothing is pending.
   server_.executor().persistence().flush_turn();
-  if (!write_pending_ && !client_->out.empty()) {
-    asio::error_code ec;
-    const std::size_t n = socket_.write_some(asio::buffer(client_->out), ec);
-    if (ec && ec != asio::error::would_block && ec != asio::error::try_again) {
-      close();
-      return;
-    }
-    server_.executor().stats().net_output_bytes += n;
-    if (n == client_->out.size()) {
-      client_->out.clear();
-    } else {
-      // The socket is full: hand the rest to an async write and keep serving everyone else.
-      writing_.assign(client_->out, n, std::string::npos);
-      client_->out.clear();
-      write_pending_ = true;
-      asio::async_write(socket_, asio::buffer(writing_),
-                        [this](const asio::error_code& wec, std::size_t) { on_write(wec); });
-    }
+  if (tls_) encrypt_output();
+  std::string& pending = tls_ ? tls_out_ : client_->out;
+  if (!write_pending_ && !pending.empty() && !write_out(pending)) return;
+  if (client_->close_after_reply && !write_pending_ && pending.empty() && client_->out.empty())
+    close();
+}
+
+bool Connection::write_out(std::string& pending) {
+  asio::error_code ec;
+  const std::size_t n = socket_.write_some(asio::buffer(pending), ec);
+  if (ec && ec != asio::error::would_block && ec != asio::error::try_again) {
+    close();
+    return false;
   }
-  if (client_->close_after_reply && !write_pending_ && client_->out.empty()) close();
+  if (!tls_) server_.executor().stats().net_output_bytes += n;  // TLS counts the plaintext
+  if (n == pending.size()) {
+    pending.clear();
+    return true;
+  }
+  // The socket is full: hand the rest to an async write and keep serving everyone else.
+  writing_.assign(pending, n, std::string::npos);
+  pending.clear();
+  write_pending_ = true;
+  asio::async_write(socket_, asio::buffer(writing_),
+                    [this](const asio::error_code& wec, std::size_t) { on_write(wec); });
+  return true;
 }
 
 void Connection::on_write(const asio::error_code& ec) {
@@ -188,7 +208,7 @@ void Connection::on_write(const asio::error_code& ec) {
     close();
     return;
   }
-  server_.executor().stats().net_output_bytes += writing_.size();
+  if (!tls_) server_.executor().stats().net_output_bytes += writing_.size();
   writing_.clear();
   flush();
 }
@@ -199,7 +219,9 @@ void Connection::flush_for_shutdown() {
   asio::error_code ec;
   socket_.non_blocking(false, ec);
   if (!writing_.empty()) asio::write(socket_, asio::buffer(writing_), ec);
-  if (!ec && !client_->out.empty()) asio::write(socket_, asio::buffer(client_->out), ec);
+  if (tls_) encrypt_output();
+  std::string& pending = tls_ ? tls_out_ : client_->out;
+  if (!ec && !pending.empty()) asio::write(socket_, asio::buffer(pending), ec);
 }
 
 void Connection::close() {

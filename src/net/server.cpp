@@ -3,11 +3,14 @@
 #include <netinet/tcp.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 
 #include "listd/net/connection.h"
 #include "listd/net/replica_link.h"
+#include "listd/net/tls_context.h"
+#include "listd/net/tls_session.h"
 #include "listd/server/persistence.h"
 #include "listd/server/replication_replica.h"
 
@@ -38,39 +41,14 @@ void Server::refresh_limits() {
 }
 
 bool Server::listen(std::string& error) {
+  if (options_.tls_port != 0 && !configure_tls(error)) return false;
+  // Redis: port 0 with a TLS port is the TLS port alone (listd's port 0 alone is any port).
+  const bool plain = options_.port != 0 || options_.tls_port == 0;
   for (const std::string& word : options_.bind) {
-    // Redis 7: a leading '-' makes the address optional (Debian's redis.conf binds
-    // "127.0.0.1 -::1"): an address this host does not have is skipped, as is a family the
-    // kernel does not support.
-    const bool optional = !word.empty() && word[0] == '-';
-    const std::string addr = optional ? word.substr(1) : word;
-    asio::error_code ec;
-    const auto address = asio::ip::make_address(addr, ec);
-    if (ec) {
-      error = "Invalid bind address '" + addr + "'";
-      return false;
-    }
-    auto acceptor = std::make_unique<asio::ip::tcp::acceptor>(io_);
-    const asio::ip::tcp::endpoint ep(address, options_.port);
-    acceptor->open(ep.protocol(), ec);
-    if (!ec) acceptor->set_option(asio::socket_base::reuse_address(true), ec);
-    if (!ec) acceptor->bind(ep, ec);
-    if (!ec) acceptor->listen(options_.tcp_backlog, ec);
-    if (ec) {
-      error = "Could not create server TCP listening socket " + addr + ":" +
-              std::to_string(options_.port) + ": " + ec.message();
-      const int err = ec.value();
-      if ((optional && err == EADDRNOTAVAIL) || err == EAFNOSUPPORT || err == EPROTONOSUPPORT ||
-          err == ENOPROTOOPT || err == ESOCKTNOSUPPORT || err == EPFNOSUPPORT) {
-        spdlog::warn("Warning: {}", error);
-        continue;
-      }
-      return false;
-    }
-    bound_port_ = acceptor->local_endpoint().port();
-    acceptors_.push_back(std::move(acceptor));
+    if (plain && !listen_on(word, options_.port, false, error)) return false;
+    if (options_.tls_port != 0 && !listen_on(word, options_.tls_port, true, error)) return false;
   }
-  for (auto& a : acceptors_) accept_next(*a);
+  for (Listener& l : listeners_) accept_next(l);
   // The link to our master (replicaof), once we can be reached on our port.
   replica_link_ = std::make_unique<ReplicaLink>(*this);
   exec_.replica_side().set_transport(replica_link_.get());
@@ -78,24 +56,91 @@ bool Server::listen(std::string& error) {
   return true;
 }
 
-void Server::accept_next(asio::ip::tcp::acceptor& acceptor) {
-  acceptor.async_accept([this, &acceptor](const asio::error_code& ec, asio::ip::tcp::socket s) {
-    if (ec) {
-      if (ec == asio::error::operation_aborted || stopping_) return;
-      spdlog::warn("Accept error: {}", ec.message());
-    } else {
-      on_accept(acceptor, std::move(s));
+bool Server::listen_on(const std::string& word, std::uint16_t port, bool tls, std::string& error) {
+  // Redis 7: a leading '-' makes the address optional (Debian's redis.conf binds
+  // "127.0.0.1 -::1"): an address this host does not have is skipped, as is a family the
+  // kernel does not support.
+  const bool optional = !word.empty() && word[0] == '-';
+  const std::string addr = optional ? word.substr(1) : word;
+  asio::error_code ec;
+  const auto address = asio::ip::make_address(addr, ec);
+  if (ec) {
+    error = "Invalid bind address '" + addr + "'";
+    return false;
+  }
+  auto acceptor = std::make_unique<asio::ip::tcp::acceptor>(io_);
+  const asio::ip::tcp::endpoint ep(address, port);
+  acceptor->open(ep.protocol(), ec);
+  if (!ec) acceptor->set_option(asio::socket_base::reuse_address(true), ec);
+  if (!ec) acceptor->bind(ep, ec);
+  if (!ec) acceptor->listen(options_.tcp_backlog, ec);
+  if (ec) {
+    error = "Could not create server TCP listening socket " + addr + ":" + std::to_string(port) +
+            ": " + ec.message();
+    const int err = ec.value();
+    if ((optional && err == EADDRNOTAVAIL) || err == EAFNOSUPPORT || err == EPROTONOSUPPORT ||
+        err == ENOPROTOOPT || err == ESOCKTNOSUPPORT || err == EPFNOSUPPORT) {
+      spdlog::warn("Warning: {}", error);
+      return true;
     }
-    if (!stopping_) accept_next(acceptor);
-  });
+    return false;
+  }
+  (tls ? bound_tls_port_ : bound_port_) = acceptor->local_endpoint().port();
+  listeners_.push_back({std::move(acceptor), tls});
+  return true;
 }
 
-void Server::on_accept(asio::ip::tcp::acceptor&, asio::ip::tcp::socket socket) {
+bool Server::configure_tls(std::string& error) {
+  std::string why;
+  std::unique_ptr<TlsContext> ctx = TlsContext::create(exec_.config().settings(), why);
+  if (!ctx) {
+    spdlog::warn("{}", why);
+    error = "Failed to configure TLS. Check logs for more info.";
+    return false;
+  }
+  tls_context_ = std::make_shared<std::unique_ptr<TlsContext>>(std::move(ctx));
+  // CONFIG SET of a context option builds a new context from the values about to be set; if
+  // that fails, the change is refused and the current context stays (Redis applyTlsCfg).
+  // Connected clients keep the context they were accepted with.
+  std::weak_ptr<std::unique_ptr<TlsContext>> slot = tls_context_;
+  exec_.config().on_apply(
+      [slot](const config::ServerSettings& next,
+             std::span<const std::string_view> changed) -> std::optional<config::ApplyFailure> {
+        const auto live = slot.lock();
+        const auto it = std::find_if(changed.begin(), changed.end(), &is_tls_context_option);
+        if (!live || it == changed.end()) return std::nullopt;
+        std::string failure;
+        std::unique_ptr<TlsContext> rebuilt = TlsContext::create(next, failure);
+        if (!rebuilt) {
+          spdlog::warn("{}", failure);
+          return config::ApplyFailure{std::string(*it),
+                                      "Unable to update TLS configuration. Check server logs."};
+        }
+        *live = std::move(rebuilt);
+        return std::nullopt;
+      });
+  return true;
+}
+
+void Server::accept_next(Listener& listener) {
+  listener.acceptor->async_accept(
+      [this, &listener](const asio::error_code& ec, asio::ip::tcp::socket s) {
+        if (ec) {
+          if (ec == asio::error::operation_aborted || stopping_) return;
+          spdlog::warn("Accept error: {}", ec.message());
+        } else {
+          on_accept(listener, std::move(s));
+        }
+        if (!stopping_) accept_next(listener);
+      });
+}
+
+void Server::on_accept(Listener& listener, asio::ip::tcp::socket socket) {
   const config::Config& cfg = exec_.config();
   if (connections_.size() >= static_cast<std::size_t>(cfg.settings().maxclients)) {
     asio::error_code ec;
     static constexpr std::string_view kMsg = "-ERR max number of clients reached\r\n";
-    socket.write_some(asio::buffer(kMsg.data(), kMsg.size()), ec);
+    if (!listener.tls) socket.write_some(asio::buffer(kMsg.data(), kMsg.size()), ec);
     ++exec_.stats().rejected_connections;
     spdlog::debug("Rejected connection: max number of clients reached");
     return;
@@ -110,7 +155,12 @@ void Server::on_accept(asio::ip::tcp::acceptor&, asio::ip::tcp::socket socket) {
     ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof intvl);
     ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof cnt);
   }
-  auto conn = std::make_unique<Connection>(*this, std::move(socket));
+  std::unique_ptr<TlsSession> tls;
+  if (listener.tls) {
+    tls = std::make_unique<TlsSession>((*tls_context_)->native(), TlsSession::Role::kServer,
+                                       cfg.settings().tls_auth_clients);
+  }
+  auto conn = std::make_unique<Connection>(*this, std::move(socket), std::move(tls));
   Connection* raw = conn.get();
   connections_.emplace(raw, std::move(conn));
   raw->start();
@@ -282,7 +332,7 @@ void Server::shutdown() {
   if (stopping_) return;
   stopping_ = true;
   asio::error_code ec;
-  for (auto& a : acceptors_) a->close(ec);
+  for (Listener& l : listeners_) l.acceptor->close(ec);
   timer_.cancel();
   cron_.cancel();
   busy_flush_.cancel();

@@ -47,6 +47,8 @@ constexpr bool is_allkeys(MaxmemoryPolicy p) noexcept {
 }
 /// enable-protected-configs: may CONFIG SET touch protected options (dir, dbfilename)?
 enum class ProtectedAction { kNo, kYes, kLocal };
+/// tls-auth-clients: must a TLS client present a certificate (yes), may it (optional)?
+enum class TlsAuthClients { kNo, kYes, kOptional };
 
 /// One `save <seconds> <changes>` point.
 struct SavePoint {
@@ -176,6 +178,24 @@ struct ServerSettings {
   /// The config file's `user <name> <rule> ...` lines, without "user", in file order (applied
   /// at start-up by server::load_users_at_startup, Redis ACLLoadConfiguredUsers).
   std::vector<std::vector<std::string>> acl_user_lines;
+
+  // TLS (net/tls_context.h): the listener on tls_port and the server's SSL_CTX, whose
+  // options are Redis 7.0's; empty strings are Redis' NULLs.
+  int tls_port = 0;  // 0: no TLS listener
+  std::string tls_cert_file;
+  std::string tls_key_file;
+  std::string tls_key_file_pass;
+  std::string tls_ca_cert_file;
+  std::string tls_ca_cert_dir;
+  std::string tls_dh_params_file;
+  TlsAuthClients tls_auth_clients = TlsAuthClients::kYes;
+  std::string tls_protocols;  // empty: TLSv1.2 and TLSv1.3
+  std::string tls_ciphers;
+  std::string tls_ciphersuites;
+  bool tls_prefer_server_ciphers = false;
+  bool tls_session_caching = true;
+  int tls_session_cache_size = 20 * 1024;
+  int tls_session_cache_timeout = 300;
   InertValues inert;  // options listd accepts and reports but does not act on
 
   bool operator==(const ServerSettings&) const = default;
@@ -214,9 +234,20 @@ struct RewriteEntry {
 inline constexpr std::string_view kConfigNoFileErr =
     "ERR The server is running without a config file";
 
+/// Why an ApplyHook refused a change: the option named in the error and the reason.
+struct ApplyFailure {
+  std::string option;
+  std::string message;
+};
+
 class Config {
  public:
   using ChangeObserver = std::function<void(std::string_view name)>;
+  /// Redis' apply functions (e.g. the TLS context reload): run by set_many on the settings it
+  /// is about to make current, with the primary names that change (argument order); a failure
+  /// fails the batch and changes nothing.
+  using ApplyHook = std::function<std::optional<ApplyFailure>(
+      const ServerSettings& next, std::span<const std::string_view> changed)>;
   using NameValue = std::pair<std::string_view, std::string_view>;
   using NameValueList = std::vector<std::pair<std::string, std::string>>;
 
@@ -254,6 +285,8 @@ class Config {
   /// Registers a callback run after each successful run-time change (set/set_many) with the
   /// primary name of the option that changed (e.g. "requirepass", "timeout", "maxclients").
   void on_change(ChangeObserver observer);
+  /// Registers an ApplyHook (see above).
+  void on_apply(ApplyHook hook);
 
   /// Absolute path of the config file the server was started with; empty if none.
   const std::string& config_file() const noexcept { return config_file_; }
@@ -270,6 +303,7 @@ class Config {
  private:
   ServerSettings settings_;
   std::vector<ChangeObserver> observers_;
+  std::vector<ApplyHook> apply_hooks_;
   std::string config_file_;
 };
 

@@ -7,10 +7,15 @@
 // reply is written (Server::defer_read): earlier, asio's speculative read could only fail.
 // The object outlives its async operations: the Server frees it once it is closed and no
 // operation is pending.
+//
+// On the TLS port a TlsSession filters the bytes (the seam for any I/O backend): what the
+// socket gives goes through TlsSession::feed/read into the read buffer, replies through
+// TlsSession::write into tls_out_, which takes the place of Client::out on the write path.
 #pragma once
 
 #include <asio.hpp>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -24,10 +29,12 @@ class Executor;
 namespace listd::net {
 
 class Server;
+class TlsSession;
 
 class Connection final : public server::ClientTransport {
  public:
-  Connection(Server& server, asio::ip::tcp::socket socket);
+  /// `tls`: a server session for a connection accepted on the TLS port, else nullptr.
+  Connection(Server& server, asio::ip::tcp::socket socket, std::unique_ptr<TlsSession> tls);
   ~Connection() override;
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
@@ -37,6 +44,7 @@ class Connection final : public server::ClientTransport {
   void read_after_flush() { read_more(); }
   bool closed() const noexcept { return closed_; }
   bool idle_freeable() const noexcept { return closed_ && !read_pending_ && !write_pending_; }
+  bool tls() const noexcept { return tls_ != nullptr; }
   /// Best-effort synchronous flush used at shutdown.
   void flush_for_shutdown();
 
@@ -58,6 +66,12 @@ class Connection final : public server::ClientTransport {
   void read_more();
   void on_read(const asio::error_code& ec, std::size_t n);
   void on_write(const asio::error_code& ec);
+  /// Writes `pending` (Client::out, or tls_out_) at once, the rest through an async write.
+  bool write_out(std::string& pending);
+  // TLS (src/net/connection_tls.cpp): ciphertext in, plaintext into in_, and replies out.
+  void start_tls_read();
+  bool decrypt_input(std::size_t n);
+  void encrypt_output();
   void protocol_error(std::string_view message);
   /// After a batch whose script went busy: the close or read it put off (Client::script_running).
   void finish_protected_batch();
@@ -70,6 +84,9 @@ class Connection final : public server::ClientTransport {
   std::size_t in_begin_ = 0;
   std::size_t in_end_ = 0;
   std::string writing_;  // bytes handed to an async_write in flight
+  std::unique_ptr<TlsSession> tls_;
+  std::vector<char> tls_in_;  // ciphertext read from the socket
+  std::string tls_out_;       // ciphertext to send (handshake, replies, alerts)
   bool read_pending_ = false;
   bool write_pending_ = false;
   bool closed_ = false;

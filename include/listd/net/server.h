@@ -27,12 +27,14 @@ namespace listd::net {
 
 class Connection;
 class ReplicaLink;
+class TlsContext;
 
 struct NetOptions {
   std::vector<std::string> bind{"127.0.0.1"};
   std::uint16_t port = 6379;
   std::size_t max_clients = 10000;
   int tcp_backlog = 511;
+  std::uint16_t tls_port = 0;  // 0: no TLS listener; with port 0, the TLS port alone
 };
 
 class Server final : public server::EventLoopYield {
@@ -60,6 +62,7 @@ class Server final : public server::EventLoopYield {
   void defer_read(Connection& conn);
   void connection_closed(Connection& conn);
   std::uint16_t bound_port() const noexcept { return bound_port_; }
+  std::uint16_t bound_tls_port() const noexcept { return bound_tls_port_; }
 
   /// server::EventLoopYield, called from a busy script's hook inside one of this loop's
   /// handlers: one bounded non-blocking poll, then the part of finish_turn that is safe there
@@ -68,8 +71,16 @@ class Server final : public server::EventLoopYield {
   void run_events_while_busy() override;
 
  private:
-  void accept_next(asio::ip::tcp::acceptor& acceptor);
-  void on_accept(asio::ip::tcp::acceptor& acceptor, asio::ip::tcp::socket socket);
+  struct Listener {
+    std::unique_ptr<asio::ip::tcp::acceptor> acceptor;
+    bool tls = false;
+  };
+  /// Binds one address word of `bind` on `port`; false when a required address fails.
+  bool listen_on(const std::string& word, std::uint16_t port, bool tls, std::string& error);
+  /// The TLS context at start-up and its reload on CONFIG SET (Redis applyTlsCfg).
+  bool configure_tls(std::string& error);
+  void accept_next(Listener& listener);
+  void on_accept(Listener& listener, asio::ip::tcp::socket socket);
   // finish_turn() and its steps, in the order it runs them.
   void finish_turn();
   void resume_unblocked_clients();
@@ -87,7 +98,9 @@ class Server final : public server::EventLoopYield {
   asio::io_context& io_;
   server::Executor& exec_;
   NetOptions options_;
-  std::vector<std::unique_ptr<asio::ip::tcp::acceptor>> acceptors_;
+  std::vector<Listener> listeners_;
+  // The TLS port's context, shared with the CONFIG SET hook, which outlives the Server.
+  std::shared_ptr<std::unique_ptr<TlsContext>> tls_context_;
   std::unique_ptr<ReplicaLink> replica_link_;  // our master, when we are a replica
   std::unordered_map<Connection*, std::unique_ptr<Connection>> connections_;
   std::vector<Connection*> closed_;
@@ -99,6 +112,7 @@ class Server final : public server::EventLoopYield {
   protocol::ParserLimits limits_;
   std::size_t query_buffer_limit_ = 1ull << 30;
   std::uint16_t bound_port_ = 0;
+  std::uint16_t bound_tls_port_ = 0;
   bool flush_wanted_ = false;
   bool stopping_ = false;
 };

@@ -130,7 +130,6 @@ TEST(InertOptionTest, ValuesListdWouldHaveToActOnAreRefused) {
   Config cfg;
   using Argv = std::vector<std::string>;
   const std::pair<Argv, Argv> cases[] = {
-      {{"tls-port", "0"}, {"tls-port", "6380"}},
       {{"tls-replication", "no"}, {"tls-replication", "yes"}},
       {{"cluster-enabled", "no"}, {"cluster-enabled", "yes"}},
       {{"min-replicas-to-write", "0"}, {"min-replicas-to-write", "1"}},
@@ -159,8 +158,9 @@ TEST(InertOptionTest, ValuesListdWouldHaveToActOnAreRefused) {
   }
   // The command line (appended to the file) may take a refused line back.
   Config overridden;
-  EXPECT_EQ(load_config_text("supervised systemd\ntls-port 6380\nsupervised no\ntls-port 0\n",
-                             overridden),
+  EXPECT_EQ(load_config_text(
+                "supervised systemd\ncluster-enabled yes\nsupervised no\ncluster-enabled no\n",
+                overridden),
             std::nullopt);
   // CONFIG SET refuses at once.
   EXPECT_EQ(cfg.set("min-replicas-to-write", "1"),
