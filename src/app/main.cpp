@@ -81,6 +81,14 @@ bool prepare_executor(server::Executor& executor, const config::ServerSettings& 
          executor.persistence().load_at_startup(error);
 }
 
+// The start-up line: versions, the bound ports (0 picks a free one), pid and config file.
+void log_start(const net::Server& server, const config::Config& config) {
+  spdlog::info("listd version={} (redis_version={}), port={}, tls-port={}, pid={}, config file={}",
+               server::kListdVersion, server::kRedisCompatVersion, server.bound_port(),
+               server.bound_tls_port(), ::getpid(),
+               config.config_file().empty() ? "(none)" : config.config_file());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -122,10 +130,7 @@ int main(int argc, char** argv) {
     spdlog::warn("{}", error);
     return 1;
   }
-  spdlog::info("listd version={} (redis_version={}), port={}, tls-port={}, pid={}, config file={}",
-               server::kListdVersion, server::kRedisCompatVersion, server.bound_port(),
-               server.bound_tls_port(), ::getpid(),
-               config.config_file().empty() ? "(none)" : config.config_file());
+  log_start(server, config);
 
   // SIGTERM/SIGINT: as Redis, a final snapshot when save points are configured; if it fails,
   // listd keeps running (the next signal tries again).
