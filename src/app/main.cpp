@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <asio.hpp>
+#include <clocale>
 #include <csignal>
 #include <cstdio>
 #include <functional>
@@ -84,6 +85,7 @@ bool prepare_executor(server::Executor& executor, const config::ServerSettings& 
 
 int main(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_IGN);
+  std::setlocale(LC_COLLATE, "");  // SORT ALPHA collates with strcoll, in the locale, as Redis
 
   config::Config config;
   if (const int status = handle_startup_action(app::load_config(argc, argv, config), argv[0]);
