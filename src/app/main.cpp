@@ -11,6 +11,7 @@
 
 #include "listd/app/config_loader.h"
 #include "listd/app/logging.h"
+#include "listd/app/process_supervision.h"
 #include "listd/config/config.h"
 #include "listd/net/server.h"
 #include "listd/server/acl_file.h"
@@ -100,6 +101,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   app::log_inert_options(settings);
+  const config::SupervisedMode supervised = app::start_process(settings);  // may fork
 
   server::SystemClock clock;
   server::Executor executor(config, clock);
@@ -115,6 +117,7 @@ int main(int argc, char** argv) {
     spdlog::warn("{}", error);
     return 1;
   }
+  const std::string pidfile = app::create_pidfile(settings);
   spdlog::info("listd version={} (redis_version={}), port={}, pid={}, config file={}",
                server::kListdVersion, server::kRedisCompatVersion, server.bound_port(), ::getpid(),
                config.config_file().empty() ? "(none)" : config.config_file());
@@ -150,9 +153,12 @@ int main(int argc, char** argv) {
   };
   signals.async_wait(on_signal);
   spdlog::info("Ready to accept connections tcp");
+  app::notify_ready(supervised, !settings.replicaof_host.empty());
   server.run();
   ignore_stop_signals(signals);
+  app::notify_stopping(supervised);
   executor.persistence().shutdown();  // write + fsync what is pending, stop children
+  app::remove_pidfile(pidfile);
   spdlog::info("listd is now ready to exit, bye bye...");
   return 0;
 }

@@ -49,10 +49,6 @@ void store_enum(ServerSettings& s, int v) {
 
 // ---- Validators ------------------------------------------------------------------------------
 
-const char* daemonize_unsupported(bool value) {
-  return value ? "listd does not support daemonize yes" : nullptr;
-}
-
 const char* disk_sync_only(bool value) {
   return value ? "listd sends a replica its RDB from disk only (repl-diskless-sync no)" : nullptr;
 }
@@ -272,6 +268,12 @@ RewriteEntry rewrite_dir(const ServerSettings& s) {
 
 // ---- The table -------------------------------------------------------------------------------
 
+constexpr EnumValue kSupervisedModes[] = {
+    {"upstart", static_cast<int>(SupervisedMode::kUpstart)},
+    {"systemd", static_cast<int>(SupervisedMode::kSystemd)},
+    {"auto", static_cast<int>(SupervisedMode::kAuto)},
+    {"no", static_cast<int>(SupervisedMode::kNo)},
+};
 constexpr EnumValue kLogLevels[] = {
     {"debug", static_cast<int>(LogLevel::kDebug)},
     {"verbose", static_cast<int>(LogLevel::kVerbose)},
@@ -405,7 +407,9 @@ std::vector<OptionSpec> base_options() {
       memory<&S::proto_max_bulk_len>("proto-max-bulk-len", kNone, kMb, LONG_MAX, 512 * kMb, false),
       memory<&S::client_query_buffer_limit>("client-query-buffer-limit", kNone, kMb, LONG_MAX,
                                             1024 * kMb, true),
-      boolean("daemonize", kOptionImmutable, &S::daemonize, false, &daemonize_unsupported),
+      boolean("daemonize", kOptionImmutable, &S::daemonize, false),
+      enumeration<&S::supervised>("supervised", kOptionImmutable, kSupervisedModes,
+                                  static_cast<int>(SupervisedMode::kNo)),
       special("save", kOptionMultiArg, {&set_save, &get_save, &rewrite_save}),
       boolean("appendonly", kNone, &S::appendonly, false),
       enumeration<&S::appendfsync>("appendfsync", kNone, kAppendFsyncs,

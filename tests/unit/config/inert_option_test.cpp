@@ -136,7 +136,6 @@ TEST(InertOptionTest, ValuesListdWouldHaveToActOnAreRefused) {
       {{"min-replicas-to-write", "0"}, {"min-replicas-to-write", "1"}},
       {{"min-slaves-to-write", "0"}, {"min-slaves-to-write", "2"}},
       {{"maxmemory-clients", "0"}, {"maxmemory-clients", "10%"}},
-      {{"supervised", "no"}, {"supervised", "systemd"}},
       {{"syslog-enabled", "no"}, {"syslog-enabled", "yes"}},
       {{"unixsocketperm", "0"}, {"unixsocketperm", "700"}},
       {{"enable-debug-command", "yes"}, {"enable-debug-command", "local"}},
@@ -159,7 +158,7 @@ TEST(InertOptionTest, ValuesListdWouldHaveToActOnAreRefused) {
   }
   // The command line (appended to the file) may take a refused line back.
   Config overridden;
-  EXPECT_EQ(load_config_text("supervised systemd\ntls-port 6380\nsupervised no\ntls-port 0\n",
+  EXPECT_EQ(load_config_text("cluster-enabled yes\ntls-port 6380\ncluster-enabled no\ntls-port 0\n",
                              overridden),
             std::nullopt);
   // CONFIG SET refuses at once.
