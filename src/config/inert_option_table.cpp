@@ -36,9 +36,6 @@ const char* no_min_replicas(std::string_view v) {
 const char* no_client_eviction(std::string_view v) {
   return v == "0" ? nullptr : "listd does not evict clients (maxmemory-clients must be 0)";
 }
-const char* no_supervisor(std::string_view v) {
-  return v == "no" ? nullptr : "listd does not notify a supervisor (supervised must be no)";
-}
 const char* no_syslog(std::string_view v) {
   return v == "no" ? nullptr : "listd does not log to syslog (syslog-enabled must be no)";
 }
@@ -112,7 +109,6 @@ const char* valid_proc_title_template(std::string_view v) {
 
 // ---- Enumerations (the value is the position; only the names matter here) --------------------
 
-constexpr EnumValue kSupervised[] = {{"upstart", 0}, {"systemd", 1}, {"auto", 2}, {"no", 3}};
 constexpr EnumValue kSyslogFacility[] = {{"user", 0},   {"local0", 1}, {"local1", 2},
                                          {"local2", 3}, {"local3", 4}, {"local4", 5},
                                          {"local5", 6}, {"local6", 7}, {"local7", 8}};
@@ -236,7 +232,6 @@ void append_strings_and_enums(std::vector<OptionSpec>& t) {
        {"tls-client-cert-file", "tls-client-key-file", "tls-client-key-file-pass"})
     add(text(tls, kNone, "", true));
   // Enumerations.
-  add(refusing(choice("supervised", kImm, kSupervised, "no", &no_supervisor)));
   add(choice("syslog-facility", kImm, kSyslogFacility, "local0"));
   add(choice("repl-diskless-load", kNone, kDisklessLoad, "disabled"));
   add(choice("oom-score-adj", kNone, kOomScoreAdj, "no"));

@@ -49,10 +49,6 @@ void store_enum(ServerSettings& s, int v) {
 
 // ---- Validators ------------------------------------------------------------------------------
 
-const char* daemonize_unsupported(bool value) {
-  return value ? "listd does not support daemonize yes" : nullptr;
-}
-
 const char* disk_sync_only(bool value) {
   return value ? "listd sends a replica its RDB from disk only (repl-diskless-sync no)" : nullptr;
 }
@@ -272,6 +268,12 @@ RewriteEntry rewrite_dir(const ServerSettings& s) {
 
 // ---- The table -------------------------------------------------------------------------------
 
+constexpr EnumValue kSupervisedModes[] = {
+    {"upstart", static_cast<int>(SupervisedMode::kUpstart)},
+    {"systemd", static_cast<int>(SupervisedMode::kSystemd)},
+    {"auto", static_cast<int>(SupervisedMode::kAuto)},
+    {"no", static_cast<int>(SupervisedMode::kNo)},
+};
 constexpr EnumValue kLogLevels[] = {
     {"debug", static_cast<int>(LogLevel::kDebug)},
     {"verbose", static_cast<int>(LogLevel::kVerbose)},
@@ -437,7 +439,9 @@ std::vector<OptionSpec> base_options() {
       memory<&S::proto_max_bulk_len>("proto-max-bulk-len", kNone, kMb, LONG_MAX, 512 * kMb, false),
       memory<&S::client_query_buffer_limit>("client-query-buffer-limit", kNone, kMb, LONG_MAX,
                                             1024 * kMb, true),
-      boolean("daemonize", kOptionImmutable, &S::daemonize, false, &daemonize_unsupported),
+      boolean("daemonize", kOptionImmutable, &S::daemonize, false),
+      enumeration<&S::supervised>("supervised", kOptionImmutable, kSupervisedModes,
+                                  static_cast<int>(SupervisedMode::kNo)),
       special("save", kOptionMultiArg, {&set_save, &get_save, &rewrite_save}),
       boolean("appendonly", kNone, &S::appendonly, false),
       enumeration<&S::appendfsync>("appendfsync", kNone, kAppendFsyncs,
@@ -496,10 +500,15 @@ std::vector<OptionSpec> base_options() {
       special(
           "client-output-buffer-limit", kOptionMultiArg,
           {&set_output_buffer_limits, &get_output_buffer_limits, &rewrite_output_buffer_limits}),
-      enumeration<&S::acl_pubsub_default_all>("acl-pubsub-default", kNone, kAclPubsubDefaults, 0),
-      integer<&S::acllog_max_len>("acllog-max-len", kNone, 0, LONG_MAX, 128),
-      str_option("aclfile", kOptionImmutable, &S::aclfile, "", false),
   };
+}
+
+void add_acl_options(std::vector<OptionSpec>& t) {
+  using S = ServerSettings;
+  t.push_back(
+      enumeration<&S::acl_pubsub_default_all>("acl-pubsub-default", 0, kAclPubsubDefaults, 0));
+  t.push_back(integer<&S::acllog_max_len>("acllog-max-len", 0, 0, LONG_MAX, 128));
+  t.push_back(str_option("aclfile", kOptionImmutable, &S::aclfile, "", false));
 }
 
 }  // namespace
@@ -507,6 +516,7 @@ std::vector<OptionSpec> base_options() {
 const std::vector<OptionSpec>& table() {
   static const std::vector<OptionSpec> kTable = [] {
     std::vector<OptionSpec> t = base_options();
+    add_acl_options(t);
     add_replication_options(t);
     add_tls_options(t);
     return with_inert_options(std::move(t));

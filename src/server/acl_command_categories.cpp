@@ -240,6 +240,8 @@ const AclCommandCategories kAclCommandCategoryTable[] = {
     {"smembers", kAclRead | kAclSet | kAclSlow, "r"},
     {"smismember", kAclRead | kAclSet | kAclFast, "r"},
     {"smove", kAclWrite | kAclSet | kAclFast, "bw"},
+    {"sort", kAclWrite | kAclSet | kAclSortedSet | kAclList | kAclSlow | kAclDangerous, "rw"},
+    {"sort_ro", kAclRead | kAclSet | kAclSortedSet | kAclList | kAclSlow | kAclDangerous, "rr"},
     {"spop", kAclWrite | kAclSet | kAclFast, "b"},
     {"spublish", kAclPubsub | kAclFast, "-"},
     {"srandmember", kAclRead | kAclSet | kAclSlow, "r"},

@@ -335,6 +335,12 @@ AclDenial AclSelector::check(const CommandSpec& spec, std::span<const std::strin
   return AclDenial::kNone;
 }
 
+bool AclSelector::reads_every_key() const noexcept {
+  return all_keys_ || std::any_of(patterns_.begin(), patterns_.end(), [](const AclKeyPattern& p) {
+           return (p.access & kAclKeyRead) && p.pattern == "*";
+         });
+}
+
 bool AclSelector::allows_key(std::string_view key, std::uint8_t access) const {
   if (all_keys_) return true;
   for (const auto& p : patterns_)

@@ -243,6 +243,19 @@ std::vector<Script> zset_scripts() {
         {"ZDIFF", "2", "nokey", "nokey2"},
         {"ZRANDMEMBER", "nokey"},
         {"ZRANDMEMBER", "nokey", "2"}}},
+      // SORT: STORE notifies `sortstore` (after the destination's `new`), or `del` when the
+      // result is empty; the BY and GET keys are read lookups (`keymiss`).
+      {Mode::kSelf,
+       {{"RPUSH", "sl", "3", "1", "2"},
+        {"SET", "w_1", "9"},
+        {"SORT", "sl", "STORE", "sd"},
+        {"SORT", "sl", "BY", "w_*", "GET", "#", "GET", "nokey_*", "STORE", "sd"},
+        {"SORT", "sl", "LIMIT", "5", "1", "STORE", "sd"},
+        {"SORT", "sl", "LIMIT", "5", "1", "STORE", "sd"},
+        {"SORT", "nokey", "STORE", "sd"},
+        {"SORT", "nokey", "BY", "nosort"},
+        {"SORT_RO", "nokey", "BY", "w_*", "GET", "g_*"},
+        {"SORT_RO", "sl", "BY", "w_*", "GET", "g_*->f"}}},
       // Geo: GEOADD notifies `zadd`; the STORE searches `georadiusstore` / `geosearchstore`
       // after the destination's `new`, or `del` when nothing is found.
       {Mode::kSelf,

@@ -45,6 +45,8 @@ constexpr bool is_allkeys(MaxmemoryPolicy p) noexcept {
   return p == MaxmemoryPolicy::kAllkeysLru || p == MaxmemoryPolicy::kAllkeysLfu ||
          p == MaxmemoryPolicy::kAllkeysRandom;
 }
+/// supervised values (Redis SUPERVISED_*): how listd tells a supervisor it is ready.
+enum class SupervisedMode { kNo, kUpstart, kSystemd, kAuto };
 /// enable-protected-configs: may CONFIG SET touch protected options (dir, dbfilename)?
 enum class ProtectedAction { kNo, kYes, kLocal };
 /// tls-auth-clients: must a TLS client present a certificate (yes), may it (optional)?
@@ -115,6 +117,7 @@ struct ServerSettings {
   long long proto_max_bulk_len = 512LL * 1024 * 1024;
   std::size_t client_query_buffer_limit = 1024UL * 1024 * 1024;
   bool daemonize = false;
+  SupervisedMode supervised = SupervisedMode::kNo;
   std::vector<SavePoint> save;
   bool appendonly = false;
   AppendFsync appendfsync = AppendFsync::kEverysec;

@@ -135,7 +135,6 @@ TEST(InertOptionTest, ValuesListdWouldHaveToActOnAreRefused) {
       {{"min-replicas-to-write", "0"}, {"min-replicas-to-write", "1"}},
       {{"min-slaves-to-write", "0"}, {"min-slaves-to-write", "2"}},
       {{"maxmemory-clients", "0"}, {"maxmemory-clients", "10%"}},
-      {{"supervised", "no"}, {"supervised", "systemd"}},
       {{"syslog-enabled", "no"}, {"syslog-enabled", "yes"}},
       {{"unixsocketperm", "0"}, {"unixsocketperm", "700"}},
       {{"enable-debug-command", "yes"}, {"enable-debug-command", "local"}},
@@ -158,9 +157,11 @@ TEST(InertOptionTest, ValuesListdWouldHaveToActOnAreRefused) {
   }
   // The command line (appended to the file) may take a refused line back.
   Config overridden;
-  EXPECT_EQ(load_config_text(
-                "supervised systemd\ncluster-enabled yes\nsupervised no\ncluster-enabled no\n",
-                overridden),
+  EXPECT_EQ(load_config_text("cluster-enabled yes
+                             syslog -
+                             enabled yes cluster - enabled no syslog -
+                             enabled no ",
+                             overridden),
             std::nullopt);
   // CONFIG SET refuses at once.
   EXPECT_EQ(cfg.set("min-replicas-to-write", "1"),

@@ -148,6 +148,8 @@ std::vector<EffectCase> cases() {
       {"unlink", {str}, {"UNLINK", "s"}, {}},
       {"rename", {str}, {"RENAME", "s", "t"}, {}},
       {"renamenx", {str}, {"RENAMENX", "s", "t"}, {}},
+      // SORT is logged as sent when it stored (a set's unsorted order is ALPHA-sorted then)
+      {"sort", {list}, {"SORT", "l", "ALPHA", "STORE", "d"}, {}},
       {"copy", {str}, {"COPY", "s", "t"}, {}},
       {"move", {str}, {"MOVE", "s", "1"}, {}},
       {"flushdb", {str}, {"FLUSHDB"}, {}},
