@@ -172,6 +172,7 @@ void register_introspection_commands(CommandTable& table);
 void register_transaction_commands(CommandTable& table);
 void register_keyspace_commands(CommandTable& table);
 void register_expire_commands(CommandTable& table);
+void register_dump_commands(CommandTable& table);
 void register_list_commands(CommandTable& table);
 void register_blocking_commands(CommandTable& table);
 void register_string_commands(CommandTable& table);
