@@ -44,10 +44,13 @@ int read_header(Reader& r) {
   return ver;
 }
 
-// Where the next key goes and the deadline an EXPIRETIME opcode gave it.
+// Where the next key goes, the deadline an EXPIRETIME opcode gave it and the access an IDLE or
+// FREQ opcode recorded (-1: none).
 struct Cursor {
   store::Database* db;
   std::int64_t expire = -1;
+  long long idle_s = -1;
+  long long freq = -1;
 };
 
 // Consumes an opcode that is not a key (SELECTDB, EXPIRETIME, AUX, ...). False for a key type.
@@ -55,8 +58,8 @@ bool read_opcode(Reader& r, unsigned type, store::Keyspace& ks, Cursor& at, RdbL
   switch (type) {
     case kOpExpireTime: at.expire = static_cast<std::int64_t>(r.le(4)) * 1000; return true;
     case kOpExpireTimeMs: at.expire = static_cast<std::int64_t>(r.le(8)); return true;
-    case kOpFreq: r.byte(); return true;
-    case kOpIdle: r.len(); return true;
+    case kOpFreq: at.freq = r.byte(); return true;
+    case kOpIdle: at.idle_s = static_cast<long long>(r.len() & 0x7fffffffffffffffull); return true;
     case kOpSelectDb: {
       const std::uint64_t id = r.len();
       if (id >= static_cast<std::uint64_t>(ks.database_count()))
@@ -92,7 +95,8 @@ void read_key(Reader& r, unsigned type, Cursor& at, const RdbLoadOptions& o, Rdb
   std::string key = r.str();
   Loaded obj = read_object(r, type);
   const std::int64_t expire = at.expire;
-  at.expire = -1;
+  const long long idle_s = at.idle_s, freq = at.freq;
+  at.expire = at.idle_s = at.freq = -1;
   if (obj.empty) {
     ++res.empty_skipped;
     return;
@@ -106,6 +110,7 @@ void read_key(Reader& r, unsigned type, Cursor& at, const RdbLoadOptions& o, Rdb
     throw ParseError{"RDB has duplicated key '" + key + "' in DB " + std::to_string(db.index())};
   store::Entry* e = db.add(key, std::move(obj.value));
   if (expire >= 0) db.set_expire(*e, expire);
+  if (o.access_word) e->lru = o.access_word(idle_s, freq);
   ++res.keys;
 }
 

@@ -95,6 +95,19 @@ bool is_empty(const store::Value& v) {
   return false;
 }
 
+// Redis rdbSaveKeyValuePair: the key's idle time or LFU counter, after its expiry.
+void write_access_record(Out& out, const store::Entry& e, const RdbSaveOptions& o) {
+  if (o.access_record == RdbSaveOptions::AccessRecord::kNone || !o.access_value) return;
+  const std::uint64_t value = o.access_value(e.lru);
+  if (o.access_record == RdbSaveOptions::AccessRecord::kIdle) {
+    out.byte(rdb::kOpIdle);
+    out.len(value);
+  } else {
+    out.byte(rdb::kOpFreq);
+    out.byte(static_cast<unsigned char>(value));
+  }
+}
+
 bool write_all_parts(Out& out, const store::Keyspace& ks, const RdbSaveOptions& o) {
   char header[16];
   std::snprintf(header, sizeof header, "REDIS%04d", kRdbVersion);
@@ -128,6 +141,7 @@ bool write_all_parts(Out& out, const store::Keyspace& ks, const RdbSaveOptions& 
         out.byte(rdb::kOpExpireTimeMs);
         out.le64(static_cast<std::uint64_t>(e.expire_at_ms));
       }
+      write_access_record(out, e, o);
       out.byte(rdb_value_type(e.value));
       out.str(e.key());
       out.value(e.value);

@@ -63,18 +63,6 @@ bool parse_restore_options(CommandContext& ctx, RestoreOptions& o) {
   return true;
 }
 
-// Redis objectSetLRUOrLFU: FREQ counts only under an LFU policy, IDLETIME only under the others.
-void set_restored_access(store::Entry& e, const RestoreOptions& o, const config::ServerSettings& s,
-                         std::int64_t now_ms) {
-  if (config::is_lfu(s.maxmemory_policy)) {
-    if (o.freq >= 0) e.lru = (lfu_minutes(now_ms) << 8) | static_cast<std::uint32_t>(o.freq);
-  } else if (o.idle_s >= 0) {
-    long long at = static_cast<long long>(lru_clock(now_ms)) - o.idle_s;
-    if (at < 0) at += kLruClockMax;  // Redis adds LRU_CLOCK_MAX once, then truncates to 24 bits
-    e.lru = static_cast<std::uint32_t>(at) & kLruClockMax;
-  }
-}
-
 // Redis checkAlreadyExpired: a deadline in the past deletes, except while loading the AOF or
 // on a replica, which wait for the DEL their source sends.
 bool already_expired(CommandContext& ctx, long long when_ms) {
@@ -134,7 +122,8 @@ void cmd_restore(CommandContext& ctx) {
     if (!o.absttl) propagate_absolute(ctx, ttl);
   }
   if (!ttl || o.absttl) ctx.propagate_as(ctx.argv());
-  set_restored_access(*e, o, ctx.exec().config().settings(), ctx.now_ms());
+  // FREQ counts only under an LFU policy, IDLETIME only under the others (objectSetLRUOrLFU).
+  e->lru = access_word_from(ctx.exec().config().settings(), ctx.now_ms(), o.idle_s, o.freq, e->lru);
   ctx.notify(config::kNotifyGeneric, "restore", key);
   ctx.reply().ok();
   ctx.mark_dirty();
