@@ -28,7 +28,7 @@ endfunction()
 foreach(module client_options list_methods transactions introspection wire_conversations
                worker_app server_options launcher pubsub keyspace_notifications
                scripting output_buffer_limits replication replica_side slowlog
-               memory_limit eviction acl tls
+               memory_limit eviction acl tls dump_restore rdb_access_records
                stock_config queue_view daemonize)
   listd_pytest(python.${module} python $<TARGET_FILE:listd> listd test_${module}.py)
 endforeach()

@@ -13,6 +13,7 @@
 #include "listd/server/function_library.h"
 #include "listd/server/master_link.h"
 #include "listd/server/persistence.h"
+#include "listd/server/rdb_access.h"
 #include "listd/server/replication_master.h"
 #include "listd/server/scripting.h"
 
@@ -374,6 +375,7 @@ void ReplicationReplica::load_payload() {
   persistence::RdbLoadOptions options;
   options.now_ms = exec_.clock().unix_ms();
   options.skip_expired = false;  // a replica keeps them until the master's DEL
+  restore_access(options, exec_.config().settings(), options.now_ms);
   const persistence::RdbLoadResult loaded = persistence::load_rdb(payload_, fresh, options);
   payload_ = std::string();
   if (!loaded.ok) {

@@ -44,6 +44,9 @@ namespace {
 constexpr const char* kShortTtlMs = "25";
 constexpr const char* kPastShortTtl = "0.05";  // seconds: twice the TTL
 
+// DUMP's payload of the string "hello" (the same bytes on both servers).
+const std::string kHelloPayload("\x00\x05hello\x0a\x00\x63\x72\xdf\x76\x65\x34\x20\x0a", 17);
+
 using Args = std::vector<std::string>;
 
 enum class Mode {
@@ -476,6 +479,13 @@ std::vector<Script> generic_scripts() {
         {"COPY", "ex", "c1", "REPLACE"},
         {"COPY", "ex", "c1", "DB", "1"},
         {"COPY", "nocopy", "c2"},
+        {"RESTORE", "rs", "0", kHelloPayload},
+        {"RESTORE", "rs", "0", kHelloPayload},
+        {"RESTORE", "rs", "100000", kHelloPayload, "REPLACE"},
+        {"RESTORE", "rs", "1", kHelloPayload, "REPLACE", "ABSTTL"},
+        {"RESTORE", "rs", "1", kHelloPayload, "ABSTTL"},
+        {"DUMP", "ex"},
+        {"DUMP", "nodump"},
         {"MOVE", "c1", "1"},
         {"MOVE", "ex", "2"},
         {"MOVE", "nomove", "2"},
