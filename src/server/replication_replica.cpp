@@ -49,6 +49,16 @@ std::string_view state_name(ReplicationReplica::State s) {
   }
 }
 
+// The `replicaof` option follows the run-time role, as Redis' reads server.masterhost:
+// CONFIG GET shows it and CONFIG REWRITE writes or removes its line (Sentinel relies on that).
+// An empty host is REPLICAOF NO ONE.
+void record_replicaof_option(config::Config& config, const std::string& host, int port) {
+  const std::vector<std::string> directive =
+      host.empty() ? std::vector<std::string>{"replicaof", "no", "one"}
+                   : std::vector<std::string>{"replicaof", host, std::to_string(port)};
+  config.apply_directive(directive);
+}
+
 }  // namespace
 
 ReplicationReplica::ReplicationReplica(Executor& exec) : exec_(exec) {
@@ -95,6 +105,7 @@ bool ReplicationReplica::set_master(const std::string& host, int port) {
   host_ = host;
   port_ = port;
   state_ = State::kConnect;
+  record_replicaof_option(exec_.config(), host_, port_);
   if (transport_) connect_now();
   return true;
 }
@@ -111,6 +122,7 @@ void ReplicationReplica::unset_master() {
   exec_.replication().set_following(false, nullptr);
   exec_.replication().shift_replid();
   exec_.keyspace().set_keep_expired(false);
+  record_replicaof_option(exec_.config(), {}, 0);
 }
 
 void ReplicationReplica::unblock_clients_for_demotion() {

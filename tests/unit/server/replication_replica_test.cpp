@@ -8,7 +8,11 @@
 #include "listd/server/replication_replica.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -355,6 +359,46 @@ TEST(WaitTest, CountsTimesOutAndNeverBlocksInMulti) {
   EXPECT_EQ(t.run(c, {"MULTI"}), "+OK\r\n");
   EXPECT_EQ(t.run(c, {"WAIT", "1", "0"}), "+QUEUED\r\n");
   EXPECT_EQ(t.run(c, {"EXEC"}), "*1\r\n:0\r\n");
+}
+
+// Sentinel's promotion and demotion, one transaction each (../shared/REPLICATION.md §3.1). The
+// replies and the rewritten replicaof line are redis-server 7.0.15's, captured with the same
+// requests: CONFIG GET and CONFIG REWRITE follow the role set at run time.
+TEST_F(ReplicationReplicaTest, SentinelTransactionsRewriteTheReplicaofLine) {
+  const std::filesystem::path conf = std::filesystem::temp_directory_path() /
+                                     ("listd-sentinel-" + std::to_string(::getpid()) + ".conf");
+  std::ofstream(conf) << "port 6380\n";
+  t_.config().set_config_file(conf.string());
+  const auto file = [&] {
+    std::stringstream text;
+    text << std::ifstream(conf).rdbuf();
+    return text.str();
+  };
+  auto& sentinel = t_.client();
+  auto& worker = t_.client();
+  auto& subscriber = t_.client();
+  EXPECT_EQ(t_.run(worker, {"PING"}), "+PONG\r\n");
+  t_.run(subscriber, {"SUBSCRIBE", "__sentinel__:hello"});
+  EXPECT_EQ(t_.run(sentinel, {"REPLICAOF", "127.0.0.1", "7777"}), "+OK\r\n");
+  EXPECT_EQ(t_.run(sentinel, {"MULTI"}), "+OK\r\n");
+  EXPECT_EQ(t_.run(sentinel, {"SLAVEOF", "NO", "ONE"}), "+QUEUED\r\n");
+  EXPECT_EQ(t_.run(sentinel, {"CONFIG", "REWRITE"}), "+QUEUED\r\n");
+  EXPECT_EQ(t_.run(sentinel, {"CLIENT", "KILL", "TYPE", "normal"}), "+QUEUED\r\n");
+  EXPECT_EQ(t_.run(sentinel, {"CLIENT", "KILL", "TYPE", "pubsub"}), "+QUEUED\r\n");
+  EXPECT_EQ(t_.run(sentinel, {"EXEC"}), "*4\r\n+OK\r\n+OK\r\n:1\r\n:1\r\n");
+  EXPECT_FALSE(replica().active());
+  EXPECT_EQ(file().find("replicaof"), std::string::npos) << file();
+  EXPECT_EQ(t_.run(sentinel, {"CONFIG", "GET", "replicaof"}),
+            "*2\r\n$9\r\nreplicaof\r\n$0\r\n\r\n");
+
+  EXPECT_EQ(t_.run(sentinel, {"MULTI"}), "+OK\r\n");
+  EXPECT_EQ(t_.run(sentinel, {"SLAVEOF", "127.0.0.1", "7777"}), "+QUEUED\r\n");
+  EXPECT_EQ(t_.run(sentinel, {"CONFIG", "REWRITE"}), "+QUEUED\r\n");
+  EXPECT_EQ(t_.run(sentinel, {"EXEC"}), "*2\r\n+OK\r\n+OK\r\n");
+  EXPECT_NE(file().find("\nreplicaof 127.0.0.1 7777\n"), std::string::npos) << file();
+  EXPECT_EQ(t_.run(sentinel, {"CONFIG", "GET", "replicaof"}),
+            "*2\r\n$9\r\nreplicaof\r\n$14\r\n127.0.0.1 7777\r\n");
+  std::filesystem::remove(conf);
 }
 
 }  // namespace
