@@ -74,6 +74,10 @@ ReplicationReplica::ReplicationReplica(Executor& exec) : exec_(exec) {
 
 ReplicationReplica::~ReplicationReplica() = default;
 
+bool ReplicationReplica::stale_refused() const {
+  return active() && !link_up() && !exec_.config().settings().replica_serve_stale_data;
+}
+
 std::int64_t ReplicationReplica::unix_s() const { return exec_.clock().unix_ms() / 1000; }
 
 void ReplicationReplica::set_transport(MasterLinkTransport* transport) {
