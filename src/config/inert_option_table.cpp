@@ -2,8 +2,8 @@
 // exactly as Redis does but does not act on (docs/COMPATIBILITY.md, "Options accepted but
 // inert"), so a stock redis.conf loads. Each value lives in ServerSettings::inert by name. An
 // option whose non-default value would claim a behaviour or a protection listd does not have
-// (tls-replication, cluster-enabled, min-replicas-to-write, maxmemory-clients, aclfile, ...)
-// accepts only its default and refuses the rest with a text that says so.
+// (tls-replication, cluster-enabled, maxmemory-clients, aclfile, ...) accepts only its default
+// and refuses the rest with a text that says so.
 #include <fmt/format.h>
 
 #include <cerrno>
@@ -27,11 +27,6 @@ const char* no_tls_replication(std::string_view v) {
 }
 const char* no_cluster(std::string_view v) {
   return v == "no" ? nullptr : "listd has no cluster mode (cluster-enabled must be no)";
-}
-const char* no_min_replicas(std::string_view v) {
-  return v == "0"
-             ? nullptr
-             : "listd does not hold writes back for replicas (min-replicas-to-write must be 0)";
 }
 const char* no_client_eviction(std::string_view v) {
   return v == "0" ? nullptr : "listd does not evict clients (maxmemory-clients must be 0)";
@@ -194,7 +189,6 @@ void append_booleans(std::vector<OptionSpec>& t) {
   add(flag("rdb-save-incremental-fsync", kNone, true));
   add(flag("cluster-replica-no-failover", kNone, false, "cluster-slave-no-failover"));
   add(flag("replica-lazy-flush", kNone, false, "slave-lazy-flush"));
-  add(flag("replica-serve-stale-data", kNone, true, "slave-serve-stale-data"));
   add(flag("replica-ignore-maxmemory", kNone, true, "slave-ignore-maxmemory"));
   add(flag("jemalloc-bg-thread", kNone, true));
   add(flag("activedefrag", kNone, false, {}, &no_active_defrag));
@@ -260,9 +254,6 @@ void append_signed_numbers(std::vector<OptionSpec>& t) {
   add(number("cluster-announce-port", kNone, 0, 65535, "0"));
   add(number("cluster-announce-tls-port", kNone, 0, 65535, "0"));
   add(number("active-expire-effort", kNone, 1, 10, "1"));
-  add(refusing(number("min-replicas-to-write", kNone, 0, INT_MAX, "0", "min-slaves-to-write",
-                      &no_min_replicas)));
-  add(number("min-replicas-max-lag", kNone, 0, INT_MAX, "10", "min-slaves-max-lag"));
   add(number("shutdown-timeout", kNone, 0, INT_MAX, "10"));
   add(number("repl-diskless-sync-max-replicas", kNone, 0, INT_MAX, "0"));
   add(number("active-defrag-max-scan-fields", kNone, 1, LONG_MAX, "1000"));

@@ -385,11 +385,17 @@ void add_replication_options(std::vector<OptionSpec>& t) {
       aliased(
           boolean("replica-read-only", kNone, &S::replica_read_only, true, &read_only_replica_only),
           "slave-read-only"),
+      aliased(boolean("replica-serve-stale-data", kNone, &S::replica_serve_stale_data, true),
+              "slave-serve-stale-data"),
       integer<&S::replica_priority>("replica-priority", kNone, 0, INT_MAX, 100, "slave-priority"),
       aliased(str_option("replica-announce-ip", kNone, &S::replica_announce_ip, "", true),
               "slave-announce-ip"),
       integer<&S::replica_announce_port>("replica-announce-port", kNone, 0, 65535, 0,
                                          "slave-announce-port"),
+      integer<&S::min_replicas_to_write>("min-replicas-to-write", kNone, 0, INT_MAX, 0,
+                                         "min-slaves-to-write"),
+      integer<&S::min_replicas_max_lag>("min-replicas-max-lag", kNone, 0, INT_MAX, 10,
+                                        "min-slaves-max-lag"),
   };
   t.insert(t.end(), options.begin(), options.end());
 }

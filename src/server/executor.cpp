@@ -129,14 +129,23 @@ std::string Executor::rejection(const Client& c, std::span<const std::string_vie
   if (persistence_->refusing_writes() && (spec->flags & (kWrite | kDeniedOnDiskError)))
     return std::string(kMisconfRdbErr);
   // Redis' is_write_command: a script's shebang flags, EXEC's queued commands count.
-  if (replica_side_->active() && config_.settings().replica_read_only &&
-      ((scripting_->command_flags(*spec, argv) & kWrite) ||
-       ((spec->flags & kExecCommand) && (c.queued_flags & kWrite))))
+  const auto is_write = [&] {
+    return (scripting_->command_flags(*spec, argv) & kWrite) ||
+           ((spec->flags & kExecCommand) && (c.queued_flags & kWrite));
+  };
+  if (config_.settings().min_replicas_to_write != 0 && !replication_->enough_good_replicas() &&
+      is_write())
+    return std::string(kNoReplicasErr);
+  if (replica_side_->active() && config_.settings().replica_read_only && is_write())
     return std::string(kReadOnlyReplicaErr);
   // RESP2 subscribed mode: only the commands flagged for it (RESP3 may mix in anything).
   if (c.resp == protocol::RespVersion::kResp2 && c.pubsub.subscribed() &&
       !(spec->flags & kAllowedWhenSubscribed))
     return subscribed_mode_error(spec->full_name);
+  // A script's shebang flags decide (allow-stale); EXEC's queued commands were checked when
+  // queued.
+  if (replica_side_->stale_refused() && !(scripting_->command_flags(*spec, argv) & kStale))
+    return std::string(kMasterDownErr);
   // Last, as in Redis processCommand: a busy script leaves only the allow-busy commands.
   if (scripting_->busy() && !(spec->flags & kAllowBusy))
     return std::string(scripting_->busy_error());

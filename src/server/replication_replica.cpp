@@ -50,6 +50,16 @@ std::string_view state_name(ReplicationReplica::State s) {
   }
 }
 
+// The `replicaof` option follows the run-time role, as Redis' reads server.masterhost:
+// CONFIG GET shows it and CONFIG REWRITE writes or removes its line (Sentinel relies on that).
+// An empty host is REPLICAOF NO ONE.
+void record_replicaof_option(config::Config& config, const std::string& host, int port) {
+  const std::vector<std::string> directive =
+      host.empty() ? std::vector<std::string>{"replicaof", "no", "one"}
+                   : std::vector<std::string>{"replicaof", host, std::to_string(port)};
+  config.apply_directive(directive);
+}
+
 }  // namespace
 
 ReplicationReplica::ReplicationReplica(Executor& exec) : exec_(exec) {
@@ -64,6 +74,10 @@ ReplicationReplica::ReplicationReplica(Executor& exec) : exec_(exec) {
 }
 
 ReplicationReplica::~ReplicationReplica() = default;
+
+bool ReplicationReplica::stale_refused() const {
+  return active() && !link_up() && !exec_.config().settings().replica_serve_stale_data;
+}
 
 std::int64_t ReplicationReplica::unix_s() const { return exec_.clock().unix_ms() / 1000; }
 
@@ -96,6 +110,7 @@ bool ReplicationReplica::set_master(const std::string& host, int port) {
   host_ = host;
   port_ = port;
   state_ = State::kConnect;
+  record_replicaof_option(exec_.config(), host_, port_);
   if (transport_) connect_now();
   return true;
 }
@@ -112,6 +127,7 @@ void ReplicationReplica::unset_master() {
   exec_.replication().set_following(false, nullptr);
   exec_.replication().shift_replid();
   exec_.keyspace().set_keep_expired(false);
+  record_replicaof_option(exec_.config(), {}, 0);
 }
 
 void ReplicationReplica::unblock_clients_for_demotion() {

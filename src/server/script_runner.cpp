@@ -7,6 +7,7 @@
 #include "listd/server/errors.h"
 #include "listd/server/executor.h"
 #include "listd/server/persistence.h"
+#include "listd/server/replication_master.h"
 #include "listd/server/replication_replica.h"
 #include "listd/server/scripting.h"
 
@@ -29,7 +30,9 @@ std::string ScriptRunner::call(std::span<const std::string_view> argv, protocol:
   if (!spec->arity_allows(argv.size()))
     return "Wrong number of args calling Redis command from script";
   if (spec->flags & kNoScript) return "This Redis command is not allowed from script";
-  if (client_.user && !client_.user->unrestricted()) {  // Redis scriptVerifyACL
+  if (!(spec->flags & kStale) && exec_.replica_side().stale_refused())
+    return "Can not execute the command on a stale replica";  // Redis scriptVerifyAllowStale
+  if (client_.user && !client_.user->unrestricted()) {        // Redis scriptVerifyACL
     std::size_t at = 0;
     if (const AclDenial denial = client_.user->check(*spec, argv, at); denial != AclDenial::kNone) {
       exec_.acl_log(client_, acl_log_reason(denial),
@@ -48,6 +51,8 @@ std::string ScriptRunner::call(std::span<const std::string_view> argv, protocol:
   // allowed to finish ("we can't fail it on unpredictable error state").
   if (writes && !write_dirty_ && exec_.persistence().refusing_writes())
     return "-" + std::string(kMisconfRdbErr);
+  if (writes && !write_dirty_ && !exec_.replication().enough_good_replicas())
+    return "-" + std::string(kNoReplicasErr);
   // Redis scriptVerifyOOM: past maxmemory at the script's start, a denyoom command is refused
   // only until the first write (the script cannot be stopped half-way).
   if (!allow_oom_ && !write_dirty_ && exec_.pre_command_oom() && (spec->flags & kDenyOom))

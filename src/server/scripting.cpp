@@ -8,6 +8,7 @@
 #include "listd/server/executor.h"
 #include "listd/server/function_library.h"
 #include "listd/server/persistence.h"
+#include "listd/server/replication_replica.h"
 #include "listd/server/script_runner.h"
 
 namespace listd::server {
@@ -132,7 +133,9 @@ std::uint32_t Scripting::command_flags(const CommandSpec& spec,
 }
 
 std::string Scripting::refusal(unsigned flags, bool read_only_command) const {
-  if (flags & script::kScriptCompatMode) return {};
+  // Without a shebang EVAL keeps its own stale flag, so a stale replica refuses it here.
+  if (flags & script::kScriptCompatMode)
+    return exec_.replica_side().stale_refused() ? std::string(kMasterDownErr) : std::string();
   if (!(flags & script::kScriptNoWrites)) {
     if (exec_.persistence().refusing_writes())
       return "MISCONF Redis is configured to save RDB snapshots, but it's currently unable to "

@@ -169,10 +169,14 @@ struct ServerSettings {
   int replicaof_port = 0;
   std::string masterauth;  // AUTH [masteruser] masterauth in the handshake
   std::string masteruser;
-  bool replica_read_only = true;    // writes get -READONLY on a replica; "no" is refused
-  int replica_priority = 100;       // INFO slave_priority (Sentinel's choice)
-  std::string replica_announce_ip;  // REPLCONF ip-address
-  int replica_announce_port = 0;    // REPLCONF listening-port (0: our port)
+  bool replica_read_only = true;         // writes get -READONLY on a replica; "no" is refused
+  bool replica_serve_stale_data = true;  // no: -MASTERDOWN while the master link is down
+  int replica_priority = 100;            // INFO slave_priority (Sentinel's choice)
+  std::string replica_announce_ip;       // REPLCONF ip-address
+  int replica_announce_port = 0;         // REPLCONF listening-port (0: our port)
+  // -NOREPLICAS for writes while fewer than this many replicas acked within the lag (0: off)
+  int min_replicas_to_write = 0;
+  int min_replicas_max_lag = 10;  // s since a replica's last ACK for it to count (0: off)
 
   // ACL users (server/acl.h)
   bool acl_pubsub_default_all = false;  // acl-pubsub-default: allchannels (true) | resetchannels

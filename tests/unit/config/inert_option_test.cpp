@@ -132,8 +132,6 @@ TEST(InertOptionTest, ValuesListdWouldHaveToActOnAreRefused) {
   const std::pair<Argv, Argv> cases[] = {
       {{"tls-replication", "no"}, {"tls-replication", "yes"}},
       {{"cluster-enabled", "no"}, {"cluster-enabled", "yes"}},
-      {{"min-replicas-to-write", "0"}, {"min-replicas-to-write", "1"}},
-      {{"min-slaves-to-write", "0"}, {"min-slaves-to-write", "2"}},
       {{"maxmemory-clients", "0"}, {"maxmemory-clients", "10%"}},
       {{"syslog-enabled", "no"}, {"syslog-enabled", "yes"}},
       {{"unixsocketperm", "0"}, {"unixsocketperm", "700"}},
@@ -151,9 +149,7 @@ TEST(InertOptionTest, ValuesListdWouldHaveToActOnAreRefused) {
     ASSERT_TRUE(err.has_value()) << refused[0];
     EXPECT_NE(err->find("listd"), std::string::npos) << *err;
     EXPECT_NE(err->find("listd"), std::string::npos) << *err;
-    EXPECT_NE(err->find(refused[0] == "min-slaves-to-write" ? "min-replicas-to-write" : refused[0]),
-              std::string::npos)
-        << *err;
+    EXPECT_NE(err->find(refused[0]), std::string::npos) << *err;
   }
   // The command line (appended to the file) may take a refused line back.
   Config overridden;
@@ -164,10 +160,9 @@ TEST(InertOptionTest, ValuesListdWouldHaveToActOnAreRefused) {
                              overridden),
             std::nullopt);
   // CONFIG SET refuses at once.
-  EXPECT_EQ(cfg.set("min-replicas-to-write", "1"),
-            set_failed("min-replicas-to-write",
-                       "listd does not hold writes back for replicas (min-replicas-to-write must "
-                       "be 0)"));
+  EXPECT_EQ(cfg.set("maxmemory-clients", "10%"),
+            set_failed("maxmemory-clients",
+                       "listd does not evict clients (maxmemory-clients must be 0)"));
   EXPECT_EQ(cfg.apply_directive(std::vector<std::string>{"replicaof", "host", "70000"}),
             "Invalid master port");
   EXPECT_TRUE(cfg.settings().inert.non_default.empty());
