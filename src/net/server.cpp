@@ -226,6 +226,7 @@ void Server::wait_for_events() {
 }
 
 void Server::run_due_timers() {
+  if (stopping_) return;  // a stop signal was handled in this wait's asio poll
   const std::uint64_t now = exec_.clock().monotonic_ms();
   if (timer_due_ms_ != 0 && now >= timer_due_ms_) {
     timer_due_ms_ = 0;
