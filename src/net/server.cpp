@@ -80,7 +80,9 @@ void set_keepalive(int fd, int keepalive) {
 }  // namespace
 
 Server::Server(asio::io_context& io, server::Executor& exec, NetOptions options)
-    : io_(io), exec_(exec), options_(std::move(options)),
+    : io_(io),
+      exec_(exec),
+      options_(std::move(options)),
       loop_in_asio_(io),
       keep_asio_running_(io.get_executor()) {
   refresh_limits();
@@ -175,8 +177,8 @@ void Server::on_accept(int fd) {
   }
   const int keepalive = cfg.settings().tcp_keepalive;
   if (keepalive > 0) set_keepalive(fd, keepalive);
-  auto conn = std::make_unique<Connection>(*this, fd, socket_address(fd, true),
-                                           socket_address(fd, false));
+  auto conn =
+      std::make_unique<Connection>(*this, fd, socket_address(fd, true), socket_address(fd, false));
   Connection* raw = conn.get();
   connections_.emplace(raw, std::move(conn));
   if (!raw->start()) raw->close();
