@@ -23,6 +23,10 @@ constexpr std::size_t kReadChunk = 16 * 1024;
 // Reads per readiness report while each fills the buffer: a big pipeline or bulk argument is
 // taken in a few steps per turn, and whatever remains is reported again (level-triggered).
 constexpr int kMaxReadsPerReport = 16;
+// Redis' thresholds: a buffer is given back once it wastes more than 4 KB and its client has
+// been idle for more than 2 s.
+constexpr std::size_t kReleaseWaste = 4 * 1024;
+constexpr std::uint64_t kReleaseIdleMs = 2000;
 
 }  // namespace
 
@@ -39,7 +43,8 @@ Connection::~Connection() {
 bool Connection::start() {
   const int one = 1;
   ::setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  in_.resize(kReadChunk);
+  // The read buffer is allocated by the first read (make_room), not for a client that never
+  // sends anything.
   return server_.loop().add(fd_, this, true, false);
 }
 
@@ -241,6 +246,32 @@ void Connection::close() {
     client_ = nullptr;
   }
   server_.connection_closed(*this);
+}
+
+std::size_t Connection::release_idle_buffers(std::uint64_t now_ms) {
+  // Never under a busy script (the cron does not run then): a parsed argv may point into in_.
+  if (closed_ || client_->script_running || now_ms - client_->last_interaction_ms <= kReleaseIdleMs)
+    return 0;
+  std::size_t freed = 0;
+  if (in_.size() - (in_end_ - in_begin_) > kReleaseWaste) {
+    // Keep only what is buffered (a partial request), at the front.
+    std::vector<char> kept(in_.begin() + static_cast<std::ptrdiff_t>(in_begin_),
+                           in_.begin() + static_cast<std::ptrdiff_t>(in_end_));
+    freed += in_.capacity() - kept.capacity();
+    in_.swap(kept);
+    in_end_ -= in_begin_;
+    in_begin_ = 0;
+  }
+  if (written_ == writing_.size() && writing_.capacity() > kReleaseWaste) {
+    freed += writing_.capacity();
+    std::string().swap(writing_);
+    written_ = 0;
+  }
+  if (client_->out.empty() && client_->out.capacity() > kReleaseWaste) {
+    freed += client_->out.capacity();
+    std::string().swap(client_->out);
+  }
+  return freed;
 }
 
 bool Connection::peer_gone() {

@@ -1,6 +1,7 @@
 #include "listd/net/server.h"
 
 #include <arpa/inet.h>
+#include <malloc.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <spdlog/spdlog.h>
@@ -43,6 +44,8 @@ constexpr int kMaxAcceptsPerReport = 1000;
 constexpr int kMaxWaitMs = 100;
 // Under load the wait never times out: asio (signals) is polled at least this often.
 constexpr std::uint64_t kAsioPollIntervalMs = 1;
+// Idle buffers freed in one cron before their pages are handed back (malloc_trim walks the heap).
+constexpr std::size_t kTrimAfterFreedBytes = 256 * 1024;
 
 // "ip:port" as the client list shows it (asio's endpoint text before: no brackets for IPv6).
 std::string address_string(const sockaddr_storage& ss) {
@@ -342,6 +345,11 @@ void Server::run_cron() {
     if (!c->close_asap) spdlog::debug("Closing idle client");  // the executor logged the other
     c->transport->close();
   }
+  std::size_t freed = 0;
+  for (auto& [raw, conn] : connections_) freed += conn->release_idle_buffers(now);
+  // glibc keeps freed 16 KB buffers in its heap: hand their pages back to the system, once per
+  // cron and only when enough was freed to matter (as jemalloc's purge does for Redis).
+  if (freed >= kTrimAfterFreedBytes) ::malloc_trim(0);
   // Cron may have produced output (a replica's RDB, the stream's ping): write it this turn.
   if (exec_.clients().has_flush()) schedule_flush();
   // A wakeup that moved earlier gets re-armed here too.

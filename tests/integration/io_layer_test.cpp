@@ -31,6 +31,13 @@ long long held_output(RespClient& admin, const std::string& id) {
   return at == std::string::npos ? -1 : std::atoll(list.c_str() + at + 6);
 }
 
+// The numeric `field=` of `id`'s CLIENT LIST line, -1 if absent.
+long long client_field(RespClient& admin, const std::string& id, const std::string& field) {
+  const std::string list = admin.call({"CLIENT", "LIST", "ID", id});
+  const std::size_t at = list.find(" " + field + "=");
+  return at == std::string::npos ? -1 : std::atoll(list.c_str() + at + field.size() + 2);
+}
+
 std::string client_id(RespClient& c) {
   const std::string r = c.call({"CLIENT", "ID"});  // ":<id>\r\n"
   return r.substr(1, r.size() - 3);
@@ -93,6 +100,57 @@ TEST_F(IoLayerTest, ABigArgumentSentInPiecesIsOneRequest) {
 TEST_F(IoLayerTest, InfoNamesTheMultiplexingApiAsRedisDoes) {
   RespClient c(port());
   EXPECT_NE(c.call({"INFO", "server"}).find("\r\nmultiplexing_api:epoll\r\n"), std::string::npos);
+}
+
+// One server's side of the idle-buffer test: an idle client with nothing buffered and one holding
+// half a request.
+struct IdleClients {
+  explicit IdleClients(int port)
+      : admin(port),
+        empty(port),
+        partial(port),
+        empty_id(client_id(empty)),
+        partial_id(client_id(partial)) {}
+  // Both idle clients' read buffers given back (the partial request kept).
+  bool released() {
+    return client_field(admin, empty_id, "qbuf-free") == 0 &&
+           client_field(admin, empty_id, "qbuf") == 0 &&
+           client_field(admin, partial_id, "qbuf-free") == 0 &&
+           client_field(admin, partial_id, "qbuf") > 0;
+  }
+  RespClient admin, empty, partial;
+  std::string empty_id, partial_id;
+};
+
+TEST(IoLayerIdle, AnIdleClientsReadBufferIsReleasedAsRedisDoes) {
+  // Both servers side by side, so the test waits for one cron period, not two.
+  ServerProcess redis = ServerProcess::start_redis();
+  ServerProcess listd = ServerProcess::start_listd();
+  std::vector<std::unique_ptr<IdleClients>> sides;
+  sides.push_back(std::make_unique<IdleClients>(redis.port()));
+  sides.push_back(std::make_unique<IdleClients>(listd.port()));
+  for (auto& side : sides) {
+    // The client running CLIENT LIST reads into a buffer with room to spare.
+    const std::string self = client_id(side->admin);
+    EXPECT_GT(client_field(side->admin, self, "qbuf-free"), 0);
+    ASSERT_TRUE(side->partial.send("*2\r\n$4\r\nECHO\r\n$5\r\nhel"));
+  }
+  // Redis gives a buffer back once its client has been idle for more than 2 s (checked every
+  // cron): poll, bounded.
+  bool released[2] = {false, false};
+  for (int i = 0; i < 200 && !(released[0] && released[1]); ++i) {
+    for (int s = 0; s < 2; ++s) released[s] = released[s] || sides[s]->released();
+    if (!(released[0] && released[1])) std::this_thread::sleep_for(50ms);
+  }
+  EXPECT_TRUE(released[0]) << "redis-server never released the idle clients' buffers";
+  EXPECT_TRUE(released[1]) << "listd never released the idle clients' buffers";
+  for (auto& side : sides) {
+    // Both clients go on as before: the half request completes, the other reads again.
+    ASSERT_TRUE(side->partial.send("lo\r\n"));
+    EXPECT_EQ(side->partial.read_reply(), "$5\r\nhello\r\n");
+    EXPECT_EQ(side->empty.call({"PING"}), "+PONG\r\n");
+    EXPECT_GT(client_field(side->empty, side->empty_id, "qbuf-free"), 0);
+  }
 }
 
 TEST(IoLayerLog, TheStartUpLogNamesTheBackend) {

@@ -43,6 +43,10 @@ class Connection final : public server::ClientTransport, public IoHandler {
   bool closed() const noexcept { return closed_; }
   /// Best-effort synchronous flush used at shutdown.
   void flush_for_shutdown();
+  /// Cron: gives back the read buffer's unused room and any idle output storage of a client
+  /// idle for more than 2 s (Redis' clientsCronResizeQueryBuffer); buffered bytes are kept.
+  /// Returns the bytes of capacity freed.
+  std::size_t release_idle_buffers(std::uint64_t now_ms);
 
   // IoHandler
   void on_io(bool readable, bool writable, bool hangup) override;
@@ -50,6 +54,7 @@ class Connection final : public server::ClientTransport, public IoHandler {
   // server::ClientTransport
   bool peer_gone() override;
   std::size_t query_buffer_bytes() const override { return in_end_ - in_begin_; }
+  std::size_t query_buffer_free() const override { return in_.size() - in_end_; }
   std::size_t pending_output_bytes() const override { return writing_.size() - written_; }
   /// Writes the client's pending output; closes afterwards if the client asked for it.
   void flush() override;
