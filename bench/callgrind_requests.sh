@@ -10,7 +10,9 @@
 #
 # Prints "<binary> <tests> -P <pipeline> -n <requests>: <instructions> instructions" (the whole
 # run: start-up, and for lrange_100 the LPUSHes redis-benchmark sends first, included).
-# CALLGRIND_KEEP=<file> also keeps the profile for callgrind_annotate.
+# CALLGRIND_KEEP=<file> also keeps the profile for callgrind_annotate. CALLGRIND_TLS=1 runs
+# redis-benchmark over TLS (tls-port, certificates from tests/support/make-test-certs.sh, a
+# client certificate as tls-auth-clients yes wants): the same for listd and redis-server.
 set -euo pipefail
 
 if (($# < 4)); then
@@ -24,18 +26,29 @@ bin=$1 tests=$2 pipeline=$3 requests=$4 port=${5:-$(free_port)}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
+server_tls=() client_tls=() bench_port=$port
+if [[ ${CALLGRIND_TLS:-} == 1 ]]; then
+  "$(dirname "$0")/../tests/support/make-test-certs.sh" "$work/certs"
+  bench_port=$(free_port)
+  server_tls=(--tls-port "$bench_port" --tls-cert-file "$work/certs/server.crt"
+              --tls-key-file "$work/certs/server.key" --tls-ca-cert-file "$work/certs/ca.crt")
+  client_tls=(--tls --cacert "$work/certs/ca.crt" --cert "$work/certs/client.crt"
+              --key "$work/certs/client.key")
+fi
 valgrind --tool=callgrind --callgrind-out-file="$work/callgrind.out" "$bin" --port "$port" \
-  --bind 127.0.0.1 --save "" --appendonly no --dir "$work" >"$work/server.log" 2>&1 &
+  --bind 127.0.0.1 --save "" --appendonly no --dir "$work" "${server_tls[@]}" \
+  >"$work/server.log" 2>&1 &
 server=$!
 for _ in $(seq 300); do
   redis-cli -p "$port" ping >/dev/null 2>&1 && break
   kill -0 "$server" 2>/dev/null || { cat "$work/server.log"; exit 1; }
   sleep 0.1
 done
-redis-benchmark -p "$port" -n "$requests" -P "$pipeline" -t "$tests" -q >/dev/null
+redis-benchmark -p "$bench_port" "${client_tls[@]}" -n "$requests" -P "$pipeline" -t "$tests" \
+  -q >/dev/null
 redis-cli -p "$port" shutdown nosave >/dev/null 2>&1 || true
 wait "$server" || true
 total=$(sed -n 's/^summary: //p' "$work/callgrind.out")
 [[ -n $total ]] || { echo "no callgrind summary; server log:" >&2; cat "$work/server.log" >&2; exit 1; }
 [[ -n ${CALLGRIND_KEEP:-} ]] && cp "$work/callgrind.out" "$CALLGRIND_KEEP"
-echo "$bin $tests -P $pipeline -n $requests: $total instructions"
+echo "$bin $tests -P $pipeline -n $requests${server_tls[*]:+ (TLS)}: $total instructions"

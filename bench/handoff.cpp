@@ -9,11 +9,18 @@
 // Every element must arrive exactly once: a duplicate, an unknown element, a missing element (none
 // within --timeout-ms) or elements left in the list afterwards make the tool exit 1.
 //
+// --mode stream measures the consumer-group hand-off the same way (issue 15): the workers are the
+// consumers w0..w(W-1) of group `handoff` on the stream <key>, each blocked in `XREADGROUP GROUP
+// handoff w<i> COUNT 1 BLOCK 0 STREAMS <key> >`; the producer sends `XADD <key> * n <seq>`; a
+// worker that got an entry sends `XACK` for it and its next XREADGROUP in one write. Afterwards
+// nothing may be left pending (XPENDING) instead of left in the list.
+//
 // hiredis (0.14, Debian) is used for connecting, command formatting and reply parsing. Contexts are
 // blocking ones, but they are only read after epoll reported the socket readable, so a read never
 // waits; writes are a few dozen bytes and never fill a socket buffer.
 //
 // Usage: handoff --port N --workers W --count M [--host H] [--key K] [--timeout-ms T]
+//                [--mode list|stream]
 // Prints one line:
 //   workers=W count=M p50_us=.. p99_us=.. p999_us=.. max_us=.. handoffs_per_s=.. exactly_once=yes
 #include <hiredis/hiredis.h>
@@ -43,6 +50,7 @@ struct Options {
   std::string key = "handoff:q";
   int timeout_ms = 5000;
   int ready_timeout_s = 20;
+  bool stream = false;  // --mode stream: XADD to a consumer group blocked in XREADGROUP
 };
 
 [[noreturn]] void die(const char* what, const redisContext* c = nullptr) {
@@ -53,7 +61,7 @@ struct Options {
 void usage() {
   std::fprintf(stderr,
                "usage: handoff --port N --workers W --count M [--host H] [--key K] "
-               "[--timeout-ms T]\n");
+               "[--timeout-ms T] [--mode list|stream]\n");
 }
 
 bool parse_options(int argc, char** argv, Options& o) {
@@ -73,6 +81,9 @@ bool parse_options(int argc, char** argv, Options& o) {
       o.key = v;
     } else if (a == "--timeout-ms") {
       o.timeout_ms = std::atoi(v);
+    } else if (a == "--mode") {
+      if (std::string_view(v) != "list" && std::string_view(v) != "stream") return false;
+      o.stream = std::string_view(v) == "stream";
     } else {
       return false;
     }
@@ -93,6 +104,46 @@ void send_command(redisContext* c, const char* fmt, const char* key, long arg, b
   while (!done) {
     if (redisBufferWrite(c, &done) != REDIS_OK) die("write failed", c);
   }
+}
+
+// A worker's wait: BRPOP, or its consumer's XREADGROUP (after the XACK of what it got, if any).
+void send_wait(redisContext* c, const Options& o, size_t worker, const redisReply* acked_id) {
+  if (!o.stream) {
+    send_command(c, "BRPOP %s 0", o.key.c_str(), 0, false);
+    return;
+  }
+  if (acked_id != nullptr &&
+      redisAppendCommand(c, "XACK %s handoff %b", o.key.c_str(), acked_id->str,
+                         static_cast<size_t>(acked_id->len)) != REDIS_OK)
+    die("append failed", c);
+  if (redisAppendCommand(c, "XREADGROUP GROUP handoff w%ld COUNT 1 BLOCK 0 STREAMS %s >",
+                         static_cast<long>(worker), o.key.c_str()) != REDIS_OK)
+    die("append failed", c);
+  int done = 0;
+  while (!done) {
+    if (redisBufferWrite(c, &done) != REDIS_OK) die("write failed", c);
+  }
+}
+
+// The element a worker's reply carries: BRPOP's [key, element]; XREADGROUP's
+// [[key, [[id, [n, element]]]]] (RESP2), with the entry's id in `id`. Null when malformed.
+const redisReply* element_of(const redisReply* r, bool stream, const redisReply** id) {
+  if (r->type != REDIS_REPLY_ARRAY) return nullptr;
+  if (!stream) {
+    if (r->elements != 2 || r->element[1]->type != REDIS_REPLY_STRING) return nullptr;
+    return r->element[1];
+  }
+  if (r->elements != 1 || r->element[0]->type != REDIS_REPLY_ARRAY) return nullptr;
+  const redisReply* kv = r->element[0];
+  if (kv->elements != 2 || kv->element[1]->type != REDIS_REPLY_ARRAY) return nullptr;
+  const redisReply* entries = kv->element[1];
+  if (entries->elements != 1 || entries->element[0]->type != REDIS_REPLY_ARRAY) return nullptr;
+  const redisReply* entry = entries->element[0];
+  if (entry->elements != 2 || entry->element[1]->type != REDIS_REPLY_ARRAY) return nullptr;
+  const redisReply* fields = entry->element[1];
+  if (fields->elements != 2 || fields->element[1]->type != REDIS_REPLY_STRING) return nullptr;
+  *id = entry->element[0];
+  return fields->element[1];
 }
 
 // Reads a number from the `blocked_clients:` line of `INFO clients`; -1 when absent.
@@ -137,6 +188,12 @@ int main(int argc, char** argv) {
     auto* r = static_cast<redisReply*>(redisCommand(producer, "DEL %s", o.key.c_str()));
     if (r == nullptr) die("DEL failed", producer);
     freeReplyObject(r);
+    if (o.stream) {
+      r = static_cast<redisReply*>(
+          redisCommand(producer, "XGROUP CREATE %s handoff $ MKSTREAM", o.key.c_str()));
+      if (r == nullptr || r->type == REDIS_REPLY_ERROR) die("XGROUP CREATE failed", producer);
+      freeReplyObject(r);
+    }
   }
   long base_blocked = blocked_clients(producer);
   if (base_blocked < 0) die("INFO clients has no blocked_clients field");
@@ -153,7 +210,7 @@ int main(int argc, char** argv) {
     ev.events = EPOLLIN;
     ev.data.u64 = static_cast<uint64_t>(i);
     if (epoll_ctl(ep, EPOLL_CTL_ADD, c->fd, &ev) != 0) die("epoll_ctl failed");
-    send_command(c, "BRPOP %s 0", o.key.c_str(), 0, false);
+    send_wait(c, o, static_cast<size_t>(i), nullptr);
   }
   {
     epoll_event ev{};
@@ -192,11 +249,16 @@ int main(int argc, char** argv) {
       if (raw == nullptr) break;
       auto* r = static_cast<redisReply*>(raw);
       auto now = Clock::now();
-      if (r->type == REDIS_REPLY_ARRAY && r->elements == 2 &&
-          r->element[1]->type == REDIS_REPLY_STRING) {
+      if (o.stream && r->type == REDIS_REPLY_INTEGER) {  // the XACK of the previous entry
+        if (r->integer != 1) ++unknown;
+        freeReplyObject(r);
+        continue;
+      }
+      const redisReply* id = nullptr;
+      if (const redisReply* elem = element_of(r, o.stream, &id)) {
         char* end = nullptr;
-        long s = std::strtol(r->element[1]->str, &end, 10);
-        if (end != r->element[1]->str + r->element[1]->len || s < 0 || s >= o.count) {
+        long s = std::strtol(elem->str, &end, 10);
+        if (end != elem->str + elem->len || s < 0 || s >= o.count) {
           ++unknown;
         } else {
           ++seen[static_cast<size_t>(s)];
@@ -210,10 +272,10 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "handoff: worker got error: %s\n", r->str);
         std::exit(2);
       } else {
-        ++unknown;  // nil or malformed: BRPOP with timeout 0 must not answer without an element
+        ++unknown;  // nil or malformed: a wait with timeout 0 must not answer without an element
       }
+      send_wait(c, o, w, id);
       freeReplyObject(r);
-      send_command(c, "BRPOP %s 0", o.key.c_str(), 0, false);
     }
   };
   auto drain_producer = [&](long* acks) {
@@ -236,7 +298,7 @@ int main(int argc, char** argv) {
   long acks = 0;
   for (long seq = 0; seq < o.count; ++seq) {
     const auto t0 = Clock::now();
-    send_command(producer, "LPUSH %s %ld", o.key.c_str(), seq, true);
+    send_command(producer, o.stream ? "XADD %s * n %ld" : "LPUSH %s %ld", o.key.c_str(), seq, true);
     bool got = false;
     const auto deadline = t0 + std::chrono::milliseconds(o.timeout_ms);
     while (!got || acks < seq + 1) {
@@ -287,8 +349,14 @@ int main(int argc, char** argv) {
   }
   long left_in_list = -1;
   {
-    auto* r = static_cast<redisReply*>(redisCommand(producer, "LLEN %s", o.key.c_str()));
+    // Stream mode: entries delivered but never acknowledged (XPENDING's count).
+    auto* r = static_cast<redisReply*>(
+        o.stream ? redisCommand(producer, "XPENDING %s handoff", o.key.c_str())
+                 : redisCommand(producer, "LLEN %s", o.key.c_str()));
     if (r != nullptr && r->type == REDIS_REPLY_INTEGER) left_in_list = r->integer;
+    if (r != nullptr && r->type == REDIS_REPLY_ARRAY && r->elements >= 1 &&
+        r->element[0]->type == REDIS_REPLY_INTEGER)
+      left_in_list = r->element[0]->integer;
     if (r != nullptr) freeReplyObject(r);
   }
 

@@ -6,9 +6,11 @@ Scenarios, each on a fresh server process (RSS never shrinks, so no reuse):
   zset    one sorted set of 1,000,000 members "member:NNNNNNN" with random scores (seed 5)
   sets    100,000 sets "set:NNNNNN" of 5 string members          (extra, --scenarios sets)
   zsets   100,000 sorted sets "zset:NNNNNN" of 5 members           (extra, --scenarios zsets)
+  stream  one stream of 1,000,000 entries "job <12 bytes> state queued", ids by XADD *
+          (issue 15; extra, --scenarios stream)
 
 For each server it prints VmRSS after start, after loading, and the difference, read from
-/proc/<pid>/status (Linux). Usage:
+/proc/<pid>/status (Linux), and INFO memory's used_memory after loading. Usage:
 
   bench/memory_types.py --listd build-types/listd [--redis /usr/bin/redis-server]
                         [--scenarios hashes,zset] [--only listd|redis]
@@ -124,7 +126,18 @@ def load_zsets(r):
     p.execute()
 
 
-SCENARIOS = {"hashes": load_hashes, "zset": load_zset, "sets": load_sets, "zsets": load_zsets}
+def load_stream(r):
+    p = r.pipeline(transaction=False)
+    for i in range(1_000_000):
+        p.execute_command("XADD", "jobs", "*", "job", f"{i:012d}", "state", "queued")
+        if i % 1000 == 999:
+            p.execute()
+    p.execute()
+    assert r.xlen("jobs") == 1_000_000
+
+
+SCENARIOS = {"hashes": load_hashes, "zset": load_zset, "sets": load_sets, "zsets": load_zsets,
+             "stream": load_stream}
 
 
 def main():
@@ -146,10 +159,11 @@ def main():
                 secs = time.time() - t0
                 time.sleep(0.2)
                 after = rss_kb(proc.pid)
+                used = int(r.info("memory")["used_memory"])
                 rows.append((scen, kind, before, after, after - before, secs))
                 print(f"{scen:7s} {kind:6s} rss start {before / 1024:8.1f} MiB  loaded "
                       f"{after / 1024:8.1f} MiB  delta {(after - before) / 1024:8.1f} MiB  "
-                      f"({secs:.1f} s to load)", flush=True)
+                      f"used_memory {used / 1048576:8.1f} MiB  ({secs:.1f} s to load)", flush=True)
             finally:
                 proc.terminate()
                 proc.wait(10)

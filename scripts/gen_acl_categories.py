@@ -18,6 +18,12 @@ def constant(cat):
     return "kAcl" + {"sortedset": "SortedSet", "hyperloglog": "HyperLogLog"}.get(cat, cat.title())
 
 
+# Where listd's key positions are not Redis' key specs one for one: SORT's second spec (the
+# BY / GET patterns) names no argument, so its positions (sortGetKeys: the key, then the STORE
+# key) take the first and third specs' access.
+KEY_ACCESS_OVERRIDES = {"sort": "rw"}
+
+
 def key_access(specs):
     """One letter per key spec: r (access), w (insert, delete, update), b (both), - (neither)."""
     out = ""
@@ -36,7 +42,8 @@ def rows(info, names):
         if name not in names:
             continue
         cats = [c.decode()[1:] for c in entry[6]]
-        yield name, " | ".join(constant(c) for c in CATEGORIES if c in cats), key_access(entry[8])
+        keys = KEY_ACCESS_OVERRIDES.get(name) or key_access(entry[8])
+        yield name, " | ".join(constant(c) for c in CATEGORIES if c in cats), keys
         yield from rows(entry[9], names)
 
 

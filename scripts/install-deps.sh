@@ -4,13 +4,13 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake pkg-config
+  build-essential cmake pkg-config libssl-dev openssl
   libasio-dev libfmt-dev libspdlog-dev libgtest-dev libhiredis-dev
   liblua5.1-0-dev lua-cjson-dev lua-bitop-dev
   redis-server redis-tools python3 python3-redis python3-pytest
-  procps util-linux tmux fiu-utils clang-format
+  procps util-linux tmux fiu-utils clang-format clang
   python3-celery python3-rq python3-limits ruby-sidekiq ruby-redis valgrind
-  prometheus-redis-exporter
+  prometheus-redis-exporter prometheus chromium
 )
 
 missing=()

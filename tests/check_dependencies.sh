@@ -12,7 +12,8 @@
 #   persistence, config, script; script -> protocol; persistence -> store, protocol;
 #   blocking -> store; config -> nothing but base; protocol -> nothing; store -> nothing.
 # Every part may use base (Redis' text and number primitives); base uses nothing of ours.
-# Third-party rules: asio only in net (and src/app/main.cpp); spdlog only in net and app; Lua
+# Third-party rules: asio only in net (and src/app/main.cpp); OpenSSL (openssl/...) only in net
+# (the TLS filter, net/tls_session.h); spdlog only in net and app; Lua
 # (lua.h, lua.hpp, lualib.h, lauxlib.h, luaconf.h, lua-cjson.h, lua-bitop.h) only in script.
 # Includes are recognised as "listd/<part>/...", <listd/<part>/...> and relative "..." paths
 # that resolve into another part's folder. Exit status 1 and one `file:line: message` per
@@ -86,6 +87,10 @@ check_tree() {
         echo "$rel:$lineno: Lua is only for script: $target"
         violations=$((violations + 1))
       fi
+      if [[ $target == openssl/* && $part != net ]]; then
+        echo "$rel:$lineno: OpenSSL is only for net: $target"
+        violations=$((violations + 1))
+      fi
       if [[ $target == spdlog/* && $part != net && $part != app ]]; then
         echo "$rel:$lineno: spdlog is only for net and app: $target"
         violations=$((violations + 1))
@@ -144,6 +149,8 @@ self_test() {
   expect 1 asio_in_server src/server/e.cpp '#include <asio.hpp>'
   expect 1 asio_in_app_lib src/app/config_loader.cpp '#include <asio/io_context.hpp>'
   expect 1 spdlog_in_server src/server/l.cpp '#include <spdlog/spdlog.h>'
+  expect 0 clean_net_openssl src/net/t.cpp '#include <openssl/ssl.h>'
+  expect 1 openssl_in_server src/server/t.cpp '#include <openssl/ssl.h>'
   expect 1 base_up src/base/b.cpp '#include "listd/store/value.h"'
   expect 1 base_relative_up include/listd/base/h.h '#include "../protocol/request_parser.h"'
   expect 1 store_to_config src/store/s.cpp '#include "listd/config/config.h"'

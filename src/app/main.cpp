@@ -4,13 +4,16 @@
 #include <unistd.h>
 
 #include <asio.hpp>
+#include <clocale>
 #include <csignal>
 #include <cstdio>
 #include <functional>
 
 #include "listd/app/config_loader.h"
 #include "listd/app/logging.h"
+#include "listd/app/process_supervision.h"
 #include "listd/config/config.h"
+#include "listd/net/metrics_http.h"
 #include "listd/net/server.h"
 #include "listd/server/acl_file.h"
 #include "listd/server/clock.h"
@@ -80,10 +83,28 @@ bool prepare_executor(server::Executor& executor, const config::ServerSettings& 
          executor.persistence().load_at_startup(error);
 }
 
+// The client ports, then the queue view's HTTP endpoint on the same loop (listd's own
+// metrics-port, off by default).
+bool open_listeners(net::Server& server, net::MetricsHttpServer& metrics,
+                    const config::ServerSettings& settings, std::string& error) {
+  if (!server.listen(error)) return false;
+  return settings.metrics_port == 0 ||
+         metrics.listen(settings.bind, static_cast<std::uint16_t>(settings.metrics_port), error);
+}
+
+// The start-up line: versions, the bound ports (0 picks a free one), pid and config file.
+void log_start(const net::Server& server, const config::Config& config) {
+  spdlog::info("listd version={} (redis_version={}), port={}, tls-port={}, pid={}, config file={}",
+               server::kListdVersion, server::kRedisCompatVersion, server.bound_port(),
+               server.bound_tls_port(), ::getpid(),
+               config.config_file().empty() ? "(none)" : config.config_file());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_IGN);
+  std::setlocale(LC_COLLATE, "");  // SORT ALPHA collates with strcoll, in the locale, as Redis
 
   config::Config config;
   if (const int status = handle_startup_action(app::load_config(argc, argv, config), argv[0]);
@@ -98,6 +119,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   app::log_inert_options(settings);
+  const config::SupervisedMode supervised = app::start_process(settings);  // may fork
 
   server::SystemClock clock;
   server::Executor executor(config, clock);
@@ -106,16 +128,17 @@ int main(int argc, char** argv) {
     return 1;
   }
   asio::io_context io(1);
-  net::Server server(io, executor,
-                     net::NetOptions{settings.bind, static_cast<std::uint16_t>(settings.port),
-                                     settings.maxclients, settings.tcp_backlog});
-  if (!server.listen(error)) {
+  net::Server server(
+      io, executor,
+      net::NetOptions{settings.bind, static_cast<std::uint16_t>(settings.port), settings.maxclients,
+                      settings.tcp_backlog, static_cast<std::uint16_t>(settings.tls_port)});
+  net::MetricsHttpServer metrics(io, executor);
+  if (!open_listeners(server, metrics, settings, error)) {
     spdlog::warn("{}", error);
     return 1;
   }
-  spdlog::info("listd version={} (redis_version={}), port={}, pid={}, config file={}",
-               server::kListdVersion, server::kRedisCompatVersion, server.bound_port(), ::getpid(),
-               config.config_file().empty() ? "(none)" : config.config_file());
+  const std::string pidfile = app::create_pidfile(settings);
+  log_start(server, config);
 
   // SIGTERM/SIGINT: as Redis, a final snapshot when save points are configured; if it fails,
   // listd keeps running (the next signal tries again).
@@ -148,9 +171,12 @@ int main(int argc, char** argv) {
   };
   signals.async_wait(on_signal);
   spdlog::info("Ready to accept connections tcp");
+  app::notify_ready(supervised, !settings.replicaof_host.empty());
   server.run();
   ignore_stop_signals(signals);
+  app::notify_stopping(supervised);
   executor.persistence().shutdown();  // write + fsync what is pending, stop children
+  app::remove_pidfile(pidfile);
   spdlog::info("listd is now ready to exit, bye bye...");
   return 0;
 }

@@ -159,6 +159,11 @@ std::optional<std::string> Config::set_many(std::span<const NameValue> pairs,
     if (std::find(changed.begin(), changed.end(), name) != changed.end()) continue;
     if (get_option(*f.spec, settings_) != get_option(*f.spec, next)) changed.push_back(name);
   }
+  for (const ApplyHook& hook : apply_hooks_) {
+    if (std::optional<ApplyFailure> failed = hook(next, changed)) {
+      return set_failed(failed->option, failed->message);
+    }
+  }
   settings_ = std::move(next);
   for (std::string_view name : changed) {
     for (const ChangeObserver& observer : observers_) observer(name);
@@ -201,6 +206,8 @@ std::optional<std::string> Config::apply_directive(std::span<const std::string> 
 }
 
 void Config::on_change(ChangeObserver observer) { observers_.push_back(std::move(observer)); }
+
+void Config::on_apply(ApplyHook hook) { apply_hooks_.push_back(std::move(hook)); }
 
 std::vector<RewriteEntry> Config::rewrite_entries() const {
   std::vector<RewriteEntry> entries;

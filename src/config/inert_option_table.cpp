@@ -2,8 +2,8 @@
 // exactly as Redis does but does not act on (docs/COMPATIBILITY.md, "Options accepted but
 // inert"), so a stock redis.conf loads. Each value lives in ServerSettings::inert by name. An
 // option whose non-default value would claim a behaviour or a protection listd does not have
-// (tls-port, cluster-enabled, min-replicas-to-write, maxmemory-clients, aclfile, ...) accepts
-// only its default and refuses the rest with a text that says so.
+// (tls-replication, cluster-enabled, maxmemory-clients, aclfile, ...) accepts only its default
+// and refuses the rest with a text that says so.
 #include <fmt/format.h>
 
 #include <cerrno>
@@ -22,25 +22,14 @@ using base::iequals;
 
 // ---- Refusals of values listd would have to act on -------------------------------------------
 
-const char* no_tls_port(std::string_view v) {
-  return v == "0" ? nullptr : "listd has no TLS listener (tls-port must be 0)";
-}
 const char* no_tls_replication(std::string_view v) {
-  return v == "no" ? nullptr : "listd has no TLS (tls-replication must be no)";
+  return v == "no" ? nullptr : "listd has no replication over TLS (tls-replication must be no)";
 }
 const char* no_cluster(std::string_view v) {
   return v == "no" ? nullptr : "listd has no cluster mode (cluster-enabled must be no)";
 }
-const char* no_min_replicas(std::string_view v) {
-  return v == "0"
-             ? nullptr
-             : "listd does not hold writes back for replicas (min-replicas-to-write must be 0)";
-}
 const char* no_client_eviction(std::string_view v) {
   return v == "0" ? nullptr : "listd does not evict clients (maxmemory-clients must be 0)";
-}
-const char* no_supervisor(std::string_view v) {
-  return v == "no" ? nullptr : "listd does not notify a supervisor (supervised must be no)";
 }
 const char* no_syslog(std::string_view v) {
   return v == "no" ? nullptr : "listd does not log to syslog (syslog-enabled must be no)";
@@ -115,7 +104,6 @@ const char* valid_proc_title_template(std::string_view v) {
 
 // ---- Enumerations (the value is the position; only the names matter here) --------------------
 
-constexpr EnumValue kSupervised[] = {{"upstart", 0}, {"systemd", 1}, {"auto", 2}, {"no", 3}};
 constexpr EnumValue kSyslogFacility[] = {{"user", 0},   {"local0", 1}, {"local1", 2},
                                          {"local2", 3}, {"local3", 4}, {"local4", 5},
                                          {"local5", 6}, {"local6", 7}, {"local7", 8}};
@@ -125,7 +113,6 @@ constexpr EnumValue kSanitizeDump[] = {{"no", 0}, {"yes", 1}, {"clients", 2}};
 constexpr EnumValue kProtectedAction[] = {{"no", 0}, {"yes", 1}, {"local", 2}};
 constexpr EnumValue kEndpointType[] = {{"ip", 0}, {"hostname", 1}, {"unknown-endpoint", 2}};
 constexpr EnumValue kPropagationError[] = {{"ignore", 0}, {"panic", 1}, {"panic-on-replicas", 2}};
-constexpr EnumValue kTlsAuthClients[] = {{"no", 0}, {"yes", 1}, {"optional", 2}};
 
 // ---- Table builders --------------------------------------------------------------------------
 
@@ -202,7 +189,6 @@ void append_booleans(std::vector<OptionSpec>& t) {
   add(flag("rdb-save-incremental-fsync", kNone, true));
   add(flag("cluster-replica-no-failover", kNone, false, "cluster-slave-no-failover"));
   add(flag("replica-lazy-flush", kNone, false, "slave-lazy-flush"));
-  add(flag("replica-serve-stale-data", kNone, true, "slave-serve-stale-data"));
   add(flag("replica-ignore-maxmemory", kNone, true, "slave-ignore-maxmemory"));
   add(flag("jemalloc-bg-thread", kNone, true));
   add(flag("activedefrag", kNone, false, {}, &no_active_defrag));
@@ -219,8 +205,6 @@ void append_booleans(std::vector<OptionSpec>& t) {
   add(flag("replica-ignore-disk-write-errors", kNone, false));
   add(flag("tls-cluster", kNone, false));
   add(refusing(flag("tls-replication", kNone, false, {}, &no_tls_replication)));
-  add(flag("tls-prefer-server-ciphers", kNone, false));
-  add(flag("tls-session-caching", kNone, true));
 }
 
 void append_strings_and_enums(std::vector<OptionSpec>& t) {
@@ -239,12 +223,9 @@ void append_strings_and_enums(std::vector<OptionSpec>& t) {
            &valid_proc_title_template));
   add(text("bind-source-addr", kNone, "", true));
   for (std::string_view tls :
-       {"tls-cert-file", "tls-key-file", "tls-key-file-pass", "tls-client-cert-file",
-        "tls-client-key-file", "tls-client-key-file-pass", "tls-dh-params-file", "tls-ca-cert-file",
-        "tls-ca-cert-dir", "tls-protocols", "tls-ciphers", "tls-ciphersuites"})
+       {"tls-client-cert-file", "tls-client-key-file", "tls-client-key-file-pass"})
     add(text(tls, kNone, "", true));
   // Enumerations.
-  add(refusing(choice("supervised", kImm, kSupervised, "no", &no_supervisor)));
   add(choice("syslog-facility", kImm, kSyslogFacility, "local0"));
   add(choice("repl-diskless-load", kNone, kDisklessLoad, "disabled"));
   add(choice("oom-score-adj", kNone, kOomScoreAdj, "no"));
@@ -254,7 +235,6 @@ void append_strings_and_enums(std::vector<OptionSpec>& t) {
   add(refusing(choice("enable-module-command", kImm, kProtectedAction, "no", &no_module_command)));
   add(choice("cluster-preferred-endpoint-type", kNone, kEndpointType, "ip"));
   add(choice("propagation-error-behavior", kNone, kPropagationError, "ignore"));
-  add(choice("tls-auth-clients", kNone, kTlsAuthClients, "yes"));
 }
 
 // int, long and long long configs: signed bounds.
@@ -274,16 +254,10 @@ void append_signed_numbers(std::vector<OptionSpec>& t) {
   add(number("cluster-announce-port", kNone, 0, 65535, "0"));
   add(number("cluster-announce-tls-port", kNone, 0, 65535, "0"));
   add(number("active-expire-effort", kNone, 1, 10, "1"));
-  add(refusing(number("min-replicas-to-write", kNone, 0, INT_MAX, "0", "min-slaves-to-write",
-                      &no_min_replicas)));
-  add(number("min-replicas-max-lag", kNone, 0, INT_MAX, "10", "min-slaves-max-lag"));
   add(number("shutdown-timeout", kNone, 0, INT_MAX, "10"));
   add(number("repl-diskless-sync-max-replicas", kNone, 0, INT_MAX, "0"));
   add(number("active-defrag-max-scan-fields", kNone, 1, LONG_MAX, "1000"));
   add(number("cluster-node-timeout", kNone, 0, LLONG_MAX, "15000"));
-  add(refusing(number("tls-port", kNone, 0, 65535, "0", {}, &no_tls_port)));
-  add(number("tls-session-cache-size", kNone, 0, INT_MAX, "20480"));
-  add(number("tls-session-cache-timeout", kNone, 0, INT_MAX, "300"));
 }
 
 // unsigned int, size_t and unsigned long long configs: unsigned bounds.

@@ -49,10 +49,6 @@ void store_enum(ServerSettings& s, int v) {
 
 // ---- Validators ------------------------------------------------------------------------------
 
-const char* daemonize_unsupported(bool value) {
-  return value ? "listd does not support daemonize yes" : nullptr;
-}
-
 const char* disk_sync_only(bool value) {
   return value ? "listd sends a replica its RDB from disk only (repl-diskless-sync no)" : nullptr;
 }
@@ -272,6 +268,12 @@ RewriteEntry rewrite_dir(const ServerSettings& s) {
 
 // ---- The table -------------------------------------------------------------------------------
 
+constexpr EnumValue kSupervisedModes[] = {
+    {"upstart", static_cast<int>(SupervisedMode::kUpstart)},
+    {"systemd", static_cast<int>(SupervisedMode::kSystemd)},
+    {"auto", static_cast<int>(SupervisedMode::kAuto)},
+    {"no", static_cast<int>(SupervisedMode::kNo)},
+};
 constexpr EnumValue kLogLevels[] = {
     {"debug", static_cast<int>(LogLevel::kDebug)},
     {"verbose", static_cast<int>(LogLevel::kVerbose)},
@@ -305,6 +307,12 @@ constexpr EnumValue kProtectedActions[] = {
 constexpr EnumValue kAclPubsubDefaults[] = {
     {"resetchannels", 0},
     {"allchannels", 1},
+};
+
+constexpr EnumValue kTlsAuthClients[] = {
+    {"no", static_cast<int>(TlsAuthClients::kNo)},
+    {"yes", static_cast<int>(TlsAuthClients::kYes)},
+    {"optional", static_cast<int>(TlsAuthClients::kOptional)},
 };
 
 constexpr long long kMb = 1024LL * 1024;
@@ -377,11 +385,43 @@ void add_replication_options(std::vector<OptionSpec>& t) {
       aliased(
           boolean("replica-read-only", kNone, &S::replica_read_only, true, &read_only_replica_only),
           "slave-read-only"),
+      aliased(boolean("replica-serve-stale-data", kNone, &S::replica_serve_stale_data, true),
+              "slave-serve-stale-data"),
       integer<&S::replica_priority>("replica-priority", kNone, 0, INT_MAX, 100, "slave-priority"),
       aliased(str_option("replica-announce-ip", kNone, &S::replica_announce_ip, "", true),
               "slave-announce-ip"),
       integer<&S::replica_announce_port>("replica-announce-port", kNone, 0, 65535, 0,
                                          "slave-announce-port"),
+      integer<&S::min_replicas_to_write>("min-replicas-to-write", kNone, 0, INT_MAX, 0,
+                                         "min-slaves-to-write"),
+      integer<&S::min_replicas_max_lag>("min-replicas-max-lag", kNone, 0, INT_MAX, 10,
+                                        "min-slaves-max-lag"),
+  };
+  t.insert(t.end(), options.begin(), options.end());
+}
+
+// The TLS options that act (net/tls_context.h); the client-side ones (tls-client-*, for
+// replication) and tls-replication / tls-cluster stay inert. tls-port is immutable as `port`.
+void add_tls_options(std::vector<OptionSpec>& t) {
+  using S = ServerSettings;
+  constexpr unsigned kNone = 0;
+  const std::vector<OptionSpec> options = {
+      integer<&S::tls_port>("tls-port", kOptionImmutable, 0, 65535, 0),
+      integer<&S::tls_session_cache_size>("tls-session-cache-size", kNone, 0, INT_MAX, 20 * 1024),
+      integer<&S::tls_session_cache_timeout>("tls-session-cache-timeout", kNone, 0, INT_MAX, 300),
+      enumeration<&S::tls_auth_clients>("tls-auth-clients", kNone, kTlsAuthClients,
+                                        static_cast<int>(TlsAuthClients::kYes)),
+      boolean("tls-prefer-server-ciphers", kNone, &S::tls_prefer_server_ciphers, false),
+      boolean("tls-session-caching", kNone, &S::tls_session_caching, true),
+      str_option("tls-cert-file", kNone, &S::tls_cert_file, "", true),
+      str_option("tls-key-file", kNone, &S::tls_key_file, "", true),
+      str_option("tls-key-file-pass", kNone, &S::tls_key_file_pass, "", true),
+      str_option("tls-dh-params-file", kNone, &S::tls_dh_params_file, "", true),
+      str_option("tls-ca-cert-file", kNone, &S::tls_ca_cert_file, "", true),
+      str_option("tls-ca-cert-dir", kNone, &S::tls_ca_cert_dir, "", true),
+      str_option("tls-protocols", kNone, &S::tls_protocols, "", true),
+      str_option("tls-ciphers", kNone, &S::tls_ciphers, "", true),
+      str_option("tls-ciphersuites", kNone, &S::tls_ciphersuites, "", true),
   };
   t.insert(t.end(), options.begin(), options.end());
 }
@@ -405,7 +445,9 @@ std::vector<OptionSpec> base_options() {
       memory<&S::proto_max_bulk_len>("proto-max-bulk-len", kNone, kMb, LONG_MAX, 512 * kMb, false),
       memory<&S::client_query_buffer_limit>("client-query-buffer-limit", kNone, kMb, LONG_MAX,
                                             1024 * kMb, true),
-      boolean("daemonize", kOptionImmutable, &S::daemonize, false, &daemonize_unsupported),
+      boolean("daemonize", kOptionImmutable, &S::daemonize, false),
+      enumeration<&S::supervised>("supervised", kOptionImmutable, kSupervisedModes,
+                                  static_cast<int>(SupervisedMode::kNo)),
       special("save", kOptionMultiArg, {&set_save, &get_save, &rewrite_save}),
       boolean("appendonly", kNone, &S::appendonly, false),
       enumeration<&S::appendfsync>("appendfsync", kNone, kAppendFsyncs,
@@ -454,6 +496,8 @@ std::vector<OptionSpec> base_options() {
                                         "lua-time-limit"),
       // listd's own (Redis 7.0 has no bound; 7.4 keeps 500 EVAL scripts, not configurable).
       integer<&S::script_cache_max_eval>("script-cache-max-eval", kNone, 0, LONG_MAX, 500),
+      // listd's own: the queue view's HTTP port (queue_view.h), bound at start-up only.
+      integer<&S::metrics_port>("metrics-port", kOptionImmutable, 0, 65535, 0),
       special("notify-keyspace-events", kNone, {&set_notify, &get_notify, &rewrite_notify}),
       boolean("lazyfree-lazy-user-del", kNone, &S::lazyfree_lazy_user_del, false),
       enumeration<&S::enable_protected_configs>("enable-protected-configs", kOptionImmutable,
@@ -462,10 +506,15 @@ std::vector<OptionSpec> base_options() {
       special(
           "client-output-buffer-limit", kOptionMultiArg,
           {&set_output_buffer_limits, &get_output_buffer_limits, &rewrite_output_buffer_limits}),
-      enumeration<&S::acl_pubsub_default_all>("acl-pubsub-default", kNone, kAclPubsubDefaults, 0),
-      integer<&S::acllog_max_len>("acllog-max-len", kNone, 0, LONG_MAX, 128),
-      str_option("aclfile", kOptionImmutable, &S::aclfile, "", false),
   };
+}
+
+void add_acl_options(std::vector<OptionSpec>& t) {
+  using S = ServerSettings;
+  t.push_back(
+      enumeration<&S::acl_pubsub_default_all>("acl-pubsub-default", 0, kAclPubsubDefaults, 0));
+  t.push_back(integer<&S::acllog_max_len>("acllog-max-len", 0, 0, LONG_MAX, 128));
+  t.push_back(str_option("aclfile", kOptionImmutable, &S::aclfile, "", false));
 }
 
 }  // namespace
@@ -473,7 +522,9 @@ std::vector<OptionSpec> base_options() {
 const std::vector<OptionSpec>& table() {
   static const std::vector<OptionSpec> kTable = [] {
     std::vector<OptionSpec> t = base_options();
+    add_acl_options(t);
     add_replication_options(t);
+    add_tls_options(t);
     return with_inert_options(std::move(t));
   }();
   return kTable;

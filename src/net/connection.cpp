@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "listd/net/server.h"
+#include "listd/net/tls_session.h"
 #include "listd/server/executor.h"
 #include "listd/server/persistence.h"
 
@@ -30,8 +31,9 @@ constexpr std::uint64_t kReleaseIdleMs = 2000;
 
 }  // namespace
 
-Connection::Connection(Server& server, int fd, const std::string& remote, const std::string& local)
-    : server_(server), fd_(fd), parser_(server.parser_limits()) {
+Connection::Connection(Server& server, int fd, const std::string& remote, const std::string& local,
+                       std::unique_ptr<TlsSession> tls)
+    : server_(server), fd_(fd), parser_(server.parser_limits()), tls_(std::move(tls)) {
   client_ = &server_.executor().create_client(this, remote, local, fd_);
 }
 
@@ -76,10 +78,13 @@ void Connection::make_room() {
 
 bool Connection::read_from_socket(bool& filled) {
   make_room();
-  const std::size_t room = in_.size() - in_end_;
+  // On the TLS port the socket's bytes are ciphertext: read into tls_in_, decrypted into in_.
+  if (tls_ && tls_in_.size() != kReadChunk) tls_in_.resize(kReadChunk);
+  char* const into = tls_ ? tls_in_.data() : in_.data() + in_end_;
+  const std::size_t room = tls_ ? tls_in_.size() : in_.size() - in_end_;
   ssize_t n;
   do {
-    n = ::recv(fd_, in_.data() + in_end_, room, 0);
+    n = ::recv(fd_, into, room, 0);
   } while (n < 0 && errno == EINTR);
   if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
     filled = false;
@@ -91,9 +96,10 @@ bool Connection::read_from_socket(bool& filled) {
     close();
     return false;
   }
+  filled = static_cast<std::size_t>(n) == room;
+  if (tls_) return decrypt_input(static_cast<std::size_t>(n));
   in_end_ += static_cast<std::size_t>(n);
   server_.executor().stats().net_input_bytes += static_cast<std::size_t>(n);
-  filled = static_cast<std::size_t>(n) == room;
   return true;
 }
 
@@ -175,7 +181,8 @@ long Connection::send_bytes(std::string_view bytes) {
     close();
     return -1;
   }
-  server_.executor().stats().net_output_bytes += static_cast<std::size_t>(n);
+  if (!tls_)
+    server_.executor().stats().net_output_bytes += static_cast<std::size_t>(n);  // TLS: plaintext
   return n;
 }
 
@@ -187,20 +194,24 @@ void Connection::flush() {
   // Never a reply before its AOF bytes (output produced after the last finish_turn, written
   // when the socket had room again); a no-op when nothing is pending.
   server_.executor().persistence().flush_turn();
-  if (written_ == writing_.size() && !client_->out.empty()) {
-    const long n = send_bytes(client_->out);
+  if (tls_) encrypt_output();
+  std::string& pending = tls_ ? tls_out_ : client_->out;
+  if (written_ == writing_.size() && !pending.empty()) {
+    const long n = send_bytes(pending);
     if (n < 0) return;
-    if (static_cast<std::size_t>(n) == client_->out.size()) {
-      client_->out.clear();
+    if (static_cast<std::size_t>(n) == pending.size()) {
+      pending.clear();
     } else {
       // The socket is full: keep the rest and ask the loop for room; everyone else goes on.
-      writing_.assign(client_->out, static_cast<std::size_t>(n), std::string::npos);
+      writing_.assign(pending, static_cast<std::size_t>(n), std::string::npos);
       written_ = 0;
-      client_->out.clear();
+      pending.clear();
       server_.loop().modify(fd_, this, reading_, true);
     }
   }
-  if (client_->close_after_reply && written_ == writing_.size() && client_->out.empty()) close();
+  if (client_->close_after_reply && written_ == writing_.size() && pending.empty() &&
+      client_->out.empty())
+    close();
 }
 
 void Connection::continue_write() {
@@ -218,9 +229,10 @@ void Connection::continue_write() {
 void Connection::flush_for_shutdown() {
   if (closed_ || !client_ || client_->close_asap) return;  // over its limit: never written
   server_.executor().persistence().flush_turn();
+  if (tls_) encrypt_output();
   ::fcntl(fd_, F_SETFL, ::fcntl(fd_, F_GETFL) & ~O_NONBLOCK);
-  for (std::string_view rest :
-       {std::string_view(writing_).substr(written_), std::string_view(client_->out)}) {
+  for (std::string_view rest : {std::string_view(writing_).substr(written_),
+                                std::string_view(tls_ ? tls_out_ : client_->out)}) {
     while (!rest.empty()) {
       const ssize_t n = ::send(fd_, rest.data(), rest.size(), MSG_NOSIGNAL);
       if (n < 0 && errno == EINTR) continue;
@@ -266,6 +278,10 @@ std::size_t Connection::release_idle_buffers(std::uint64_t now_ms) {
     freed += writing_.capacity();
     std::string().swap(writing_);
     written_ = 0;
+  }
+  if (tls_in_.capacity() > kReleaseWaste) {  // ciphertext is decrypted as it arrives
+    freed += tls_in_.capacity();
+    std::vector<char>().swap(tls_in_);
   }
   if (client_->out.empty() && client_->out.capacity() > kReleaseWaste) {
     freed += client_->out.capacity();

@@ -15,6 +15,8 @@
 
 #include "listd/net/connection.h"
 #include "listd/net/replica_link.h"
+#include "listd/net/tls_context.h"
+#include "listd/net/tls_session.h"
 #include "listd/server/persistence.h"
 #include "listd/server/replication_replica.h"
 
@@ -23,16 +25,17 @@ namespace listd::net {
 // A listening socket on the loop: readiness means connections to accept.
 class Server::Listener final : public IoHandler {
  public:
-  Listener(Server& server, int fd) : server_(server), fd_(fd) {}
+  Listener(Server& server, int fd, bool tls) : server_(server), fd_(fd), tls_(tls) {}
   ~Listener() override { ::close(fd_); }
   Listener(const Listener&) = delete;
   Listener& operator=(const Listener&) = delete;
   int fd() const noexcept { return fd_; }
-  void on_io(bool, bool, bool) override { server_.accept_ready(fd_); }
+  void on_io(bool, bool, bool) override { server_.accept_ready(fd_, tls_); }
 
  private:
   Server& server_;
   int fd_;
+  bool tls_;  // the TLS port: each connection gets a TlsSession
 };
 
 namespace {
@@ -106,44 +109,12 @@ void Server::refresh_limits() {
 
 bool Server::listen(std::string& error) {
   if (!loop_.ok(error)) return false;
+  if (options_.tls_port != 0 && !configure_tls(error)) return false;
+  // Redis: port 0 with a TLS port is the TLS port alone (listd's port 0 alone is any port).
+  const bool plain = options_.port != 0 || options_.tls_port == 0;
   for (const std::string& word : options_.bind) {
-    // Redis 7: a leading '-' makes the address optional (Debian's redis.conf binds
-    // "127.0.0.1 -::1"): an address this host does not have is skipped, as is a family the
-    // kernel does not support.
-    const bool optional = !word.empty() && word[0] == '-';
-    const std::string addr = optional ? word.substr(1) : word;
-    asio::error_code ec;
-    const auto address = asio::ip::make_address(addr, ec);
-    if (ec) {
-      error = "Invalid bind address '" + addr + "'";
-      return false;
-    }
-    // asio opens, binds and listens (its error texts); the socket then belongs to the loop.
-    asio::ip::tcp::acceptor acceptor(io_);
-    const asio::ip::tcp::endpoint ep(address, options_.port);
-    acceptor.open(ep.protocol(), ec);
-    if (!ec) acceptor.set_option(asio::socket_base::reuse_address(true), ec);
-    if (!ec) acceptor.bind(ep, ec);
-    if (!ec) acceptor.listen(options_.tcp_backlog, ec);
-    if (!ec) acceptor.non_blocking(true, ec);
-    if (ec) {
-      error = "Could not create server TCP listening socket " + addr + ":" +
-              std::to_string(options_.port) + ": " + ec.message();
-      const int err = ec.value();
-      if ((optional && err == EADDRNOTAVAIL) || err == EAFNOSUPPORT || err == EPROTONOSUPPORT ||
-          err == ENOPROTOOPT || err == ESOCKTNOSUPPORT || err == EPFNOSUPPORT) {
-        spdlog::warn("Warning: {}", error);
-        continue;
-      }
-      return false;
-    }
-    bound_port_ = acceptor.local_endpoint().port();
-    auto listener = std::make_unique<Listener>(*this, acceptor.release(ec));
-    if (ec || !loop_.add(listener->fd(), listener.get(), true, false)) {
-      error = "Could not watch the listening socket " + addr + ": " + std::strerror(errno);
-      return false;
-    }
-    listeners_.push_back(std::move(listener));
+    if (plain && !listen_on(word, options_.port, false, error)) return false;
+    if (options_.tls_port != 0 && !listen_on(word, options_.tls_port, true, error)) return false;
   }
   // The link to our master (replicaof), once we can be reached on our port.
   replica_link_ = std::make_unique<ReplicaLink>(*this);
@@ -154,11 +125,84 @@ bool Server::listen(std::string& error) {
   return true;
 }
 
-void Server::accept_ready(int listen_fd) {
+bool Server::listen_on(const std::string& word, std::uint16_t port, bool tls, std::string& error) {
+  // Redis 7: a leading '-' makes the address optional (Debian's redis.conf binds
+  // "127.0.0.1 -::1"): an address this host does not have is skipped, as is a family the
+  // kernel does not support.
+  const bool optional = !word.empty() && word[0] == '-';
+  const std::string addr = optional ? word.substr(1) : word;
+  asio::error_code ec;
+  const auto address = asio::ip::make_address(addr, ec);
+  if (ec) {
+    error = "Invalid bind address '" + addr + "'";
+    return false;
+  }
+  // asio opens, binds and listens (its error texts); the socket then belongs to the loop.
+  asio::ip::tcp::acceptor acceptor(io_);
+  const asio::ip::tcp::endpoint ep(address, port);
+  acceptor.open(ep.protocol(), ec);
+  if (!ec) acceptor.set_option(asio::socket_base::reuse_address(true), ec);
+  if (!ec) acceptor.bind(ep, ec);
+  if (!ec) acceptor.listen(options_.tcp_backlog, ec);
+  if (!ec) acceptor.non_blocking(true, ec);
+  if (ec) {
+    error = "Could not create server TCP listening socket " + addr + ":" + std::to_string(port) +
+            ": " + ec.message();
+    const int err = ec.value();
+    if ((optional && err == EADDRNOTAVAIL) || err == EAFNOSUPPORT || err == EPROTONOSUPPORT ||
+        err == ENOPROTOOPT || err == ESOCKTNOSUPPORT || err == EPFNOSUPPORT) {
+      spdlog::warn("Warning: {}", error);
+      return true;
+    }
+    return false;
+  }
+  (tls ? bound_tls_port_ : bound_port_) = acceptor.local_endpoint().port();
+  auto listener = std::make_unique<Listener>(*this, acceptor.release(ec), tls);
+  if (ec || !loop_.add(listener->fd(), listener.get(), true, false)) {
+    error = "Could not watch the listening socket " + addr + ": " + std::strerror(errno);
+    return false;
+  }
+  listeners_.push_back(std::move(listener));
+  return true;
+}
+
+bool Server::configure_tls(std::string& error) {
+  std::string why;
+  std::unique_ptr<TlsContext> ctx = TlsContext::create(exec_.config().settings(), why);
+  if (!ctx) {
+    spdlog::warn("{}", why);
+    error = "Failed to configure TLS. Check logs for more info.";
+    return false;
+  }
+  tls_context_ = std::make_shared<std::unique_ptr<TlsContext>>(std::move(ctx));
+  // CONFIG SET of a context option builds a new context from the values about to be set; if
+  // that fails, the change is refused and the current context stays (Redis applyTlsCfg).
+  // Connected clients keep the context they were accepted with.
+  std::weak_ptr<std::unique_ptr<TlsContext>> slot = tls_context_;
+  exec_.config().on_apply(
+      [slot](const config::ServerSettings& next,
+             std::span<const std::string_view> changed) -> std::optional<config::ApplyFailure> {
+        const auto live = slot.lock();
+        const auto it = std::find_if(changed.begin(), changed.end(), &is_tls_context_option);
+        if (!live || it == changed.end()) return std::nullopt;
+        std::string failure;
+        std::unique_ptr<TlsContext> rebuilt = TlsContext::create(next, failure);
+        if (!rebuilt) {
+          spdlog::warn("{}", failure);
+          return config::ApplyFailure{std::string(*it),
+                                      "Unable to update TLS configuration. Check server logs."};
+        }
+        *live = std::move(rebuilt);
+        return std::nullopt;
+      });
+  return true;
+}
+
+void Server::accept_ready(int listen_fd, bool tls) {
   for (int i = 0; i < kMaxAcceptsPerReport && !stopping_; ++i) {
     const int fd = ::accept4(listen_fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd >= 0) {
-      on_accept(fd);
+      on_accept(fd, tls);
       continue;
     }
     if (errno == EINTR || errno == ECONNABORTED) continue;
@@ -168,11 +212,13 @@ void Server::accept_ready(int listen_fd) {
   }
 }
 
-void Server::on_accept(int fd) {
+void Server::on_accept(int fd, bool tls) {
   const config::Config& cfg = exec_.config();
   if (connections_.size() >= static_cast<std::size_t>(cfg.settings().maxclients)) {
     static constexpr std::string_view kMsg = "-ERR max number of clients reached\r\n";
-    [[maybe_unused]] const ssize_t n = ::send(fd, kMsg.data(), kMsg.size(), MSG_NOSIGNAL);
+    if (!tls) {  // a TLS client could not read it before its handshake
+      [[maybe_unused]] const ssize_t n = ::send(fd, kMsg.data(), kMsg.size(), MSG_NOSIGNAL);
+    }
     ::close(fd);
     ++exec_.stats().rejected_connections;
     spdlog::debug("Rejected connection: max number of clients reached");
@@ -180,8 +226,13 @@ void Server::on_accept(int fd) {
   }
   const int keepalive = cfg.settings().tcp_keepalive;
   if (keepalive > 0) set_keepalive(fd, keepalive);
-  auto conn =
-      std::make_unique<Connection>(*this, fd, socket_address(fd, true), socket_address(fd, false));
+  std::unique_ptr<TlsSession> session;
+  if (tls) {
+    session = std::make_unique<TlsSession>((*tls_context_)->native(), TlsSession::Role::kServer,
+                                           cfg.settings().tls_auth_clients);
+  }
+  auto conn = std::make_unique<Connection>(*this, fd, socket_address(fd, true),
+                                           socket_address(fd, false), std::move(session));
   Connection* raw = conn.get();
   connections_.emplace(raw, std::move(conn));
   if (!raw->start()) raw->close();

@@ -15,7 +15,7 @@ namespace listd::script::detail {
 namespace {
 
 // A cursor over listd's own reply bytes: well formed by construction, so no error paths.
-struct Cursor {
+struct ReplyCursor {
   const char* p;
   const char* end;
 
@@ -45,7 +45,7 @@ void ensure_stack(lua_State* L, int n) {
   if (!lua_checkstack(L, n)) luaL_error(L, "reached lua stack limit while parsing a reply");
 }
 
-void push_value(lua_State* L, Cursor& c);
+void push_value(lua_State* L, ReplyCursor& c);
 
 void push_field_table(lua_State* L, const char* field, std::string_view text) {
   lua_newtable(L);
@@ -54,7 +54,7 @@ void push_field_table(lua_State* L, const char* field, std::string_view text) {
   lua_settable(L, -3);
 }
 
-void push_aggregate(lua_State* L, Cursor& c, char type, long long n) {
+void push_aggregate(lua_State* L, ReplyCursor& c, char type, long long n) {
   if (type == '*') {
     lua_newtable(L);
     for (long long i = 1; i <= n; ++i) {
@@ -99,7 +99,7 @@ void push_verbatim(lua_State* L, std::string_view text) {
   lua_settable(L, -3);
 }
 
-void push_value(lua_State* L, Cursor& c) {
+void push_value(lua_State* L, ReplyCursor& c) {
   ensure_stack(L, 4);
   const char type = *c.p++;
   switch (type) {
@@ -333,7 +333,7 @@ void push_error_table(lua_State* L, std::string_view text) {
 }
 
 void push_reply(lua_State* L, std::string_view bytes) {
-  Cursor c{bytes.data(), bytes.data() + bytes.size()};
+  ReplyCursor c{bytes.data(), bytes.data() + bytes.size()};
   if (bytes.empty()) {
     lua_pushnil(L);
     return;

@@ -121,7 +121,7 @@ int redis_math_randomseed(lua_State* L) {
 
 // pcall(f, ...): a raised Redis error table {err="..."} reaches the script as its text, the
 // Redis 6 behaviour Redis 7 keeps (script_lua.c luaRedisPcall).
-int redis_pcall(lua_State* L) {
+int guarded_pcall(lua_State* L) {
   luaL_checkany(L, 1);
   const int argc = lua_gettop(L);
   lua_pushboolean(L, 1);
@@ -188,7 +188,7 @@ void open_libraries(lua_State* L) {
   set_global_function(L, "loadstring", sandbox_loadstring);
   set_global_function(L, "load", sandbox_load);
   set_global_function(L, "unpack", sandbox_unpack);
-  set_global_function(L, "pcall", redis_pcall);
+  set_global_function(L, "pcall", guarded_pcall);
   lua_getfield(L, LUA_GLOBALSINDEX, "math");
   lua_pushcfunction(L, redis_math_random);
   lua_setfield(L, -2, "random");

@@ -1,4 +1,5 @@
 #include "listd/server/acl_file.h"
+#include "listd/server/text.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -12,12 +13,6 @@
 
 namespace listd::server {
 namespace {
-
-bool has_spaces(std::string_view s) {
-  for (char c : s)
-    if (c == 0 || std::isspace(static_cast<unsigned char>(c))) return true;
-  return false;
-}
 
 std::string_view trim(std::string_view s, std::string_view chars) {
   const std::size_t b = s.find_first_not_of(chars);
@@ -46,7 +41,7 @@ void parse_line(const Acl& acl, std::string_view line, std::string_view filename
     errors += where + " should start with user keyword followed by the username. ";
     return;
   }
-  if (has_spaces(argv[1])) {
+  if (has_space_or_nul(argv[1])) {
     errors +=
         "'" + where + ": username '" + std::string(argv[1]) + "' contains invalid characters. ";
     return;
@@ -175,7 +170,7 @@ bool write_acl_file(const std::string& path, std::string_view text) {
 std::string load_configured_users(Acl& acl, const std::vector<std::vector<std::string>>& lines) {
   for (const auto& line : lines) {
     const std::string& name = line[0];
-    if (has_spaces(name)) return "Spaces not allowed in ACL usernames";
+    if (has_space_or_nul(name)) return "Spaces not allowed in ACL usernames";
     std::vector<std::string_view> words(line.begin() + 1, line.end());
     std::string error;
     std::vector<std::string> rules = merge_selector_arguments(words, error);

@@ -7,16 +7,12 @@
 #include "listd/base/redis_text.h"
 #include "listd/server/acl_user.h"
 #include "listd/server/command_table.h"
+#include "listd/server/text.h"
 
 namespace listd::server {
 namespace {
 
 // Redis ACLStringHasSpaces: patterns may hold neither whitespace nor NUL.
-bool has_spaces(std::string_view s) {
-  return std::any_of(s.begin(), s.end(),
-                     [](char c) { return c == 0 || std::isspace(static_cast<unsigned char>(c)); });
-}
-
 void append_pattern(std::string& out, const AclKeyPattern& p) {
   if (p.access == (kAclKeyRead | kAclKeyWrite))
     out += '~';
@@ -125,7 +121,7 @@ AclRuleError AclSelector::apply_key_pattern(std::string_view op) {
     access = kAclKeyRead | kAclKeyWrite;
   }
   const std::string_view pattern = op.substr(offset);
-  if (has_spaces(pattern)) return AclRuleError::kSyntax;
+  if (has_space_or_nul(pattern)) return AclRuleError::kSyntax;
   auto it = std::find_if(patterns_.begin(), patterns_.end(),
                          [&](const AclKeyPattern& p) { return p.pattern == pattern; });
   if (it == patterns_.end())
@@ -185,7 +181,7 @@ AclRuleError AclSelector::apply(std::string_view op) {
   } else if (op[0] == '&') {
     if (all_channels_) return AclRuleError::kChannelAfterAll;
     const std::string_view pattern = op.substr(1);
-    if (has_spaces(pattern)) return AclRuleError::kSyntax;
+    if (has_space_or_nul(pattern)) return AclRuleError::kSyntax;
     if (std::find(channels_.begin(), channels_.end(), pattern) == channels_.end())
       channels_.emplace_back(pattern);
   } else if ((op[0] == '+' || op[0] == '-') && op.size() > 1 && op[1] == '@') {
@@ -337,6 +333,12 @@ AclDenial AclSelector::check(const CommandSpec& spec, std::span<const std::strin
     }
   }
   return AclDenial::kNone;
+}
+
+bool AclSelector::reads_every_key() const noexcept {
+  return all_keys_ || std::any_of(patterns_.begin(), patterns_.end(), [](const AclKeyPattern& p) {
+           return (p.access & kAclKeyRead) && p.pattern == "*";
+         });
 }
 
 bool AclSelector::allows_key(std::string_view key, std::uint8_t access) const {

@@ -149,6 +149,14 @@ AclDenial AclUser::check(const CommandSpec& spec, std::span<const std::string_vi
   return relevant;
 }
 
+bool AclUser::runs_reading_every_key(const CommandSpec& spec,
+                                     std::span<const std::string_view> argv) const {
+  return std::any_of(selectors_.begin(), selectors_.end(), [&](const AclSelector& s) {
+    std::size_t at = 0;
+    return s.check(spec, argv, at) == AclDenial::kNone && s.reads_every_key();
+  });
+}
+
 bool AclUser::allows_channel(std::string_view channel, bool is_pattern) const {
   return std::any_of(selectors_.begin(), selectors_.end(),
                      [&](const AclSelector& s) { return s.allows_channel(channel, is_pattern); });

@@ -10,6 +10,7 @@ namespace listd::server {
 void BlockingService::block(Client& c, std::span<const std::string_view> keys, long long timeout_ms,
                             BlockSpec spec) {
   c.block = std::move(spec);
+  c.blocked_since_ms = exec_.command_mono_ms();
   waiters_.block(c.waiter, c.db, keys);
   // The clock is read in whole ms (truncated): a client that blocked at 1000.9 reads 1000, so
   // a deadline of 1000 + timeout could fire up to 1 ms early. +1 ms means never early.
@@ -72,6 +73,8 @@ void BlockingService::serve_ready_keys() {
         exec_.effects().begin_unit();
         const ServeResult result = serve_timed(c, key);
         exec_.effects().end_unit();
+        if (result == ServeResult::kServed)
+          exec_.count_queue_event(key.db, key.key, QueueEvent::kHandoff, 1);
         return result != ServeResult::kNoData;
       });
     }

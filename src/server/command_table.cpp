@@ -16,9 +16,33 @@ const CommandSpec* CommandSpec::find_subcommand(std::string_view sub) const noex
   return nullptr;
 }
 
+namespace {
+
+// Redis sortGetKeys: options are skipped by their argument counts (LIMIT 2, GET and BY 1, any
+// other none), so a STORE key named "limit" makes the scan skip, as there.
+std::vector<int> sort_key_positions(std::span<const std::string_view> argv) {
+  std::vector<int> out{1};
+  int store_at = 0;
+  const int argc = static_cast<int>(argv.size());
+  for (int i = 2; i < argc; ++i) {
+    const std::string_view a = argv[static_cast<std::size_t>(i)];
+    if (base::iequals(a, "limit"))
+      i += 2;
+    else if (base::iequals(a, "get") || base::iequals(a, "by"))
+      i += 1;
+    else if (base::iequals(a, "store") && i + 1 < argc)
+      store_at = i + 1;  // the last STORE wins, as in SORT itself
+  }
+  if (store_at) out.push_back(store_at);
+  return out;
+}
+
+}  // namespace
+
 std::vector<int> CommandSpec::key_positions(std::span<const std::string_view> argv) const {
   std::vector<int> out;
   if (keys.not_key) return out;
+  if (keys.sort_store) return argv.size() > 1 ? sort_key_positions(argv) : out;
   const int argc = static_cast<int>(argv.size());
   int first = keys.first, last = keys.last, step = keys.step;
   if (keys.numkeys_at > 0) {
@@ -105,10 +129,13 @@ CommandTable CommandTable::with_all_commands() {
   register_config_commands(table);
   register_slowlog_commands(table);
   register_latency_commands(table);
+  register_queue_commands(table);
   register_introspection_commands(table);
   register_transaction_commands(table);
   register_keyspace_commands(table);
+  register_sort_commands(table);
   register_expire_commands(table);
+  register_dump_commands(table);
   register_list_commands(table);
   register_blocking_commands(table);
   register_string_commands(table);

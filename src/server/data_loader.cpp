@@ -10,6 +10,7 @@
 #include "listd/persistence/rdb.h"
 #include "listd/server/executor.h"
 #include "listd/server/function_library.h"
+#include "listd/server/rdb_access.h"
 #include "listd/server/scripting.h"
 
 namespace listd::server {
@@ -87,6 +88,7 @@ Status DataLoader::load_rdb(const std::string& path) {
   ps::RdbLoadOptions o;
   o.now_ms = exec_.clock().unix_ms();
   o.skip_expired = true;
+  restore_access(o, exec_.config().settings(), o.now_ms);
   const ps::RdbLoadResult r = ps::load_rdb(data, exec_.keyspace(), o);
   if (!r.ok) return Status::error(fmt::format("Fatal error loading the DB {}: {}", path, r.error));
   if (Status s = load_functions(r.functions, path); !s) return s;

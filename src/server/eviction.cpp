@@ -168,6 +168,10 @@ long long Evictor::evict(const Candidate& victim) {
   store::Database& db = exec_.keyspace().db(victim.db);
   // Only what deleting the key frees counts: the DEL's own AOF and replication bytes do not.
   const auto before = static_cast<long long>(base::used_memory());
+  // An evicted stream wakes its XREADGROUP waiters (-UNBLOCKED), as Redis' dbGenericDelete.
+  if (const store::Entry* e = db.dict().find(victim.key);
+      e && e->value.is(store::ValueType::kStream))
+    exec_.blocking().signal_ready(victim.db, victim.key);
   db.remove(victim.key);
   const long long delta = before - static_cast<long long>(base::used_memory());
   ++evicted_keys_;

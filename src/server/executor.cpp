@@ -22,11 +22,6 @@ namespace {
 constexpr std::size_t kExpireBudgetPerTick = 1000;
 constexpr std::uint64_t kExpireTickMs = 100;
 
-bool arity_ok(int arity, std::size_t argc) noexcept {
-  const auto n = static_cast<long long>(argc);
-  return arity >= 0 ? n == arity : n >= -arity;
-}
-
 }  // namespace
 
 Executor::Executor(config::Config& config, Clock& clock)
@@ -44,6 +39,9 @@ Executor::Executor(config::Config& config, Clock& clock)
     ++stats_.expired_keys;
     transactions_.touch_key(db.index(), key);
     effects_.emit(db.index(), {"DEL", key});  // an expired key is logged as its DEL
+    // An expired stream wakes its XREADGROUP waiters (-UNBLOCKED), as Redis' dbGenericDelete.
+    if (const store::Entry* e = db.dict().find(key); e && e->value.is(store::ValueType::kStream))
+      blocking_.signal_ready(db.index(), key);
     notify(config::kNotifyExpired, "expired", key, db.index());
   });
   command_stats_.resize(table_.by_slot().size());
@@ -121,7 +119,7 @@ std::string Executor::rejection(const Client& c, std::span<const std::string_vie
     }
     spec = sub;
   }
-  if (!arity_ok(spec->arity, argv.size())) return arity_error(spec->full_name);
+  if (!spec->arity_allows(argv.size())) return arity_error(spec->full_name);
   if (c.master) return {};  // our master's stream is obeyed (Redis mustObeyClient)
   if (!c.authenticated && !(spec->flags & kNoAuth)) return std::string(kNoAuthErr);
   // One load and test for a user that may run anything (`default` unless restricted).
@@ -131,14 +129,23 @@ std::string Executor::rejection(const Client& c, std::span<const std::string_vie
   if (persistence_->refusing_writes() && (spec->flags & (kWrite | kDeniedOnDiskError)))
     return std::string(kMisconfRdbErr);
   // Redis' is_write_command: a script's shebang flags, EXEC's queued commands count.
-  if (replica_side_->active() && config_.settings().replica_read_only &&
-      ((scripting_->command_flags(*spec, argv) & kWrite) ||
-       ((spec->flags & kExecCommand) && (c.queued_flags & kWrite))))
+  const auto is_write = [&] {
+    return (scripting_->command_flags(*spec, argv) & kWrite) ||
+           ((spec->flags & kExecCommand) && (c.queued_flags & kWrite));
+  };
+  if (config_.settings().min_replicas_to_write != 0 && !replication_->enough_good_replicas() &&
+      is_write())
+    return std::string(kNoReplicasErr);
+  if (replica_side_->active() && config_.settings().replica_read_only && is_write())
     return std::string(kReadOnlyReplicaErr);
   // RESP2 subscribed mode: only the commands flagged for it (RESP3 may mix in anything).
   if (c.resp == protocol::RespVersion::kResp2 && c.pubsub.subscribed() &&
       !(spec->flags & kAllowedWhenSubscribed))
     return subscribed_mode_error(spec->full_name);
+  // A script's shebang flags decide (allow-stale); EXEC's queued commands were checked when
+  // queued.
+  if (replica_side_->stale_refused() && !(scripting_->command_flags(*spec, argv) & kStale))
+    return std::string(kMasterDownErr);
   // Last, as in Redis processCommand: a busy script leaves only the allow-busy commands.
   if (scripting_->busy() && !(spec->flags & kAllowBusy))
     return std::string(scripting_->busy_error());
@@ -317,6 +324,7 @@ std::vector<Client*> Executor::cron(std::uint64_t now_ms) {
   persistence_->cron();  // BGSAVE / rewrite children, save points, automatic AOF rewrite
   std::vector<Client*> to_close = replication_->cron();  // replicas past repl-timeout
   replica_side_->cron();  // our own master: connect, ACK, repl-timeout
+  queue_stats_.forget_idle(now_ms / 1000);
   output_buffer_guard_.begin_cron();
   clients_.for_each([&](Client& c) {
     if (output_buffer_guard_.check_in_cron(c) &&

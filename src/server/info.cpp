@@ -47,7 +47,8 @@ void section_server(Executor& exec, std::string& out) {
   out += fmt::format("gcc_version:{}.{}.{}\r\n", __GNUC__, __GNUC_MINOR__, __GNUC_PATCHLEVEL__);
   out += fmt::format("process_id:{}\r\n", ::getpid());
   out += fmt::format("run_id:{}\r\n", exec.replication().run_id());
-  out += fmt::format("tcp_port:{}\r\n", exec.config().settings().port);
+  const config::ServerSettings& ports = exec.config().settings();
+  out += fmt::format("tcp_port:{}\r\n", ports.port != 0 ? ports.port : ports.tls_port);
   out += fmt::format("server_time_usec:{}\r\n", exec.clock().unix_us());
   out += fmt::format("uptime_in_seconds:{}\r\n", uptime_ms / 1000);
   out += fmt::format("uptime_in_days:{}\r\n", uptime_ms / 86400000);

@@ -9,6 +9,7 @@
 #include "listd/server/executor.h"
 #include "listd/server/function_library.h"
 #include "listd/server/key_access.h"
+#include "listd/server/rdb_access.h"
 #include "listd/server/scripting.h"
 #include "listd/server/version.h"
 
@@ -26,6 +27,7 @@ ps::RdbSaveOptions snapshot_options(Executor& exec) {
   o.functions = exec.scripting().functions().codes();
   o.redis_ver = std::string(kRedisCompatVersion);
   o.now_ms = clock.unix_ms();
+  record_access(o, exec.config().settings(), o.now_ms);
   return o;
 }
 
@@ -79,12 +81,13 @@ bool Persistence::load_at_startup(std::string& error) {
   }
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::size_t keys = 0;
-  // Redis createObject: a loaded key starts with the access word of the load's time (the AOF
-  // replay ran at the epoch clock, an RDB carries no idle times that listd reads).
+  // Redis createObject: a key the AOF replay made (at the epoch clock) starts with the access
+  // word of the load's time; dump.rdb's keys have theirs from its IDLE / FREQ records already.
   const std::uint32_t word = initial_access(settings_, now_ms());
   for (int i = 0; i < exec_.keyspace().database_count(); ++i) {
     keys += exec_.keyspace().db(i).size();
-    exec_.keyspace().db(i).dict().for_each([word](store::Entry& e) { e.lru = word; });
+    if (settings_.appendonly)
+      exec_.keyspace().db(i).dict().for_each([word](store::Entry& e) { e.lru = word; });
   }
   log_.notice(fmt::format("DB loaded from disk: {:.3f} seconds ({} keys)", secs, keys));
   exec_.stats().dirty = 0;

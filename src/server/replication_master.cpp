@@ -10,6 +10,7 @@
 #include "listd/server/client.h"
 #include "listd/server/executor.h"
 #include "listd/server/persistence.h"
+#include "listd/server/replication_replica.h"
 
 namespace listd::server {
 namespace {
@@ -354,6 +355,22 @@ long long ReplicationMaster::count_acks(long long offset) const {
   return n;
 }
 
+int ReplicationMaster::good_replicas() const {
+  const std::int64_t now = unix_s();
+  const int max_lag = exec_.config().settings().min_replicas_max_lag;
+  int n = 0;
+  for (const Replica& r : replicas_)
+    if (r.state == State::kOnline && now - r.ack_unix_s <= max_lag) ++n;
+  return n;
+}
+
+bool ReplicationMaster::enough_good_replicas() const {
+  const config::ServerSettings& s = exec_.config().settings();
+  if (s.min_replicas_to_write == 0 || s.min_replicas_max_lag == 0) return true;
+  if (exec_.replica_side().active()) return true;
+  return good_replicas() >= s.min_replicas_to_write;
+}
+
 void ReplicationMaster::wait(Client& c, long long offset, long long needed, long long timeout_ms) {
   // Blocked without a key anyone can signal: db -1 exists for no command.
   static constexpr std::string_view kNoKey[] = {"wait"};
@@ -480,6 +497,9 @@ void ReplicationMaster::info(std::string& out) const {
 void ReplicationMaster::info_history(std::string& out) const {
   const std::vector<ReplicaRow> rows = replica_rows();
   out += fmt::format("connected_slaves:{}\r\n", rows.size());
+  const config::ServerSettings& s = exec_.config().settings();
+  if (s.min_replicas_to_write != 0 && s.min_replicas_max_lag != 0)
+    out += fmt::format("min_slaves_good_slaves:{}\r\n", good_replicas());
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const ReplicaRow& r = rows[i];
     out += fmt::format("slave{}:ip={},port={},state={},offset={},lag={}\r\n", i, r.ip, r.port,

@@ -13,6 +13,7 @@
 #include "listd/server/function_library.h"
 #include "listd/server/master_link.h"
 #include "listd/server/persistence.h"
+#include "listd/server/rdb_access.h"
 #include "listd/server/replication_master.h"
 #include "listd/server/scripting.h"
 
@@ -28,7 +29,7 @@ bool ping_reply_ok(std::string_view line) {
          line.starts_with("-NOPERM") || line.starts_with("-ERR operation not permitted");
 }
 
-std::vector<std::string> split_spaces(std::string_view line) {
+std::vector<std::string> words_of(std::string_view line) {
   std::vector<std::string> words;
   std::size_t i = 0;
   while (i < line.size()) {
@@ -49,6 +50,16 @@ std::string_view state_name(ReplicationReplica::State s) {
   }
 }
 
+// The `replicaof` option follows the run-time role, as Redis' reads server.masterhost:
+// CONFIG GET shows it and CONFIG REWRITE writes or removes its line (Sentinel relies on that).
+// An empty host is REPLICAOF NO ONE.
+void record_replicaof_option(config::Config& config, const std::string& host, int port) {
+  const std::vector<std::string> directive =
+      host.empty() ? std::vector<std::string>{"replicaof", "no", "one"}
+                   : std::vector<std::string>{"replicaof", host, std::to_string(port)};
+  config.apply_directive(directive);
+}
+
 }  // namespace
 
 ReplicationReplica::ReplicationReplica(Executor& exec) : exec_(exec) {
@@ -63,6 +74,10 @@ ReplicationReplica::ReplicationReplica(Executor& exec) : exec_(exec) {
 }
 
 ReplicationReplica::~ReplicationReplica() = default;
+
+bool ReplicationReplica::stale_refused() const {
+  return active() && !link_up() && !exec_.config().settings().replica_serve_stale_data;
+}
 
 std::int64_t ReplicationReplica::unix_s() const { return exec_.clock().unix_ms() / 1000; }
 
@@ -95,6 +110,7 @@ bool ReplicationReplica::set_master(const std::string& host, int port) {
   host_ = host;
   port_ = port;
   state_ = State::kConnect;
+  record_replicaof_option(exec_.config(), host_, port_);
   if (transport_) connect_now();
   return true;
 }
@@ -111,6 +127,7 @@ void ReplicationReplica::unset_master() {
   exec_.replication().set_following(false, nullptr);
   exec_.replication().shift_replid();
   exec_.keyspace().set_keep_expired(false);
+  record_replicaof_option(exec_.config(), {}, 0);
 }
 
 void ReplicationReplica::unblock_clients_for_demotion() {
@@ -289,7 +306,7 @@ void ReplicationReplica::send_psync() {
 
 bool ReplicationReplica::on_psync_reply(std::string_view line) {
   if (line.starts_with("+FULLRESYNC")) {
-    const std::vector<std::string> words = split_spaces(line);
+    const std::vector<std::string> words = words_of(line);
     if (words.size() != 3 || words[1].size() != 40 ||
         !base::parse_strict_integer(words[2], sync_offset_)) {
       drop_link(fmt::format("Master replied with wrong +FULLRESYNC syntax: {}", line), false);
@@ -374,6 +391,7 @@ void ReplicationReplica::load_payload() {
   persistence::RdbLoadOptions options;
   options.now_ms = exec_.clock().unix_ms();
   options.skip_expired = false;  // a replica keeps them until the master's DEL
+  restore_access(options, exec_.config().settings(), options.now_ms);
   const persistence::RdbLoadResult loaded = persistence::load_rdb(payload_, fresh, options);
   payload_ = std::string();
   if (!loaded.ok) {

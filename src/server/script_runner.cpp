@@ -7,16 +7,12 @@
 #include "listd/server/errors.h"
 #include "listd/server/executor.h"
 #include "listd/server/persistence.h"
+#include "listd/server/replication_master.h"
 #include "listd/server/replication_replica.h"
 #include "listd/server/scripting.h"
 
 namespace listd::server {
 namespace {
-
-bool arity_ok(int arity, std::size_t argc) noexcept {
-  const auto n = static_cast<long long>(argc);
-  return arity >= 0 ? n == arity : n >= -arity;
-}
 
 // Redis lookupCommand: a container's subcommand by argv[1]; an unknown one is no command.
 const CommandSpec* lookup(const CommandTable& table, std::span<const std::string_view> argv) {
@@ -31,10 +27,12 @@ std::string ScriptRunner::call(std::span<const std::string_view> argv, protocol:
                                std::string& reply) {
   const CommandSpec* spec = lookup(exec_.commands(), argv);
   if (!spec) return "Unknown Redis command called from script";
-  if (!arity_ok(spec->arity, argv.size()))
+  if (!spec->arity_allows(argv.size()))
     return "Wrong number of args calling Redis command from script";
   if (spec->flags & kNoScript) return "This Redis command is not allowed from script";
-  if (client_.user && !client_.user->unrestricted()) {  // Redis scriptVerifyACL
+  if (!(spec->flags & kStale) && exec_.replica_side().stale_refused())
+    return "Can not execute the command on a stale replica";  // Redis scriptVerifyAllowStale
+  if (client_.user && !client_.user->unrestricted()) {        // Redis scriptVerifyACL
     std::size_t at = 0;
     if (const AclDenial denial = client_.user->check(*spec, argv, at); denial != AclDenial::kNone) {
       exec_.acl_log(client_, acl_log_reason(denial),
@@ -53,6 +51,8 @@ std::string ScriptRunner::call(std::span<const std::string_view> argv, protocol:
   // allowed to finish ("we can't fail it on unpredictable error state").
   if (writes && !write_dirty_ && exec_.persistence().refusing_writes())
     return "-" + std::string(kMisconfRdbErr);
+  if (writes && !write_dirty_ && !exec_.replication().enough_good_replicas())
+    return "-" + std::string(kNoReplicasErr);
   // Redis scriptVerifyOOM: past maxmemory at the script's start, a denyoom command is refused
   // only until the first write (the script cannot be stopped half-way).
   if (!allow_oom_ && !write_dirty_ && exec_.pre_command_oom() && (spec->flags & kDenyOom))

@@ -8,6 +8,7 @@
 #include "listd/server/executor.h"
 #include "listd/server/function_library.h"
 #include "listd/server/persistence.h"
+#include "listd/server/replication_replica.h"
 #include "listd/server/script_runner.h"
 
 namespace listd::server {
@@ -58,7 +59,8 @@ std::string Scripting::load(std::string_view body, std::string& error, bool by_s
   error = engine_->compile(sha, body, shebang.length);
   if (!error.empty()) return {};
   scripts_bytes_ += sha.size() + body.size();
-  Script& added = scripts_.emplace(sha, Script{std::string(body), shebang.flags}).first->second;
+  Script& added =
+      scripts_.emplace(sha, Script{std::string(body), shebang.flags, false, {}}).first->second;
   added.loaded = by_script_load;
   if (!by_script_load) {
     eval_lru_.push_front(sha);
@@ -131,7 +133,9 @@ std::uint32_t Scripting::command_flags(const CommandSpec& spec,
 }
 
 std::string Scripting::refusal(unsigned flags, bool read_only_command) const {
-  if (flags & script::kScriptCompatMode) return {};
+  // Without a shebang EVAL keeps its own stale flag, so a stale replica refuses it here.
+  if (flags & script::kScriptCompatMode)
+    return exec_.replica_side().stale_refused() ? std::string(kMasterDownErr) : std::string();
   if (!(flags & script::kScriptNoWrites)) {
     if (exec_.persistence().refusing_writes())
       return "MISCONF Redis is configured to save RDB snapshots, but it's currently unable to "

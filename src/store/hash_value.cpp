@@ -3,6 +3,8 @@
 #include <malloc.h>
 #include <cassert>
 
+#include "packed_header.h"
+
 namespace listd::store {
 namespace {
 
@@ -10,17 +12,8 @@ constexpr std::uintptr_t kTableTag = 1;
 
 // ---- packed: [u32 used][u32 count][pairs: u8 flen, field, u8 vlen, value] -----------------
 
-struct PackedHeader {
-  std::uint32_t used;
-  std::uint32_t count;  // pairs
-};
-
-inline std::uint8_t* data_of(PackedHeader* h) noexcept {
-  return reinterpret_cast<std::uint8_t*>(h + 1);
-}
-inline const std::uint8_t* data_of(const PackedHeader* h) noexcept {
-  return reinterpret_cast<const std::uint8_t*>(h + 1);
-}
+using packed::data_of;
+using packed::PackedHeader;
 
 struct PackedPair {
   std::string_view field;

@@ -27,7 +27,7 @@ namespace listd::store {
 
 using detail::Chain;
 using detail::Cursor;
-using detail::Entry;
+using PackedListEntry = detail::Entry;
 using detail::entry_start_before;
 using detail::Node;
 using detail::read_entry;
@@ -113,7 +113,7 @@ inline void write_entry(std::uint8_t* p, std::string_view v) noexcept {
   } while (l != 0);
 }
 
-bool entry_equals(const Entry& e, std::string_view v) noexcept {
+bool entry_equals(const PackedListEntry& e, std::string_view v) noexcept {
   return e.len == v.size() && (e.len == 0 || std::memcmp(e.data, v.data(), e.len) == 0);
 }
 
@@ -234,7 +234,7 @@ std::size_t compact_forward(H* h, std::string_view v, std::size_t limit) noexcep
   const std::size_t end = h->end;
   std::size_t r = h->begin;
   while (r < end) {  // nothing moves until the first match
-    const Entry e = read_entry(d + r);
+    const PackedListEntry e = read_entry(d + r);
     if (entry_equals(e, v)) break;
     r += e.size;
   }
@@ -245,7 +245,7 @@ std::size_t compact_forward(H* h, std::string_view v, std::size_t limit) noexcep
   }
   std::size_t w = r, run = r, removed = 0;
   while (r < end && removed < limit) {
-    const Entry e = read_entry(d + r);
+    const PackedListEntry e = read_entry(d + r);
     if (entry_equals(e, v)) {
       if (w != run) std::memmove(d + w, d + run, r - run);
       w += r - run;
@@ -628,18 +628,19 @@ Cursor PackedList::cursor_back() const noexcept {
 
 std::string_view PackedList::front() const {
   assert(!empty());
-  const Entry e = is_chain() ? read_entry(detail::data_of(chain()->head) + chain()->head->begin)
-                             : read_entry(detail::data_of(small()) + small()->begin);
+  const PackedListEntry e = is_chain()
+                                ? read_entry(detail::data_of(chain()->head) + chain()->head->begin)
+                                : read_entry(detail::data_of(small()) + small()->begin);
   return {e.data, e.len};
 }
 
 std::string_view PackedList::back() const {
-  const Entry e = cursor_back().entry();
+  const PackedListEntry e = cursor_back().entry();
   return {e.data, e.len};
 }
 
 std::string_view PackedList::at(std::size_t index) const {
-  const Entry e = cursor_at(index).entry();
+  const PackedListEntry e = cursor_at(index).entry();
   return {e.data, e.len};
 }
 
@@ -924,7 +925,7 @@ bool PackedList::insert_at_pivot(std::string_view pivot, std::string_view v, boo
     const std::uint8_t* d = data(n);
     std::size_t idx = 0;
     for (std::size_t off = n->begin; off < n->end; ++idx) {
-      const Entry e = read_entry(d + off);
+      const PackedListEntry e = read_entry(d + off);
       if (entry_equals(e, pivot)) {
         if (after) {
           insert_in_node(c, n, off + e.size, idx + 1, v, esz);
@@ -1044,7 +1045,7 @@ bool block_ok(const H* h, bool allow_empty) noexcept {
   const std::uint8_t* d = detail::data_of(h);
   std::size_t off = h->begin, n = 0;
   while (off < h->end) {
-    const Entry e = read_entry(d + off);
+    const PackedListEntry e = read_entry(d + off);
     if (e.size != entry_size(e.len) || off + e.size > h->end) return false;
     if (entry_start_before(d + off + e.size) != d + off) return false;
     off += e.size;

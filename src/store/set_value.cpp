@@ -11,7 +11,7 @@ namespace listd::store {
 namespace {
 
 constexpr std::uintptr_t kFormMask = 1;
-constexpr std::uintptr_t kIntsetTag = 0, kTableTag = 1;
+constexpr std::uintptr_t kSetIntsetTag = 0, kSetTableTag = 1;
 
 // ---- intset: [u32 count][u32 width][count * width bytes, ascending] ----------------------
 
@@ -184,7 +184,7 @@ SetValue::~SetValue() { release(); }
 void SetValue::release() noexcept {
   if (bits_ == 0) return;
   void* p = reinterpret_cast<void*>(bits_ & ~kFormMask);
-  if ((bits_ & kFormMask) == kTableTag) {
+  if ((bits_ & kFormMask) == kSetTableTag) {
     auto* t = static_cast<SetTable*>(p);
     t->set.for_each([](void* b) { std::free(b); });
     delete t;
@@ -196,7 +196,7 @@ void SetValue::release() noexcept {
 
 SetValue::Encoding SetValue::encoding() const noexcept {
   switch (bits_ & kFormMask) {
-    case kTableTag: return Encoding::kTable;
+    case kSetTableTag: return Encoding::kTable;
     default: return Encoding::kIntset;
   }
 }
@@ -213,7 +213,7 @@ std::size_t SetValue::size() const noexcept {
   if (bits_ == 0) return 0;
   const void* p = reinterpret_cast<const void*>(bits_ & ~kFormMask);
   switch (bits_ & kFormMask) {
-    case kIntsetTag: return static_cast<const IntsetHeader*>(p)->count;
+    case kSetIntsetTag: return static_cast<const IntsetHeader*>(p)->count;
     default: return static_cast<const SetTable*>(p)->set.size();
   }
 }
@@ -222,7 +222,7 @@ bool SetValue::contains(std::string_view member) const noexcept {
   if (bits_ == 0) return false;
   const void* p = reinterpret_cast<const void*>(bits_ & ~kFormMask);
   switch (bits_ & kFormMask) {
-    case kIntsetTag: {
+    case kSetIntsetTag: {
       long long v;
       return base::parse_strict_integer(member, v) &&
              intset_contains(static_cast<const IntsetHeader*>(p), v);
@@ -237,18 +237,18 @@ bool SetValue::add(std::string_view member) {
   if (bits_ == 0) {
     // Redis 7.0 setTypeCreate: an intset for an integer, else a hashtable (no listpack).
     if (is_int)
-      bits_ = reinterpret_cast<std::uintptr_t>(intset_new(width_for(v))) | kIntsetTag;
+      bits_ = reinterpret_cast<std::uintptr_t>(intset_new(width_for(v))) | kSetIntsetTag;
     else
-      bits_ = reinterpret_cast<std::uintptr_t>(new SetTable()) | kTableTag;
+      bits_ = reinterpret_cast<std::uintptr_t>(new SetTable()) | kSetTableTag;
   }
   void* p = reinterpret_cast<void*>(bits_ & ~kFormMask);
   switch (bits_ & kFormMask) {
-    case kIntsetTag: {
+    case kSetIntsetTag: {
       auto* h = static_cast<IntsetHeader*>(p);
       if (is_int) {
         if (intset_contains(h, v)) return false;
         if (h->count + 1 <= kIntsetMaxEntries) {
-          bits_ = reinterpret_cast<std::uintptr_t>(intset_insert(h, v)) | kIntsetTag;
+          bits_ = reinterpret_cast<std::uintptr_t>(intset_insert(h, v)) | kSetIntsetTag;
           return true;
         }
       }
@@ -268,13 +268,13 @@ bool SetValue::remove(std::string_view member) noexcept {
   if (bits_ == 0) return false;
   void* p = reinterpret_cast<void*>(bits_ & ~kFormMask);
   switch (bits_ & kFormMask) {
-    case kIntsetTag: {
+    case kSetIntsetTag: {
       auto* h = static_cast<IntsetHeader*>(p);
       long long v;
       if (!base::parse_strict_integer(member, v)) return false;
       const std::size_t i = intset_lower_bound(h, v);
       if (i >= h->count || intset_get(h, i) != v) return false;
-      bits_ = reinterpret_cast<std::uintptr_t>(intset_erase_at(h, i)) | kIntsetTag;
+      bits_ = reinterpret_cast<std::uintptr_t>(intset_erase_at(h, i)) | kSetIntsetTag;
       return true;
     }
     default: {
@@ -292,7 +292,7 @@ std::string SetValue::random_member(std::mt19937_64& rng) const {
   assert(bits_ != 0 && size() > 0);
   const void* p = reinterpret_cast<const void*>(bits_ & ~kFormMask);
   switch (bits_ & kFormMask) {
-    case kIntsetTag: {
+    case kSetIntsetTag: {
       const auto* h = static_cast<const IntsetHeader*>(p);
       return std::to_string(intset_get(h, rng() % h->count));
     }
@@ -311,7 +311,7 @@ void SetValue::visit(Visitor f, void* ctx) const {
   if (bits_ == 0) return;
   const void* p = reinterpret_cast<const void*>(bits_ & ~kFormMask);
   switch (bits_ & kFormMask) {
-    case kIntsetTag: {
+    case kSetIntsetTag: {
       const auto* h = static_cast<const IntsetHeader*>(p);
       char buf[24];
       for (std::size_t i = 0; i < h->count; ++i) f(ctx, format_int(intset_get(h, i), buf));
@@ -325,7 +325,7 @@ void SetValue::visit(Visitor f, void* ctx) const {
 }
 
 std::uint64_t SetValue::scan_step(std::uint64_t cursor, Visitor f, void* ctx) const {
-  if ((bits_ & kFormMask) != kTableTag || bits_ == 0) {
+  if ((bits_ & kFormMask) != kSetTableTag || bits_ == 0) {
     visit(f, ctx);
     return 0;
   }
@@ -335,7 +335,7 @@ std::uint64_t SetValue::scan_step(std::uint64_t cursor, Visitor f, void* ctx) co
 
 void SetValue::convert_to_table() {
   SetValue fresh;
-  fresh.bits_ = reinterpret_cast<std::uintptr_t>(new SetTable()) | kTableTag;
+  fresh.bits_ = reinterpret_cast<std::uintptr_t>(new SetTable()) | kSetTableTag;
   auto* t = reinterpret_cast<SetTable*>(fresh.bits_ & ~kFormMask);
   for_each([&](std::string_view m) { table_add_new(t, m); });
   *this = std::move(fresh);
@@ -346,7 +346,7 @@ SetValue SetValue::clone() const {
   if (bits_ == 0) return copy;
   const void* p = reinterpret_cast<const void*>(bits_ & ~kFormMask);
   switch (bits_ & kFormMask) {
-    case kIntsetTag: {
+    case kSetIntsetTag: {
       const std::size_t n = malloc_usable_size(const_cast<void*>(p));
       void* b = blocks::xmalloc(n);
       std::memcpy(b, p, n);
@@ -354,7 +354,7 @@ SetValue SetValue::clone() const {
       break;
     }
     default: {
-      copy.bits_ = reinterpret_cast<std::uintptr_t>(new SetTable()) | kTableTag;
+      copy.bits_ = reinterpret_cast<std::uintptr_t>(new SetTable()) | kSetTableTag;
       auto* t = reinterpret_cast<SetTable*>(copy.bits_ & ~kFormMask);
       for_each([&](std::string_view m) { table_add_new(t, m); });
       break;
@@ -366,7 +366,7 @@ SetValue SetValue::clone() const {
 std::size_t SetValue::memory_usage() const noexcept {
   if (bits_ == 0) return 0;
   void* p = reinterpret_cast<void*>(bits_ & ~kFormMask);
-  if ((bits_ & kFormMask) != kTableTag) return malloc_usable_size(p);
+  if ((bits_ & kFormMask) != kSetTableTag) return malloc_usable_size(p);
   const auto* t = static_cast<const SetTable*>(p);
   return malloc_usable_size(p) + t->set.table_bytes() + t->block_bytes;
 }

@@ -64,11 +64,13 @@ bool StreamIterator::next() noexcept {
       continue;
     }
     if (rev_ ? id_ > end_ : id_ < start_) continue;
+    // A tombstone is skipped before the range test, as Redis does: ids in a node may go down
+    // after one (the top entry deleted, XSETID below it, then XADD into the same node).
+    if (deleted_ && skip_tombstones_) continue;
     if (rev_ ? id_ < start_ : id_ > end_) {
       done_ = true;
       break;
     }
-    if (deleted_ && skip_tombstones_) continue;
     return true;
   }
   return false;

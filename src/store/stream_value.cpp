@@ -114,9 +114,13 @@ bool StreamValue::erase(StreamId id) {
   NodeHeader h = read_header(lp);
   for (std::size_t p = h.entries; p != Listpack::kNone;) {
     const EntryAt e = decode_entry(lp, it->first, h.master_count, p);
+    // Tombstones first, as Redis' iterator: ids may go down after one (see StreamIterator).
+    if (e.flags & kFlagDeleted) {
+      p = lp.next(e.lp_count);
+      continue;
+    }
     if (e.id > id) return false;
     if (e.id == id) {
-      if (e.flags & kFlagDeleted) return false;
       lp.replace_int(p, e.flags | kFlagDeleted);
       const std::int64_t live = lp.int_at(h.count_pos) - 1;
       lp.replace_int(h.count_pos, live);

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <limits>
 
+#include "packed_header.h"
+
 namespace listd::store {
 namespace {
 
@@ -17,17 +19,8 @@ inline bool elem_less(double s1, std::string_view m1, double s2, std::string_vie
 
 // ---- listpack form ------------------------------------------------------------------------
 
-struct PackedHeader {
-  std::uint32_t used;
-  std::uint32_t count;
-};
-
-inline std::uint8_t* data_of(PackedHeader* h) noexcept {
-  return reinterpret_cast<std::uint8_t*>(h + 1);
-}
-inline const std::uint8_t* data_of(const PackedHeader* h) noexcept {
-  return reinterpret_cast<const std::uint8_t*>(h + 1);
-}
+using packed::data_of;
+using packed::PackedHeader;
 
 // An entry's first byte is kind * 65 + member length (members are <= 64 bytes): the score is
 // a zigzag varint (kind 1: integral, |score| <= 2^53, e.g. ms timestamps in 6 bytes), a float

@@ -44,6 +44,9 @@ namespace {
 constexpr const char* kShortTtlMs = "25";
 constexpr const char* kPastShortTtl = "0.05";  // seconds: twice the TTL
 
+// DUMP's payload of the string "hello" (the same bytes on both servers).
+const std::string kHelloPayload("\x00\x05hello\x0a\x00\x63\x72\xdf\x76\x65\x34\x20\x0a", 17);
+
 using Args = std::vector<std::string>;
 
 enum class Mode {
@@ -243,6 +246,19 @@ std::vector<Script> zset_scripts() {
         {"ZDIFF", "2", "nokey", "nokey2"},
         {"ZRANDMEMBER", "nokey"},
         {"ZRANDMEMBER", "nokey", "2"}}},
+      // SORT: STORE notifies `sortstore` (after the destination's `new`), or `del` when the
+      // result is empty; the BY and GET keys are read lookups (`keymiss`).
+      {Mode::kSelf,
+       {{"RPUSH", "sl", "3", "1", "2"},
+        {"SET", "w_1", "9"},
+        {"SORT", "sl", "STORE", "sd"},
+        {"SORT", "sl", "BY", "w_*", "GET", "#", "GET", "nokey_*", "STORE", "sd"},
+        {"SORT", "sl", "LIMIT", "5", "1", "STORE", "sd"},
+        {"SORT", "sl", "LIMIT", "5", "1", "STORE", "sd"},
+        {"SORT", "nokey", "STORE", "sd"},
+        {"SORT", "nokey", "BY", "nosort"},
+        {"SORT_RO", "nokey", "BY", "w_*", "GET", "g_*"},
+        {"SORT_RO", "sl", "BY", "w_*", "GET", "g_*->f"}}},
       // Geo: GEOADD notifies `zadd`; the STORE searches `georadiusstore` / `geosearchstore`
       // after the destination's `new`, or `del` when nothing is found.
       {Mode::kSelf,
@@ -463,6 +479,13 @@ std::vector<Script> generic_scripts() {
         {"COPY", "ex", "c1", "REPLACE"},
         {"COPY", "ex", "c1", "DB", "1"},
         {"COPY", "nocopy", "c2"},
+        {"RESTORE", "rs", "0", kHelloPayload},
+        {"RESTORE", "rs", "0", kHelloPayload},
+        {"RESTORE", "rs", "100000", kHelloPayload, "REPLACE"},
+        {"RESTORE", "rs", "1", kHelloPayload, "REPLACE", "ABSTTL"},
+        {"RESTORE", "rs", "1", kHelloPayload, "ABSTTL"},
+        {"DUMP", "ex"},
+        {"DUMP", "nodump"},
         {"MOVE", "c1", "1"},
         {"MOVE", "ex", "2"},
         {"MOVE", "nomove", "2"},

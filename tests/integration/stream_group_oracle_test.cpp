@@ -108,7 +108,22 @@ std::vector<Script> scripts() {
             {"XREAD", "NOACK", "STREAMS", "s", "0"},
             {"MULTI"},
             {"XREADGROUP", "GROUP", "g", "c5", "BLOCK", "0", "STREAMS", "s", ">"},
-            {"EXEC"}}),
+            {"EXEC"},
+            // From a script BLOCK is an error, named as the script spelled the command.
+            {"EVAL",
+             "return redis.pcall('xreadgroup','GROUP','g','c5','BLOCK','0','STREAMS',"
+             "'s','>')",
+             "0"},
+            {"EVAL", "return redis.pcall('XREAD','BLOCK','x','STREAMS','s','0')", "0"},
+            {"EVAL", "return redis.pcall('XREAD','COUNT','x','BLOCK','0','STREAMS','s','0')", "0"},
+            {"EVAL", "return redis.pcall('XREADGROUP','GROUP','g','c5','STREAMS','s','>')", "0"},
+            // Redis prints key and group names with %s in these errors: they stop at a NUL.
+            {"XPENDING", std::string("k\0\xff", 3), "g"},
+            {"XREADGROUP", "GROUP", std::string("g\0x", 3), "c", "STREAMS", "s", ">"},
+            {"XADD", std::string("n\0\xff", 3), "1-1", "f", "v"},
+            {"XGROUP", "CREATECONSUMER", std::string("n\0\xff", 3), std::string("g\0x", 3), "c"},
+            {"XINFO", "CONSUMERS", std::string("n\0\xff", 3), std::string("g\0x", 3)},
+            {"XCLAIM", std::string("n\0\xff", 3), "g", "c", "0", "1-1"}}),
       // XPENDING both forms, XCLAIM and XAUTOCLAIM with their options and errors.
       with(entries("p", 1, 10),
            {{"XGROUP", "CREATE", "p", "g", "0"},

@@ -2,10 +2,11 @@
 """Consumer-group soak: redis-py consumer processes on one listd stream, two killed mid-work.
 
 Usage: /usr/bin/python3 stream_group_soak_test.py path/to/listd [--consumers N] [--messages N]
+                                                  [--doomed N] [--deadline S]
 
 Starts listd on a free loopback port and a group `g` on stream `jobs`. Every consumer process
 loops on `XREADGROUP GROUP g <name> COUNT 10 BLOCK 200 STREAMS jobs >` and acknowledges each
-entry with XACK after "working" on it. The two doomed consumers park first, so the first
+entry with XACK after "working" on it. The doomed consumers (two by default) park first, so the first
 entries go to them; each reads about 20, records what it got, acknowledges none, and is killed
 (SIGKILL) holding them. A producer process adds the messages through pipelines. Once the healthy consumers
 have drained the stream and exited, a reaper walks the PEL with XAUTOCLAIM (cursor until
@@ -36,9 +37,7 @@ from listd_testing import ListdServer, wait_until  # noqa: E402
 
 STREAM = "jobs"
 GROUP = "g"
-DOOMED = 2
 BATCH = 500           # XADD commands per pipeline round trip
-DEADLINE_S = 60       # hard cap for the whole run; it takes a few seconds
 
 
 def client(port):
@@ -129,15 +128,16 @@ def run(args, port, failures):
     ctx = multiprocessing.get_context("fork")
     produced = ctx.Event()
     with tempfile.TemporaryDirectory() as out_dir:
-        holding = [ctx.Event() for _ in range(DOOMED)]
+        doomed_n = args.doomed
+        holding = [ctx.Event() for _ in range(doomed_n)]
         doomed_procs = [ctx.Process(target=doomed, args=(f"doomed{i}", port, holding[i], out_dir))
-                        for i in range(DOOMED)]
+                        for i in range(doomed_n)]
         for p in doomed_procs:
             p.start()
         # The doomed park first, so the first entries are theirs (bounded polls, no sleeps).
-        if not wait_until(lambda: blocked_clients(admin) == DOOMED, 20):
+        if not wait_until(lambda: blocked_clients(admin) == doomed_n, 20):
             failures.append("the doomed consumers did not block")
-        names = [f"c{i}" for i in range(args.consumers - DOOMED)]
+        names = [f"c{i}" for i in range(args.consumers - doomed_n)]
         workers = [ctx.Process(target=healthy, args=(n, port, produced, out_dir)) for n in names]
         for p in workers:
             p.start()
@@ -155,11 +155,11 @@ def run(args, port, failures):
             failures.append(f"producer exited with {prod.exitcode}")
         produced.set()
         for name, p in zip(names, workers):
-            p.join(DEADLINE_S)
+            p.join(args.deadline)
             if p.exitcode != 0:
                 failures.append(f"consumer {name} exited with {p.exitcode}")
 
-        held = [m for i in range(DOOMED)
+        held = [m for i in range(doomed_n)
                 for m in read_lines(os.path.join(out_dir, f"doomed{i}.received"))]
         acked = [line.split()[0] for n in names
                  for line in read_lines(os.path.join(out_dir, f"{n}.acked"))]
@@ -179,7 +179,7 @@ def run(args, port, failures):
     pending = admin.xpending(STREAM, GROUP)["pending"]
     if pending != 0:
         failures.append(f"{pending} entries still pending")
-    print(f"{args.consumers} consumers ({DOOMED} killed holding {len(held)}), "
+    print(f"{args.consumers} consumers ({doomed_n} killed holding {len(held)}), "
           f"{args.messages} messages: {len(acked)} acknowledged by the consumers, "
           f"{len(claimed)} reclaimed by the reaper in {calls} XAUTOCLAIM calls, "
           f"handled twice: {len(held)} (the killed consumers' unacknowledged messages)")
@@ -191,9 +191,12 @@ def main():
     parser.add_argument("listd")
     parser.add_argument("--consumers", type=int, default=5)
     parser.add_argument("--messages", type=int, default=5000)
+    parser.add_argument("--doomed", type=int, default=2)
+    parser.add_argument("--deadline", type=int, default=60,
+                        help="hard cap in seconds for the whole run (the CI size takes a few)")
     args = parser.parse_args()
     started = time.monotonic()
-    signal.alarm(DEADLINE_S)  # never hang CI
+    signal.alarm(args.deadline)  # never hang CI
     server = ListdServer(binary=args.listd).start()
     failures = []
     try:

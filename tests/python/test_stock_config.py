@@ -3,18 +3,20 @@
 Compared with a live redis-server 7.0.15 (the oracle, started here): the names CONFIG GET *
 lists, CONFIG SET's reply and the CONFIG GET that follows for a sample of every option type,
 and the lines CONFIG REWRITE writes. Debian's own /etc/redis/redis.conf (read as it is
-installed: root or the redis group may read it) starts the server under test with port, dir,
-daemonize, pidfile, logfile and repl-diskless-sync overridden on the command line.
+installed: root or the redis group may read it) starts the server under test daemonized, as
+the file says, with port, dir, pidfile, logfile and repl-diskless-sync overridden on the command
+line.
 python.against_redis runs this module against redis-server itself: every expectation is Redis'.
 """
 
 import os
 import shutil
+import subprocess
 
 import pytest
 import redis
 
-from listd_testing import ListdServer, wait_until
+from listd_testing import ListdServer, free_port, scaled, wait_until
 from listd_testing.server import listd_binary, target
 
 DEBIAN_CONF = "/etc/redis/redis.conf"
@@ -73,8 +75,9 @@ def test_config_get_star_lists_the_names_redis_lists(servers):
     expected = set(client(oracle).config_get("*"))
     got = set(client(tested).config_get("*"))
     assert len(expected) == 192  # Redis 7.0.15's table, aliases included
-    # listd's own options (docs/COMPATIBILITY.md "Scripting"): the EVAL cache's bound.
-    got -= {"script-cache-max-eval"}
+    # listd's own options (docs/COMPATIBILITY.md "Scripting", "Queue view"): the EVAL cache's
+    # bound and the queue view's HTTP port.
+    got -= {"script-cache-max-eval", "metrics-port"}
     assert got == expected, (sorted(expected - got), sorted(got - expected))
 
 
@@ -149,15 +152,25 @@ def test_debian_redis_conf_starts_the_server(tmp_path):
         f"{DEBIAN_CONF} (package redis-server) must be readable: run as root or group redis"
     conf = tmp_path / "redis.conf"
     shutil.copyfile(DEBIAN_CONF, conf)
-    srv = ConfFileServer(str(conf), [
-        "--dir", str(tmp_path), "--daemonize", "no", "--pidfile", "",
-        "--logfile", "", "--repl-diskless-sync", "no", "--io-threads", "2"], bind=False)
-    srv.start()
+    # The file's own `daemonize yes`: the started process exits, the daemon writes the pidfile
+    # (moved, with the log and dir, into tmp_path: /run/redis and /var/log/redis are the
+    # package's) and answers on the port.
+    pidfile, log = tmp_path / "redis.pid", tmp_path / "redis.log"
+    port = free_port()
+    launcher = subprocess.run(
+        [listd_binary(), str(conf), "--port", str(port), "--dir", str(tmp_path),
+         "--pidfile", str(pidfile), "--logfile", str(log), "--repl-diskless-sync", "no",
+         "--io-threads", "2"], stdin=subprocess.DEVNULL, capture_output=True,
+        timeout=scaled(30), cwd=tmp_path)
+    assert launcher.returncode == 0, launcher.stderr
+    assert wait_until(pidfile.exists), log.read_text() if log.exists() else "no log"
+    conn = redis.Redis(port=port, decode_responses=True, socket_timeout=30)
     try:
-        conn = client(srv)
-        assert conn.ping() is True
+        assert wait_until(lambda: answers(conn)), log.read_text()
+        assert conn.info("server")["process_id"] == int(pidfile.read_text())
         # The file's `bind 127.0.0.1 -::1`: the IPv6 address is optional ('-').
         assert conn.config_get("bind") == {"bind": "127.0.0.1 -::1"}
+        assert conn.config_get("daemonize") == {"daemonize": "yes"}
         # Values of the file, and the command line's overrides, as CONFIG GET reports them.
         assert conn.config_get("proc-title-template") == {
             "proc-title-template": "{title} {listen-addr} {server-mode}"}
@@ -169,10 +182,20 @@ def test_debian_redis_conf_starts_the_server(tmp_path):
                 "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60"}
         if target() == "listd":  # the inert option set away from its default is named once
             notice = "Option 'io-threads' is set to '2', but listd does not act on it"
-            assert wait_until(lambda: srv.log_text().count(notice) == 1), srv.log_text()
+            assert wait_until(lambda: log.read_text().count(notice) == 1), log.read_text()
     finally:
-        srv.stop()
-        srv.close()
+        try:
+            conn.shutdown(nosave=True)
+        except redis.exceptions.ConnectionError:
+            pass  # closed as it exited
+    assert wait_until(lambda: not pidfile.exists()), "the daemon did not remove its pidfile"
+
+
+def answers(conn):
+    try:
+        return conn.ping()
+    except redis.exceptions.ConnectionError:
+        return False
 
 
 def test_an_optional_bind_address_the_host_lacks_is_skipped():

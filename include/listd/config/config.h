@@ -45,8 +45,12 @@ constexpr bool is_allkeys(MaxmemoryPolicy p) noexcept {
   return p == MaxmemoryPolicy::kAllkeysLru || p == MaxmemoryPolicy::kAllkeysLfu ||
          p == MaxmemoryPolicy::kAllkeysRandom;
 }
+/// supervised values (Redis SUPERVISED_*): how listd tells a supervisor it is ready.
+enum class SupervisedMode { kNo, kUpstart, kSystemd, kAuto };
 /// enable-protected-configs: may CONFIG SET touch protected options (dir, dbfilename)?
 enum class ProtectedAction { kNo, kYes, kLocal };
+/// tls-auth-clients: must a TLS client present a certificate (yes), may it (optional)?
+enum class TlsAuthClients { kNo, kYes, kOptional };
 
 /// One `save <seconds> <changes>` point.
 struct SavePoint {
@@ -113,6 +117,7 @@ struct ServerSettings {
   long long proto_max_bulk_len = 512LL * 1024 * 1024;
   std::size_t client_query_buffer_limit = 1024UL * 1024 * 1024;
   bool daemonize = false;
+  SupervisedMode supervised = SupervisedMode::kNo;
   std::vector<SavePoint> save;
   bool appendonly = false;
   AppendFsync appendfsync = AppendFsync::kEverysec;
@@ -150,7 +155,8 @@ struct ServerSettings {
   std::size_t hll_sparse_max_bytes = 3000;  // a sparse HyperLogLog's largest size, header included
   long long busy_reply_threshold = 5000;    // ms a script runs before others get -BUSY; 0: never
   long long script_cache_max_eval = 500;    // EVAL-only scripts kept (LRU); 0: no bound (7.0)
-  int notify_keyspace_events = 0;           // kNotify* bits
+  long long metrics_port = 0;      // listd: the queue view's HTTP endpoint (/metrics, /); 0: off
+  int notify_keyspace_events = 0;  // kNotify* bits
   bool lazyfree_lazy_user_del = false;
   ProtectedAction enable_protected_configs = ProtectedAction::kNo;
   std::array<OutputBufferLimit, kClientClassCount> client_obuf_limits = kDefaultOutputBufferLimits;
@@ -163,10 +169,14 @@ struct ServerSettings {
   int replicaof_port = 0;
   std::string masterauth;  // AUTH [masteruser] masterauth in the handshake
   std::string masteruser;
-  bool replica_read_only = true;    // writes get -READONLY on a replica; "no" is refused
-  int replica_priority = 100;       // INFO slave_priority (Sentinel's choice)
-  std::string replica_announce_ip;  // REPLCONF ip-address
-  int replica_announce_port = 0;    // REPLCONF listening-port (0: our port)
+  bool replica_read_only = true;         // writes get -READONLY on a replica; "no" is refused
+  bool replica_serve_stale_data = true;  // no: -MASTERDOWN while the master link is down
+  int replica_priority = 100;            // INFO slave_priority (Sentinel's choice)
+  std::string replica_announce_ip;       // REPLCONF ip-address
+  int replica_announce_port = 0;         // REPLCONF listening-port (0: our port)
+  // -NOREPLICAS for writes while fewer than this many replicas acked within the lag (0: off)
+  int min_replicas_to_write = 0;
+  int min_replicas_max_lag = 10;  // s since a replica's last ACK for it to count (0: off)
 
   // ACL users (server/acl.h)
   bool acl_pubsub_default_all = false;  // acl-pubsub-default: allchannels (true) | resetchannels
@@ -175,6 +185,24 @@ struct ServerSettings {
   /// The config file's `user <name> <rule> ...` lines, without "user", in file order (applied
   /// at start-up by server::load_users_at_startup, Redis ACLLoadConfiguredUsers).
   std::vector<std::vector<std::string>> acl_user_lines;
+
+  // TLS (net/tls_context.h): the listener on tls_port and the server's SSL_CTX, whose
+  // options are Redis 7.0's; empty strings are Redis' NULLs.
+  int tls_port = 0;  // 0: no TLS listener
+  std::string tls_cert_file;
+  std::string tls_key_file;
+  std::string tls_key_file_pass;
+  std::string tls_ca_cert_file;
+  std::string tls_ca_cert_dir;
+  std::string tls_dh_params_file;
+  TlsAuthClients tls_auth_clients = TlsAuthClients::kYes;
+  std::string tls_protocols;  // empty: TLSv1.2 and TLSv1.3
+  std::string tls_ciphers;
+  std::string tls_ciphersuites;
+  bool tls_prefer_server_ciphers = false;
+  bool tls_session_caching = true;
+  int tls_session_cache_size = 20 * 1024;
+  int tls_session_cache_timeout = 300;
   InertValues inert;  // options listd accepts and reports but does not act on
 
   bool operator==(const ServerSettings&) const = default;
@@ -213,9 +241,20 @@ struct RewriteEntry {
 inline constexpr std::string_view kConfigNoFileErr =
     "ERR The server is running without a config file";
 
+/// Why an ApplyHook refused a change: the option named in the error and the reason.
+struct ApplyFailure {
+  std::string option;
+  std::string message;
+};
+
 class Config {
  public:
   using ChangeObserver = std::function<void(std::string_view name)>;
+  /// Redis' apply functions (e.g. the TLS context reload): run by set_many on the settings it
+  /// is about to make current, with the primary names that change (argument order); a failure
+  /// fails the batch and changes nothing.
+  using ApplyHook = std::function<std::optional<ApplyFailure>(
+      const ServerSettings& next, std::span<const std::string_view> changed)>;
   using NameValue = std::pair<std::string_view, std::string_view>;
   using NameValueList = std::vector<std::pair<std::string, std::string>>;
 
@@ -253,6 +292,8 @@ class Config {
   /// Registers a callback run after each successful run-time change (set/set_many) with the
   /// primary name of the option that changed (e.g. "requirepass", "timeout", "maxclients").
   void on_change(ChangeObserver observer);
+  /// Registers an ApplyHook (see above).
+  void on_apply(ApplyHook hook);
 
   /// Absolute path of the config file the server was started with; empty if none.
   const std::string& config_file() const noexcept { return config_file_; }
@@ -269,6 +310,7 @@ class Config {
  private:
   ServerSettings settings_;
   std::vector<ChangeObserver> observers_;
+  std::vector<ApplyHook> apply_hooks_;
   std::string config_file_;
 };
 

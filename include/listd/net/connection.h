@@ -10,10 +10,14 @@
 // The byte seam (for a filter such as TLS between the socket and the protocol): every byte read
 // from the socket enters in `read_from_socket`, and every byte written leaves through
 // `send_bytes`; the parser only sees `in_` and the executor only `Client::out`.
+// On the TLS port a TlsSession sits in that seam (src/net/connection_tls.cpp): ciphertext read
+// from the socket goes through TlsSession::feed/read into in_, replies through
+// TlsSession::write into tls_out_, which takes Client::out's place on the write path.
 // The object is freed by the Server at the end of the turn in which it closed.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,11 +33,14 @@ class Executor;
 namespace listd::net {
 
 class Server;
+class TlsSession;
 
 class Connection final : public server::ClientTransport, public IoHandler {
  public:
-  /// Takes ownership of the connected, non-blocking socket `fd`.
-  Connection(Server& server, int fd, const std::string& remote, const std::string& local);
+  /// Takes ownership of the connected, non-blocking socket `fd`. `tls`: a server session for a
+  /// connection accepted on the TLS port, else nullptr.
+  Connection(Server& server, int fd, const std::string& remote, const std::string& local,
+             std::unique_ptr<TlsSession> tls);
   ~Connection() override;
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
@@ -41,6 +48,7 @@ class Connection final : public server::ClientTransport, public IoHandler {
   /// Registers the socket with the loop; false if the loop refused it (the caller drops it).
   bool start();
   bool closed() const noexcept { return closed_; }
+  bool tls() const noexcept { return tls_ != nullptr; }
   /// Best-effort synchronous flush used at shutdown.
   void flush_for_shutdown();
   /// Cron: gives back the read buffer's unused room and any idle output storage of a client
@@ -55,7 +63,9 @@ class Connection final : public server::ClientTransport, public IoHandler {
   bool peer_gone() override;
   std::size_t query_buffer_bytes() const override { return in_end_ - in_begin_; }
   std::size_t query_buffer_free() const override { return in_.size() - in_end_; }
-  std::size_t pending_output_bytes() const override { return writing_.size() - written_; }
+  std::size_t pending_output_bytes() const override {
+    return writing_.size() - written_ + tls_out_.size();
+  }
   /// Writes the client's pending output; closes afterwards if the client asked for it.
   void flush() override;
   /// Runs the requests already buffered (after the client was unblocked).
@@ -77,6 +87,10 @@ class Connection final : public server::ClientTransport, public IoHandler {
   long send_bytes(std::string_view bytes);
   /// Tells the loop whether to report readability (writability follows a pending write).
   void set_interest(bool read);
+  // TLS (src/net/connection_tls.cpp): the ciphertext of one read into plaintext in in_ (false
+  // once the connection failed or closed), and the replies into tls_out_.
+  bool decrypt_input(std::size_t n);
+  void encrypt_output();
   void protocol_error(std::string_view message);
   /// After a batch whose script went busy: the close or read it put off (Client::script_running).
   void finish_protected_batch();
@@ -91,6 +105,9 @@ class Connection final : public server::ClientTransport, public IoHandler {
   std::string writing_;      // bytes the socket did not take yet
   std::size_t written_ = 0;  // of writing_
   bool reading_ = true;      // the loop reports readability
+  std::unique_ptr<TlsSession> tls_;
+  std::vector<char> tls_in_;  // ciphertext read from the socket
+  std::string tls_out_;       // ciphertext to send (handshake, replies, alerts)
   bool closed_ = false;
   bool eof_ = false;
   // While this client's script is busy: readability was reported but not read, a close was asked

@@ -28,12 +28,14 @@ namespace listd::net {
 
 class Connection;
 class ReplicaLink;
+class TlsContext;
 
 struct NetOptions {
   std::vector<std::string> bind{"127.0.0.1"};
   std::uint16_t port = 6379;
   std::size_t max_clients = 10000;
   int tcp_backlog = 511;
+  std::uint16_t tls_port = 0;  // 0: no TLS listener; with port 0, the TLS port alone
 };
 
 class Server final : public server::EventLoopYield {
@@ -62,6 +64,7 @@ class Server final : public server::EventLoopYield {
   /// The multiplexing API, as INFO server's multiplexing_api and the start-up log name it.
   static constexpr const char* kBackendName = "epoll";
   std::uint16_t bound_port() const noexcept { return bound_port_; }
+  std::uint16_t bound_tls_port() const noexcept { return bound_tls_port_; }
 
   /// server::EventLoopYield, called from a busy script's hook inside one of this loop's
   /// handlers: one non-blocking wait of the loop and one asio poll, then the part of finish_turn
@@ -72,9 +75,13 @@ class Server final : public server::EventLoopYield {
 
  private:
   class Listener;
+  /// Binds one address word of `bind` on `port`; false when a required address fails.
+  bool listen_on(const std::string& word, std::uint16_t port, bool tls, std::string& error);
+  /// The TLS context at start-up and its reload on CONFIG SET (Redis applyTlsCfg).
+  bool configure_tls(std::string& error);
   /// Accepts what the listening socket `fd` holds (bounded per report).
-  void accept_ready(int fd);
-  void on_accept(int fd);
+  void accept_ready(int fd, bool tls);
+  void on_accept(int fd, bool tls);
   /// One wait for socket events, bounded by the next deadline; through asio while it has a
   /// socket of its own (the replica link).
   void wait_for_events();
@@ -102,6 +109,8 @@ class Server final : public server::EventLoopYield {
   // asio is polled, not run: without work of its own it would count as stopped.
   asio::executor_work_guard<asio::io_context::executor_type> keep_asio_running_;
   bool loop_wait_armed_ = false;
+  // The TLS port's context, shared with the CONFIG SET hook, which outlives the Server.
+  std::shared_ptr<std::unique_ptr<TlsContext>> tls_context_;
   std::unique_ptr<ReplicaLink> replica_link_;  // our master, when we are a replica
   std::unordered_map<Connection*, std::unique_ptr<Connection>> connections_;
   std::vector<Connection*> closed_;
@@ -111,6 +120,7 @@ class Server final : public server::EventLoopYield {
   protocol::ParserLimits limits_;
   std::size_t query_buffer_limit_ = 1ull << 30;
   std::uint16_t bound_port_ = 0;
+  std::uint16_t bound_tls_port_ = 0;
   bool flush_wanted_ = false;
   bool stopping_ = false;
 };

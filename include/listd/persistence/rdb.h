@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -40,6 +41,15 @@ struct RdbSaveOptions {
   bool aof_base = false;               ///< AUX "aof-base" 1: this RDB is an AOF base file
   std::optional<RdbReplInfo> repl;     ///< the repl-* AUX fields (a replica's full sync)
   std::vector<std::string> functions;  ///< each FUNCTION library's code
+  /// Redis rdbSaveKeyValuePair's access record before each key: IDLE (248, the idle seconds)
+  /// under an LRU maxmemory-policy, FREQ (249, the LFU counter) under an LFU one, none else.
+  /// `access_value` maps the key's store::Entry::lru to that number.
+  enum class AccessRecord : std::uint8_t {
+    kNone,
+    kIdle,
+    kFreq
+  } access_record = AccessRecord::kNone;
+  std::function<std::uint64_t(std::uint32_t lru)> access_value;
 };
 
 /// Writes the keyspace to `fd` (buffered, one write per 64 KB). False with `err` on failure.
@@ -67,6 +77,9 @@ struct RdbLoadOptions {
   /// Drop keys whose deadline passed (a master loading dump.rdb does; an AOF base does not,
   /// because the AOF will DEL them).
   bool skip_expired = true;
+  /// When set, each loaded key's store::Entry::lru is this function of the IDLE seconds and the
+  /// FREQ counter recorded before it (-1 when absent), as Redis' objectSetLRUOrLFU at load.
+  std::function<std::uint32_t(long long idle_s, long long freq)> access_word;
 };
 
 struct RdbLoadResult {

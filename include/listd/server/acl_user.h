@@ -72,6 +72,9 @@ class AclSelector {
                   std::size_t& denied_at) const;
   bool allows_key(std::string_view key, std::uint8_t access) const;
   bool allows_channel(std::string_view channel, bool is_pattern) const;
+  /// Every key is readable: allkeys, or a `*` pattern with read access (Redis
+  /// ACLSelectorHasUnrestrictedKeyAccess for CMD_KEY_ACCESS).
+  bool reads_every_key() const noexcept;
   bool all_keys() const noexcept { return all_keys_; }
   bool all_channels() const noexcept { return all_channels_; }
   bool all_commands() const noexcept { return all_commands_; }
@@ -115,6 +118,10 @@ class AclUser {
   AclDenial check(const CommandSpec& spec, std::span<const std::string_view> argv,
                   std::size_t& denied_at) const;
   bool allows_channel(std::string_view channel, bool is_pattern) const;
+  /// Redis ACLUserCheckCmdWithUnrestrictedKeyAccess: one selector both lets `argv` run and
+  /// reads every key (SORT's BY and GET patterns name keys no ACL rule can check).
+  bool runs_reading_every_key(const CommandSpec& spec,
+                              std::span<const std::string_view> argv) const;
 
   const std::string& name() const noexcept { return name_; }
   bool enabled() const noexcept { return enabled_; }

@@ -129,6 +129,7 @@ struct Client {
   // Blocking
   blocking::Waiter waiter;
   BlockSpec block;
+  std::uint64_t blocked_since_ms = 0;  ///< monotonic, when it last blocked (the queue view)
 
   PubSubState pubsub;  ///< channels, patterns, shard channels (pubsub.h)
 

@@ -67,11 +67,15 @@ struct KeySpec {
   int step = 0;
   int numkeys_at = 0;
   bool not_key = false;  ///< Redis' not_key flag (shard channels): reported, never a key
+  /// Redis sortGetKeys: argv[1], then the key after the last STORE (SORT's movable key).
+  bool sort_store = false;
 
   /// The key count at argv[at], the keys right after it.
   static constexpr KeySpec numkeys(int at) noexcept { return {0, 0, 0, at, false}; }
   /// A destination at argv[1], then the key count at argv[at] and the keys after it.
   static constexpr KeySpec destination_and_numkeys(int at) noexcept { return {1, 1, 1, at, false}; }
+  /// SORT's keys: argv[1] and an optional STORE destination anywhere after it.
+  static constexpr KeySpec sort_keys() noexcept { return {1, 1, 1, 0, false, true}; }
 };
 
 /// The key specs most commands have.
@@ -99,6 +103,11 @@ struct CommandSpec {
   std::size_t slot = 0;     ///< dense index in its table (per-command counters in a vector)
 
   const CommandSpec* find_subcommand(std::string_view name) const noexcept;
+  /// Whether `argc` arguments (the name included) satisfy the arity.
+  bool arity_allows(std::size_t argc) const noexcept {
+    const auto n = static_cast<long long>(argc);
+    return arity >= 0 ? n == arity : n >= -arity;
+  }
   /// Positions of the key arguments in argv (empty if the arguments are malformed).
   std::vector<int> key_positions(std::span<const std::string_view> argv) const;
 };
@@ -168,10 +177,13 @@ void register_client_commands(CommandTable& table);
 void register_config_commands(CommandTable& table);
 void register_slowlog_commands(CommandTable& table);
 void register_latency_commands(CommandTable& table);
+void register_queue_commands(CommandTable& table);
 void register_introspection_commands(CommandTable& table);
 void register_transaction_commands(CommandTable& table);
 void register_keyspace_commands(CommandTable& table);
+void register_sort_commands(CommandTable& table);
 void register_expire_commands(CommandTable& table);
+void register_dump_commands(CommandTable& table);
 void register_list_commands(CommandTable& table);
 void register_blocking_commands(CommandTable& table);
 void register_string_commands(CommandTable& table);

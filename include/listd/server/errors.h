@@ -50,6 +50,9 @@ inline constexpr std::string_view kSameObjectErr =
 inline constexpr std::string_view kClientNameErr =
     "ERR Client names cannot contain spaces, newlines or special characters.";
 inline constexpr std::string_view kNoSuchClientErr = "ERR No such client";
+/// SRANDMEMBER / HRANDFIELD / ZRANDMEMBER with a count outside [-LONG_MAX, LONG_MAX].
+inline constexpr std::string_view kCountRangeErr =
+    "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807";
 inline constexpr std::string_view kOverflowErr = "ERR increment or decrement would overflow";
 
 /// Redis processCommand's refusal in RESP2 subscribed mode.
@@ -64,6 +67,12 @@ inline std::string subscribed_mode_error(std::string_view full_name) {
 /// A write from a normal client on a read-only replica (Redis shared.roslaveerr).
 inline constexpr std::string_view kReadOnlyReplicaErr =
     "READONLY You can't write against a read only replica.";
+/// A write on a master with fewer good replicas than min-replicas-to-write (shared.noreplicaserr).
+inline constexpr std::string_view kNoReplicasErr = "NOREPLICAS Not enough good replicas to write.";
+/// A command without the stale flag on a replica whose link is down, with
+/// replica-serve-stale-data no (shared.masterdownerr).
+inline constexpr std::string_view kMasterDownErr =
+    "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.";
 /// What a blocked client gets when its server becomes a replica (Redis
 /// disconnectAllBlockedClients).
 inline constexpr std::string_view kUnblockedDemotionErr =

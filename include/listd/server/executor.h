@@ -37,6 +37,7 @@
 #include "listd/server/memory_usage.h"
 #include "listd/server/output_buffer_limits.h"
 #include "listd/server/pubsub.h"
+#include "listd/server/queue_stats.h"
 #include "listd/server/slowlog.h"
 #include "listd/server/transaction.h"
 #include "listd/store/database.h"
@@ -183,6 +184,14 @@ class Executor {
   bool pre_command_oom() const noexcept { return pre_command_oom_; }
   /// Eviction past maxmemory (eviction.h), run before each command and from tick().
   Evictor& evictor() noexcept { return evictor_; }
+  /// Per-key pushes, pops and hand-offs of the last minute (queue_stats.h, the queue view).
+  QueueStats& queue_stats() noexcept { return queue_stats_; }
+  /// Counts a queue event on (db, key) at the running command's time; AOF replay is not traffic.
+  void count_queue_event(int db, std::string_view key, QueueEvent kind, std::uint32_t n) {
+    if (!replaying_) queue_stats_.record(db, key, kind, n, now_.mono_us / 1'000'000);
+  }
+  /// Monotonic ms as the running command sees it (a waiter's blocking time).
+  std::uint64_t command_mono_ms() const noexcept { return now_.mono_ms(); }
 
   /// Creates `key` in `db` and signals it ready for waiters (CommandContext::add_key).
   store::Entry* add_key(store::Database& db, std::string_view key, store::Value value);
@@ -271,6 +280,7 @@ class Executor {
   EventLoopYield* yield_ = nullptr;
   bool pre_command_oom_ = false;
   Evictor evictor_{*this};
+  QueueStats queue_stats_;
   MemoryUsage memory_;  // last: its start-up figure includes everything the executor built
 };
 

@@ -65,4 +65,26 @@ inline std::uint32_t touch_access(std::uint32_t lru, const config::ServerSetting
   return (lfu_minutes(unix_ms) << 8) | counter;
 }
 
+/// Redis objectSetLRUOrLFU (RESTORE's IDLETIME / FREQ, an RDB's IDLE / FREQ records): under an
+/// LFU policy a counter `freq` (0-255) stamped now, under the others the LRU clock `idle_s`
+/// seconds ago; `word` unchanged when the policy's one is absent (-1).
+inline std::uint32_t access_word_from(const config::ServerSettings& s, std::int64_t unix_ms,
+                                      long long idle_s, long long freq, std::uint32_t word) {
+  if (config::is_lfu(s.maxmemory_policy)) {
+    if (freq >= 0) return (lfu_minutes(unix_ms) << 8) | static_cast<std::uint32_t>(freq & 255);
+  } else if (idle_s >= 0) {
+    long long at = static_cast<long long>(lru_clock(unix_ms)) - idle_s;
+    if (at < 0) at += kLruClockMax;  // Redis adds LRU_CLOCK_MAX once, then keeps 24 bits
+    return static_cast<std::uint32_t>(at) & kLruClockMax;
+  }
+  return word;
+}
+
+/// What an RDB records of a key's access word under the policy (Redis rdbSaveKeyValuePair's
+/// savelru / savelfu): the idle seconds under allkeys-lru / volatile-lru, the decayed LFU
+/// counter under the LFU policies.
+constexpr bool records_idle(config::MaxmemoryPolicy p) noexcept {
+  return p == config::MaxmemoryPolicy::kAllkeysLru || p == config::MaxmemoryPolicy::kVolatileLru;
+}
+
 }  // namespace listd::server

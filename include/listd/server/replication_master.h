@@ -115,6 +115,12 @@ class ReplicationMaster final : public EffectConsumer {
   long long write_offset(const Client& c) const;
   /// Online replicas whose acknowledged offset reached `offset` (replicationCountAcksByOffset).
   long long count_acks(long long offset) const;
+  /// Online replicas whose last ACK is at most min-replicas-max-lag seconds old (Redis'
+  /// good slaves), counted now rather than cached by the cron as Redis does.
+  int good_replicas() const;
+  /// False while min-replicas-to-write and -max-lag are both set and this master has fewer
+  /// good replicas (Redis checkGoodReplicasStatus; a replica's state is always good).
+  bool enough_good_replicas() const;
   /// Blocks `c` until `needed` replicas acked `offset` or `timeout_ms` passed (0: no limit),
   /// then replies the count; asks every replica for an ACK (a REPLCONF GETACK in the stream).
   void wait(Client& c, long long offset, long long needed, long long timeout_ms);

@@ -51,6 +51,9 @@ class ReplicationReplica final : public ClientTransport {
   /// True while a master is set (role:slave).
   bool active() const noexcept { return !host_.empty(); }
   bool link_up() const noexcept { return state_ == State::kConnected; }
+  /// A replica whose link is down with replica-serve-stale-data no: only the commands flagged
+  /// stale run (Redis' MASTERDOWN condition).
+  bool stale_refused() const;
   /// REPLICAOF host port. False when already following that master (no change). On a master,
   /// blocked clients get -UNBLOCKED and are closed, and our own replid/offset are kept for the
   /// PSYNC (Redis replicationCacheMasterUsingMyself).

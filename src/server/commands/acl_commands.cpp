@@ -13,17 +13,11 @@
 namespace listd::server {
 namespace {
 
-bool has_spaces(std::string_view s) {
-  for (char c : s)
-    if (c == 0 || std::isspace(static_cast<unsigned char>(c))) return true;
-  return false;
-}
-
 // ACL SETUSER username [rule [rule ...]]
 void cmd_acl_setuser(CommandContext& ctx) {
   for (std::size_t i = 2; i < ctx.argc(); ++i) ctx.exec().redact_argument(i);
   const std::string_view name = ctx.arg(2);
-  if (has_spaces(name)) {
+  if (has_space_or_nul(name)) {
     ctx.reply().error("ERR Usernames can't contain spaces or null characters");
     return;
   }

@@ -11,15 +11,10 @@
 #include "listd/server/function_library.h"
 #include "listd/server/persistence.h"
 #include "listd/server/scripting.h"
+#include "listd/server/text.h"
 
 namespace listd::server {
 namespace {
-
-// Redis addReplySubcommandSyntaxError.
-void subcommand_syntax_error(CommandContext& ctx) {
-  ctx.reply().error("ERR unknown subcommand or wrong number of arguments for '" +
-                    std::string(ctx.arg(1).substr(0, 128)) + "'. Try FUNCTION HELP.");
-}
 
 // FCALL function numkeys key... arg... (and FCALL_RO), in fcallCommandGeneric's order.
 void fcall_generic(CommandContext& ctx, bool read_only) {
@@ -91,7 +86,7 @@ void cmd_function_delete(CommandContext& ctx) {
 // FUNCTION FLUSH [ASYNC|SYNC]: both free at once, as SCRIPT FLUSH does.
 void cmd_function_flush(CommandContext& ctx) {
   if (ctx.argc() > 3) {
-    subcommand_syntax_error(ctx);
+    ctx.reply().error(subcommand_syntax_error("FUNCTION", ctx.arg(1)));
     return;
   }
   if (ctx.argc() == 3 && !base::iequals(ctx.arg(2), "sync") &&
@@ -169,7 +164,7 @@ void cmd_function_dump(CommandContext& ctx) {
 // FUNCTION RESTORE serialized-value [FLUSH|APPEND|REPLACE]
 void cmd_function_restore(CommandContext& ctx) {
   if (ctx.argc() > 4) {
-    subcommand_syntax_error(ctx);
+    ctx.reply().error(subcommand_syntax_error("FUNCTION", ctx.arg(1)));
     return;
   }
   RestorePolicy policy = RestorePolicy::kAppend;

@@ -26,9 +26,6 @@ namespace listd::server {
 namespace {
 
 // Redis 7.0 getRangeLongFromObjectOrReply(-LONG_MAX, LONG_MAX) for HRANDFIELD/SRANDMEMBER.
-constexpr std::string_view kCountRangeErr =
-    "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807";
-
 /// `e`'s hash, creating the key first when `e` is null.
 store::HashValue& hash_for_write(CommandContext& ctx, std::string_view key, store::Entry*& e) {
   if (!e) e = ctx.add_key(key, store::Value::make_hash());

@@ -15,6 +15,7 @@
 #include "listd/server/errors.h"
 #include "listd/server/executor.h"
 #include "listd/server/key_access.h"
+#include "listd/server/memory_doctor.h"
 #include "listd/server/scan_args.h"
 #include "listd/server/text.h"
 
@@ -120,6 +121,8 @@ void cmd_randomkey(CommandContext& ctx) {
 void move_entry(Executor& exec, store::Database& from, std::string_view src, store::Database& to,
                 std::string_view dst) {
   store::Entry* old = from.detach(src);
+  // A stream leaving its key wakes that key's XREADGROUP waiters (-UNBLOCKED), as dbDelete.
+  if (old->value.is(store::ValueType::kStream)) exec.blocking().signal_ready(from.index(), src);
   const std::int64_t expire = old->expire_at_ms;
   store::Entry* fresh = exec.add_key(to, dst, std::move(old->value));
   fresh->lru = old->lru;
@@ -203,11 +206,13 @@ void cmd_copy(CommandContext& ctx) {
     return;
   }
   store::Database& to = ctx.exec().keyspace().db(dbid);
-  if (to.lookup(dst, ctx.now_ms())) {
+  if (const store::Entry* old = to.lookup(dst, ctx.now_ms())) {
     if (!replace) {
       ctx.reply().integer(0);
       return;
     }
+    // A replaced stream wakes its XREADGROUP waiters: -UNBLOCKED, or -NOGROUP from the copy.
+    if (old->value.is(store::ValueType::kStream)) ctx.exec().blocking().signal_ready(dbid, dst);
     to.remove(dst);
   }
   const std::int64_t expire = e->expire_at_ms;
@@ -341,6 +346,12 @@ void cmd_memory_usage(CommandContext& ctx) {
 // MEMORY HELP
 void cmd_memory_help(CommandContext& ctx) {
   reply_help(ctx, {
+                      "DOCTOR",
+                      "    Return memory problems reports.",
+                      "MALLOC-STATS",
+                      "    Return internal statistics report from the memory allocator.",
+                      "PURGE",
+                      "    Attempt to purge dirty pages for reclamation by the allocator.",
                       "USAGE <key> [SAMPLES <count>]",
                       "    Return memory in bytes used by <key> and its value.",
                   });
@@ -392,6 +403,12 @@ void register_keyspace_commands(CommandTable& table) {
                         "Estimate the memory usage of a key");
   server.add_subcommand(memory, "help", 2, kLoading | kStale, kNoKeys, &cmd_memory_help, "4.0.0",
                         "Show helpful text about the different subcommands");
+  server.add_subcommand(memory, "doctor", 2, 0, kNoKeys, &cmd_memory_doctor, "4.0.0",
+                        "Outputs memory problems report");
+  server.add_subcommand(memory, "malloc-stats", 2, 0, kNoKeys, &cmd_memory_malloc_stats, "4.0.0",
+                        "Show allocator internal stats");
+  server.add_subcommand(memory, "purge", 2, 0, kNoKeys, &cmd_memory_purge, "4.0.0",
+                        "Ask the allocator to release memory");
 }
 
 }  // namespace listd::server

@@ -77,16 +77,10 @@ void publish_in(CommandContext& ctx, ChannelScope scope) {
 void cmd_publish(CommandContext& ctx) { publish_in(ctx, ChannelScope::kGlobal); }
 void cmd_spublish(CommandContext& ctx) { publish_in(ctx, ChannelScope::kShard); }
 
-// Redis addReplySubcommandSyntaxError (the subcommand as typed, at most 128 bytes).
-void subcommand_syntax_error(CommandContext& ctx) {
-  ctx.reply().error("ERR unknown subcommand or wrong number of arguments for '" +
-                    std::string(until_nul(ctx.arg(1)).substr(0, 128)) + "'. Try PUBSUB HELP.");
-}
-
 // PUBSUB CHANNELS [pattern] / PUBSUB SHARDCHANNELS [pattern]
 void list_channels(CommandContext& ctx, ChannelScope scope) {
   if (ctx.argc() > 3) {
-    subcommand_syntax_error(ctx);
+    ctx.reply().error(subcommand_syntax_error("PUBSUB", ctx.arg(1)));
     return;
   }
   const bool filtered = ctx.argc() == 3;

@@ -39,6 +39,9 @@ void flush_db(CommandContext& ctx, store::Database& db) {
   const long long removed = static_cast<long long>(db.size());
   ctx.exec().transactions().touch_existing(db.index(), &db, nullptr);  // before the keys go
   db.clear();
+  // The streams gone wake their XREADGROUP waiters with -UNBLOCKED (Redis 7.0
+  // scanDatabaseForDeletedStreams); a waiter of any other kind finds no key and waits on.
+  ctx.exec().blocking().signal_all_keys(db.index());
   ctx.mark_dirty(removed);
 }
 
@@ -80,7 +83,8 @@ void cmd_swapdb(CommandContext& ctx) {
   store::Database& db = exec.keyspace().db(static_cast<int>(b));
   exec.transactions().touch_existing(static_cast<int>(a), &da, &db);
   exec.transactions().touch_existing(static_cast<int>(b), &db, &da);
-  // Lists may now exist where clients wait: serve them (Redis scanDatabaseForReadyKeys).
+  // Lists may now exist where clients wait: serve them (Redis scanDatabaseForReadyKeys); a
+  // stream gone or replaced wakes its XREADGROUP waiters (scanDatabaseForDeletedStreams).
   exec.blocking().signal_all_keys(static_cast<int>(a));
   exec.blocking().signal_all_keys(static_cast<int>(b));
   ctx.mark_dirty();

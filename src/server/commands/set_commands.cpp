@@ -26,9 +26,6 @@
 namespace listd::server {
 namespace {
 
-constexpr std::string_view kCountRangeErr =
-    "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807";
-
 // SADD key member [member ...]
 void cmd_sadd(CommandContext& ctx) {
   auto [e, wrong_type] = ctx.write(ctx.arg(1), store::ValueType::kSet);

@@ -12,8 +12,7 @@ namespace {
 // SLOWLOG GET [count]
 void cmd_slowlog_get(CommandContext& ctx) {
   if (ctx.argc() > 3) {  // Redis accepts the arity -2 but answers its syntax error
-    ctx.reply().error("ERR unknown subcommand or wrong number of arguments for '" +
-                      std::string(until_nul(ctx.arg(1)).substr(0, 128)) + "'. Try SLOWLOG HELP.");
+    ctx.reply().error(subcommand_syntax_error("SLOWLOG", ctx.arg(1)));
     return;
   }
   const SlowLog& log = ctx.exec().slowlog();

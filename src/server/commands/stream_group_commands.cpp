@@ -26,15 +26,6 @@ constexpr std::string_view kNoKeyForXgroupErr =
     "ERR The XGROUP subcommand requires the key to exist. Note that for CREATE you may want to "
     "use the MKSTREAM option to create an empty stream automatically.";
 
-void reply_subcommand_syntax_error(CommandContext& ctx) {
-  std::string name(ctx.arg(0));
-  for (char& ch : name)
-    if (ch >= 'a' && ch <= 'z') ch = static_cast<char>(ch - 32);
-  ctx.reply().error("ERR unknown subcommand or wrong number of arguments for '" +
-                    std::string(until_nul(ctx.arg(1)).substr(0, 128)) + "'. Try " + name +
-                    " HELP.");
-}
-
 /// What every XGROUP subcommand but HELP resolves first.
 struct XgroupTarget {
   store::StreamValue* stream = nullptr;
@@ -59,7 +50,7 @@ bool parse_xgroup_options(CommandContext& ctx, XgroupTarget& t) {
       }
       i += 2;
     } else {
-      reply_subcommand_syntax_error(ctx);
+      ctx.reply().error(subcommand_syntax_error(ctx.arg(0), ctx.arg(1)));
       return false;
     }
   }
@@ -80,8 +71,8 @@ bool resolve_xgroup_target(CommandContext& ctx, XgroupTarget& t, bool group_requ
   const auto it = t.stream->groups().find(ctx.arg(3));
   if (it != t.stream->groups().end()) t.group = &it->second;
   if (!t.group && group_required) {
-    ctx.reply().error("NOGROUP No such consumer group '" + std::string(ctx.arg(3)) +
-                      "' for key name '" + std::string(ctx.arg(2)) + "'");
+    ctx.reply().error("NOGROUP No such consumer group '" + std::string(until_nul(ctx.arg(3))) +
+                      "' for key name '" + std::string(until_nul(ctx.arg(2))) + "'");
     return false;
   }
   return true;
@@ -92,7 +83,7 @@ void cmd_xgroup_create(CommandContext& ctx) {
   XgroupTarget t;
   if (!resolve_xgroup_target(ctx, t, false)) return;
   if (ctx.argc() > 8) {
-    reply_subcommand_syntax_error(ctx);
+    ctx.reply().error(subcommand_syntax_error(ctx.arg(0), ctx.arg(1)));
     return;
   }
   store::StreamId id;
@@ -118,7 +109,7 @@ void cmd_xgroup_setid(CommandContext& ctx) {
   XgroupTarget t;
   if (!resolve_xgroup_target(ctx, t, true)) return;
   if (ctx.argc() != 5 && ctx.argc() != 7) {
-    reply_subcommand_syntax_error(ctx);
+    ctx.reply().error(subcommand_syntax_error(ctx.arg(0), ctx.arg(1)));
     return;
   }
   store::StreamId id;

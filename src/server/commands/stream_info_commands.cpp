@@ -58,15 +58,6 @@ std::size_t rax_nodes(const store::StreamValue& s) {
   return rax_subtree_nodes(keys, 0, keys.size(), 0);
 }
 
-void reply_subcommand_syntax_error(CommandContext& ctx) {
-  std::string name(ctx.arg(0));
-  for (char& ch : name)
-    if (ch >= 'a' && ch <= 'z') ch = static_cast<char>(ch - 32);
-  ctx.reply().error("ERR unknown subcommand or wrong number of arguments for '" +
-                    std::string(until_nul(ctx.arg(1)).substr(0, 128)) + "'. Try " + name +
-                    " HELP.");
-}
-
 /// The stream at argv[2], or null after "ERR no such key" / WRONGTYPE.
 store::StreamValue* stream_or_reply(CommandContext& ctx) {
   store::Entry* e = ctx.read(ctx.arg(2));
@@ -182,7 +173,7 @@ void cmd_xinfo_stream(CommandContext& ctx) {
   if (optc != 0) {
     if ((optc != 1 && optc != 3) || !base::iequals(ctx.arg(3), "full") ||
         (optc == 3 && !base::iequals(ctx.arg(4), "count"))) {
-      reply_subcommand_syntax_error(ctx);
+      ctx.reply().error(subcommand_syntax_error(ctx.arg(0), ctx.arg(1)));
       return;
     }
     if (optc == 3) {
@@ -239,8 +230,8 @@ void cmd_xinfo_consumers(CommandContext& ctx) {
   if (!s) return;
   const auto it = s->groups().find(ctx.arg(3));
   if (it == s->groups().end()) {
-    ctx.reply().error("NOGROUP No such consumer group '" + std::string(ctx.arg(3)) +
-                      "' for key name '" + std::string(ctx.arg(2)) + "'");
+    ctx.reply().error("NOGROUP No such consumer group '" + std::string(until_nul(ctx.arg(3))) +
+                      "' for key name '" + std::string(until_nul(ctx.arg(2))) + "'");
     return;
   }
   auto r = ctx.reply();

@@ -15,6 +15,7 @@
 #include "listd/server/executor.h"
 #include "listd/server/stream_group_ops.h"
 #include "listd/server/stream_ops.h"
+#include "listd/server/text.h"
 
 namespace listd::server {
 namespace {
@@ -32,8 +33,9 @@ store::StreamGroup* find_group_or_reply(CommandContext& ctx, store::StreamValue*
       return &it->second;
     }
   }
-  ctx.reply().error("NOGROUP No such key '" + std::string(ctx.arg(1)) + "' or consumer group '" +
-                    std::string(ctx.arg(2)) + "'");
+  // Redis formats the names with %s: each stops at its first NUL byte.
+  ctx.reply().error("NOGROUP No such key '" + std::string(until_nul(ctx.arg(1))) +
+                    "' or consumer group '" + std::string(until_nul(ctx.arg(2))) + "'");
   return nullptr;
 }
 

@@ -8,11 +8,11 @@
 // replied (RESP2 [[key, entries]...], RESP3 {key: entries}): for XREAD the entries above the id,
 // for XREADGROUP `>` the entries above the group's last id when there are any, and for a
 // history id the consumer's own pending entries from it (always served, even when empty). With
-// none, BLOCK parks the client on every key (inside MULTI/EXEC and scripts: a null array at
-// once). A stream waiter waits on a key that usually exists: XADD signals the key ready on every
-// append, and a waiter is served once the stream's last id is above its id (a group waiter's id
-// is the group's last id at that moment), with the entries after it (up to COUNT, 1000 when
-// COUNT was not given: Redis' XREAD_BLOCKED_DEFAULT_COUNT). A group waiter whose key was
+// none, BLOCK parks the client on every key (inside MULTI/EXEC: a null array at once; from a
+// script BLOCK is an error). A stream waiter waits on a key that usually exists: XADD signals the
+// key ready on every append, and a waiter is served once the stream's last id is above its id (a
+// group waiter's id is the group's last id at that moment), with the entries after it (up to COUNT,
+// 1000 when COUNT was not given: Redis' XREAD_BLOCKED_DEFAULT_COUNT). A group waiter whose key was
 // deleted or overwritten answers -UNBLOCKED, one whose group was destroyed -NOGROUP.
 #include <string>
 #include <vector>
@@ -23,8 +23,10 @@
 #include "listd/server/command_table.h"
 #include "listd/server/errors.h"
 #include "listd/server/executor.h"
+#include "listd/server/scripting.h"
 #include "listd/server/stream_group_ops.h"
 #include "listd/server/stream_ops.h"
+#include "listd/server/text.h"
 
 namespace listd::server {
 namespace {
@@ -56,11 +58,19 @@ bool parse_block_ms(CommandContext& ctx, std::size_t i, long long& out) {
   return true;
 }
 
+/// Run by redis.call (EVAL or FCALL): a script's commands are dispatched as inside EXEC.
+bool from_script(CommandContext& ctx) { return ctx.in_exec() && ctx.exec().scripting().running(); }
+
 bool parse_xread_args(CommandContext& ctx, XreadArgs& a) {
   for (std::size_t i = 1; i < ctx.argc(); ++i) {
     const bool more = i + 1 < ctx.argc();
     const std::string_view o = ctx.arg(i);
     if (base::iequals(o, "block") && more) {
+      if (from_script(ctx)) {  // Redis refuses BLOCK in Lua outright, before its value
+        ctx.reply().error("ERR " + std::string(ctx.arg(0)) +
+                          " command is not allowed with BLOCK option from scripts");
+        return false;
+      }
       if (!parse_block_ms(ctx, ++i, a.timeout_ms)) return false;
     } else if (base::iequals(o, "count") && more) {
       if (!ctx.parse_integer(++i, a.count)) return false;
@@ -117,8 +127,10 @@ bool resolve_ids(CommandContext& ctx, const XreadArgs& a, std::vector<store::Str
     auto [e, wrong_type] = ctx.read(key, store::ValueType::kStream);
     if (wrong_type) return false;
     if (a.group_given && (!e || !e->value.as_stream().groups().contains(a.group))) {
-      ctx.reply().error("NOGROUP No such key '" + std::string(key) + "' or consumer group '" +
-                        std::string(a.group) + "' in XREADGROUP with GROUP option");
+      // Redis formats the names with %s: each stops at its first NUL byte.
+      ctx.reply().error("NOGROUP No such key '" + std::string(until_nul(key)) +
+                        "' or consumer group '" + std::string(until_nul(a.group)) +
+                        "' in XREADGROUP with GROUP option");
       return false;
     }
     const std::string_view text = ctx.arg(a.streams_at + a.streams + k);

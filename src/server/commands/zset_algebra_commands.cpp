@@ -25,7 +25,7 @@
 namespace listd::server {
 namespace {
 
-enum class SetOp : std::uint8_t { kUnion, kInter, kDiff };
+enum class AlgebraOp : std::uint8_t { kUnion, kInter, kDiff };
 enum class Aggregate : std::uint8_t { kSum, kMin, kMax };
 
 /// One input: a sorted set, a plain set (scores 1), or an absent key.
@@ -65,7 +65,7 @@ void aggregate_into(double& target, double val, Aggregate how) {
 using Element = std::pair<std::string, double>;
 
 struct AlgebraRequest {
-  SetOp op = SetOp::kUnion;
+  AlgebraOp op = AlgebraOp::kUnion;
   bool store = false;
   std::vector<Source> sources;
   Aggregate aggregate = Aggregate::kSum;
@@ -75,7 +75,7 @@ struct AlgebraRequest {
 /// The options after the keys, from argv[j]; false after replying the error.
 bool parse_algebra_options(CommandContext& ctx, std::size_t j, AlgebraRequest& req) {
   const std::size_t n = req.sources.size();
-  const bool weighted = req.op != SetOp::kDiff;
+  const bool weighted = req.op != AlgebraOp::kDiff;
   while (j < ctx.argc()) {
     const std::size_t remaining = ctx.argc() - j;
     const std::string_view a = ctx.arg(j);
@@ -176,14 +176,14 @@ void compute_diff(const std::vector<Source>& src, std::vector<Element>& out) {
 /// The result in sorted-set order: by score, then member bytes.
 std::vector<Element> compute(AlgebraRequest& req) {
   std::vector<Element> out;
-  if (req.op != SetOp::kDiff)
+  if (req.op != AlgebraOp::kDiff)
     std::stable_sort(req.sources.begin(), req.sources.end(),
                      [](const Source& a, const Source& b) { return a.size() < b.size(); });
-  if (req.op == SetOp::kUnion)
+  if (req.op == AlgebraOp::kUnion)
     compute_union(req.sources, req.aggregate, out);
   else if (req.sources[0].size() > 0)
-    req.op == SetOp::kInter ? compute_inter(req.sources, req.aggregate, out)
-                            : compute_diff(req.sources, out);
+    req.op == AlgebraOp::kInter ? compute_inter(req.sources, req.aggregate, out)
+                                : compute_diff(req.sources, out);
   std::sort(out.begin(), out.end(), [](const Element& a, const Element& b) {
     return a.second < b.second || (a.second == b.second && a.first < b.first);
   });
@@ -231,7 +231,7 @@ void store_result(CommandContext& ctx, std::string_view dst, store::ZSetValue z,
   }
 }
 
-void algebra_generic(CommandContext& ctx, SetOp op, bool store) {
+void algebra_generic(CommandContext& ctx, AlgebraOp op, bool store) {
   AlgebraRequest req;
   req.op = op;
   req.store = store;
@@ -250,17 +250,17 @@ void algebra_generic(CommandContext& ctx, SetOp op, bool store) {
 }
 
 // ZUNION numkeys key [key ...] [WEIGHTS weight ...] [AGGREGATE SUM|MIN|MAX] [WITHSCORES]
-void cmd_zunion(CommandContext& ctx) { algebra_generic(ctx, SetOp::kUnion, false); }
+void cmd_zunion(CommandContext& ctx) { algebra_generic(ctx, AlgebraOp::kUnion, false); }
 // ZINTER numkeys key [key ...] [WEIGHTS weight ...] [AGGREGATE SUM|MIN|MAX] [WITHSCORES]
-void cmd_zinter(CommandContext& ctx) { algebra_generic(ctx, SetOp::kInter, false); }
+void cmd_zinter(CommandContext& ctx) { algebra_generic(ctx, AlgebraOp::kInter, false); }
 // ZDIFF numkeys key [key ...] [WITHSCORES]
-void cmd_zdiff(CommandContext& ctx) { algebra_generic(ctx, SetOp::kDiff, false); }
+void cmd_zdiff(CommandContext& ctx) { algebra_generic(ctx, AlgebraOp::kDiff, false); }
 // ZUNIONSTORE destination numkeys key [key ...] [WEIGHTS weight ...] [AGGREGATE SUM|MIN|MAX]
-void cmd_zunionstore(CommandContext& ctx) { algebra_generic(ctx, SetOp::kUnion, true); }
+void cmd_zunionstore(CommandContext& ctx) { algebra_generic(ctx, AlgebraOp::kUnion, true); }
 // ZINTERSTORE destination numkeys key [key ...] [WEIGHTS weight ...] [AGGREGATE SUM|MIN|MAX]
-void cmd_zinterstore(CommandContext& ctx) { algebra_generic(ctx, SetOp::kInter, true); }
+void cmd_zinterstore(CommandContext& ctx) { algebra_generic(ctx, AlgebraOp::kInter, true); }
 // ZDIFFSTORE destination numkeys key [key ...]
-void cmd_zdiffstore(CommandContext& ctx) { algebra_generic(ctx, SetOp::kDiff, true); }
+void cmd_zdiffstore(CommandContext& ctx) { algebra_generic(ctx, AlgebraOp::kDiff, true); }
 
 // ZRANGESTORE dst src min max [BYSCORE|BYLEX] [REV] [LIMIT offset count]
 void cmd_zrangestore(CommandContext& ctx) {

@@ -20,9 +20,6 @@
 namespace listd::server {
 namespace {
 
-constexpr std::string_view kCountRangeErr =
-    "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807";
-
 ScoredMember random_element(const store::ZSetValue& z, std::mt19937_64& rng) {
   const store::ZCursor c = z.at_rank(rng() % z.size());
   return {c.member(), c.score()};

@@ -135,12 +135,14 @@ TEST(ConfigTest, EveryOptionHasItsDefault) {
       {"acl-pubsub-default", "resetchannels"},
       {"acllog-max-len", "128"},
       {"aclfile", ""},
+      {"metrics-port", "0"},
   };
   // The options listd acts on; the inert ones' defaults are in inert_option_test.cpp.
   const std::map<std::string, std::string> all = all_values(cfg);
   for (const auto& [name, value] : expected) EXPECT_EQ(all.at(name), value) << name;
-  // Redis 7.0.15's CONFIG GET *, aliases included, and listd's own script-cache-max-eval
-  EXPECT_EQ(all.size(), 193U);
+  // Redis 7.0.15's CONFIG GET *, aliases included, and listd's own script-cache-max-eval and
+  // metrics-port
+  EXPECT_EQ(all.size(), 194U);
 }
 
 TEST(ConfigTest, TypedSettingsStartAtTheTableDefaults) {
@@ -377,17 +379,24 @@ TEST(ConfigTest, DirMustExistAndIsReportedAbsolute) {
   EXPECT_EQ(cfg.set("dir", tmp.file("plain")), set_failed("dir", "Not a directory"));
 }
 
-// Refused on its final value: Debian's redis.conf says `daemonize yes` and the command line,
-// appended to the file as Redis does, may say no.
-TEST(ConfigTest, DaemonizeYesIsRefusedOnceTheLoadIsDone) {
-  Config refused;
-  EXPECT_EQ(load_config_text("daemonize yes\n", refused),
-            "\n*** FATAL CONFIG FILE ERROR (listd) ***\n"
-            "'daemonize yes': listd does not support daemonize yes\n");
-  Config overridden;
-  EXPECT_EQ(load_config_text("daemonize yes\ndaemonize no\n", overridden), std::nullopt);
-  EXPECT_EQ(overridden.set("daemonize", "yes"),
-            set_failed("daemonize", "can't set immutable config"));
+// Debian's redis.conf says `daemonize yes`: accepted (app forks); like `supervised`, Redis'
+// values and texts, immutable at run time.
+TEST(ConfigTest, DaemonizeAndSupervisedAreStartUpOptions) {
+  Config cfg;
+  EXPECT_EQ(load_config_text("daemonize yes\nsupervised auto\n", cfg), std::nullopt);
+  EXPECT_TRUE(cfg.settings().daemonize);
+  EXPECT_EQ(cfg.settings().supervised, config::SupervisedMode::kAuto);
+  EXPECT_EQ(cfg.value("supervised"), "auto");
+  for (const char* mode : {"no", "upstart", "systemd", "auto"})
+    EXPECT_EQ(Config().apply_directive(std::vector<std::string>{"supervised", mode}), std::nullopt);
+  EXPECT_EQ(cfg.set("daemonize", "no"), set_failed("daemonize", "can't set immutable config"));
+  EXPECT_EQ(cfg.set("supervised", "no"), set_failed("supervised", "can't set immutable config"));
+  Config bad;
+  const std::optional<std::string> err = load_config_text("supervised sometimes\n", bad);
+  ASSERT_TRUE(err.has_value());
+  EXPECT_NE(err->find("argument(s) must be one of the following: upstart, systemd, auto, no"),
+            std::string::npos)
+      << *err;
 }
 
 TEST(ConfigTest, ReplicaofTakesHostAndPortOrNoOne) {
@@ -507,9 +516,9 @@ TEST(ConfigTest, GetStarReturnsEveryOptionOnceInTableOrder) {
   const Config cfg;
   const auto all = cfg.get("*");
   // + 19 aliases (list-max-ziplist-size, slaveof, slave-priority, ...): Redis 7.0.15's 192,
-  // and listd's own script-cache-max-eval
+  // and listd's own script-cache-max-eval and metrics-port
   EXPECT_EQ(all.size(), Config::options().size() + 19);
-  EXPECT_EQ(all.size(), 193U);
+  EXPECT_EQ(all.size(), 194U);
   EXPECT_EQ(all.front().first, "port");
 }
 

@@ -130,13 +130,9 @@ TEST(InertOptionTest, ValuesListdWouldHaveToActOnAreRefused) {
   Config cfg;
   using Argv = std::vector<std::string>;
   const std::pair<Argv, Argv> cases[] = {
-      {{"tls-port", "0"}, {"tls-port", "6380"}},
       {{"tls-replication", "no"}, {"tls-replication", "yes"}},
       {{"cluster-enabled", "no"}, {"cluster-enabled", "yes"}},
-      {{"min-replicas-to-write", "0"}, {"min-replicas-to-write", "1"}},
-      {{"min-slaves-to-write", "0"}, {"min-slaves-to-write", "2"}},
       {{"maxmemory-clients", "0"}, {"maxmemory-clients", "10%"}},
-      {{"supervised", "no"}, {"supervised", "systemd"}},
       {{"syslog-enabled", "no"}, {"syslog-enabled", "yes"}},
       {{"unixsocketperm", "0"}, {"unixsocketperm", "700"}},
       {{"enable-debug-command", "yes"}, {"enable-debug-command", "local"}},
@@ -153,20 +149,20 @@ TEST(InertOptionTest, ValuesListdWouldHaveToActOnAreRefused) {
     ASSERT_TRUE(err.has_value()) << refused[0];
     EXPECT_NE(err->find("listd"), std::string::npos) << *err;
     EXPECT_NE(err->find("listd"), std::string::npos) << *err;
-    EXPECT_NE(err->find(refused[0] == "min-slaves-to-write" ? "min-replicas-to-write" : refused[0]),
-              std::string::npos)
-        << *err;
+    EXPECT_NE(err->find(refused[0]), std::string::npos) << *err;
   }
   // The command line (appended to the file) may take a refused line back.
   Config overridden;
-  EXPECT_EQ(load_config_text("supervised systemd\ntls-port 6380\nsupervised no\ntls-port 0\n",
+  EXPECT_EQ(load_config_text("cluster-enabled yes
+                             syslog -
+                             enabled yes cluster - enabled no syslog -
+                             enabled no ",
                              overridden),
             std::nullopt);
   // CONFIG SET refuses at once.
-  EXPECT_EQ(cfg.set("min-replicas-to-write", "1"),
-            set_failed("min-replicas-to-write",
-                       "listd does not hold writes back for replicas (min-replicas-to-write must "
-                       "be 0)"));
+  EXPECT_EQ(cfg.set("maxmemory-clients", "10%"),
+            set_failed("maxmemory-clients",
+                       "listd does not evict clients (maxmemory-clients must be 0)"));
   EXPECT_EQ(cfg.apply_directive(std::vector<std::string>{"replicaof", "host", "70000"}),
             "Invalid master port");
   EXPECT_TRUE(cfg.settings().inert.non_default.empty());

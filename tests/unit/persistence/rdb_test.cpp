@@ -216,3 +216,35 @@ TEST(Rdb, DuplicateKeyIsAnError) {
   EXPECT_FALSE(r.ok);
   EXPECT_EQ(r.error, "RDB has duplicated key 's' in DB 0");
 }
+
+// Redis rdbSaveKeyValuePair: IDLE (248, a length) or FREQ (249, one byte) after the expiry and
+// before the type byte; the reader hands both to access_word, -1 where a key has none.
+TEST(Rdb, AccessRecordsGoBeforeEachKeyAndComeBackToTheLoader) {
+  using Record = RdbSaveOptions::AccessRecord;
+  for (const Record record : {Record::kIdle, Record::kFreq}) {
+    store::Keyspace ks(16);
+    store::Entry* e = ks.db(0).add("k", store::Value::make_string("v"));
+    e->lru = 300;
+    RdbSaveOptions o = save_opts();
+    o.access_record = record;
+    o.access_value = [](std::uint32_t lru) -> std::uint64_t { return lru / 3; };
+    const std::string rdb = rdb_to_string(ks, o);
+    const std::string expected_record = record == Record::kIdle
+                                            ? std::string("\xf8\x40\x64\x00\x01k", 6)
+                                            : std::string("\xf9\x64\x00\x01k", 5);
+    EXPECT_NE(rdb.find(expected_record), std::string::npos);
+    store::Keyspace back(16);
+    RdbLoadOptions lo;
+    lo.now_ms = o.now_ms;
+    long long seen_idle = -2, seen_freq = -2;
+    lo.access_word = [&](long long idle_s, long long freq) {
+      seen_idle = idle_s;
+      seen_freq = freq;
+      return std::uint32_t{42};
+    };
+    ASSERT_TRUE(load_rdb(rdb, back, lo).ok);
+    EXPECT_EQ(seen_idle, record == Record::kIdle ? 100 : -1);
+    EXPECT_EQ(seen_freq, record == Record::kFreq ? 100 : -1);
+    EXPECT_EQ(back.db(0).peek("k")->lru, 42u);
+  }
+}

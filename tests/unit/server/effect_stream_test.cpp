@@ -126,6 +126,8 @@ std::vector<EffectCase> cases() {
   using V = std::vector<std::string>;
   const V list = {"RPUSH", "l", "a", "b", "c"};
   const V str = {"SET", "s", "v"};
+  // DUMP's payload of the string "hello".
+  const std::string hello("\x00\x05hello\x0a\x00\x63\x72\xdf\x76\x65\x34\x20\x0a", 17);
   const V num = {"SET", "n", "10"};
   const V hash = {"HSET", "h", "f", "1"};
   const V entry = {"XADD", "x", "1-1", "f", "v"};
@@ -148,7 +150,17 @@ std::vector<EffectCase> cases() {
       {"unlink", {str}, {"UNLINK", "s"}, {}},
       {"rename", {str}, {"RENAME", "s", "t"}, {}},
       {"renamenx", {str}, {"RENAMENX", "s", "t"}, {}},
+      // SORT is logged as sent when it stored (a set's unsorted order is ALPHA-sorted then)
+      {"sort", {list}, {"SORT", "l", "ALPHA", "STORE", "d"}, {}},
       {"copy", {str}, {"COPY", "s", "t"}, {}},
+      // RESTORE: a relative TTL as an absolute one with ABSTTL, DEL for a deadline already past
+      {"restore", {}, {"RESTORE", "r", "0", hello}, {}},
+      {"restore",
+       {},
+       {"RESTORE", "r", "10000", hello},
+       {{"RESTORE", "r", kIn10s, hello, "ABSTTL"}}},
+      {"restore", {}, {"RESTORE", "r", kFar, hello, "ABSTTL"}, {}},
+      {"restore", {str}, {"RESTORE", "s", "1", hello, "REPLACE", "ABSTTL"}, {{"DEL", "s"}}},
       {"move", {str}, {"MOVE", "s", "1"}, {}},
       {"flushdb", {str}, {"FLUSHDB"}, {}},
       {"flushall", {str}, {"FLUSHALL"}, {}},

@@ -200,4 +200,39 @@ TEST_F(ReplicationMasterTest, ReplOptionsAct) {
   EXPECT_NE(info.find("repl_backlog_histlen:16384\r\n"), std::string::npos) << info;
 }
 
+// min-replicas-to-write / -max-lag: the replies are redis-server 7.0.15's to the same requests
+// (-NOREPLICAS for writes, EXEC aborted, the script error with its location; reads go on).
+TEST_F(ReplicationMasterTest, MinReplicasToWriteRefusesWritesWithoutGoodReplicas) {
+  const std::string no_replicas = "-NOREPLICAS Not enough good replicas to write.\r\n";
+  auto& c = t_.client();
+  EXPECT_EQ(t_.run(c, {"CONFIG", "SET", "min-replicas-to-write", "1"}), "+OK\r\n");
+  EXPECT_EQ(t_.run(c, {"LPUSH", "q", "a"}), no_replicas);
+  EXPECT_EQ(t_.run(c, {"BLPOP", "q", "1"}), no_replicas);
+  EXPECT_EQ(t_.run(c, {"GET", "q"}), "$-1\r\n");
+  EXPECT_EQ(t_.run(c, {"MULTI"}), "+OK\r\n");
+  EXPECT_EQ(t_.run(c, {"LPUSH", "q", "a"}), no_replicas);
+  EXPECT_EQ(t_.run(c, {"EXEC"}),
+            "-EXECABORT Transaction discarded because of previous errors.\r\n");
+  const std::string script = t_.run(c, {"EVAL", "return redis.call('lpush','q','a')", "0"});
+  EXPECT_EQ(script.rfind("-NOREPLICAS Not enough good replicas to write. script: ", 0), 0u)
+      << script;
+  EXPECT_NE(script.find(", on @user_script:1.\r\n"), std::string::npos) << script;
+  EXPECT_EQ(t_.run(c, {"EVAL", "#!lua\nreturn redis.call('lpush','q','a')", "0"}), no_replicas);
+  EXPECT_EQ(t_.run(c, {"EVAL", "return redis.pcall('lpush','q','a')", "0"}), no_replicas);
+  EXPECT_NE(info_replication().find("connected_slaves:0\r\nmin_slaves_good_slaves:0\r\n"),
+            std::string::npos);
+
+  // An online replica that acked within min-replicas-max-lag (10 s) is good.
+  auto& r = t_.client();
+  full_sync(r);
+  EXPECT_EQ(t_.run(r, {"REPLCONF", "ACK", "0"}), "");
+  EXPECT_EQ(t_.run(c, {"LPUSH", "q", "a"}), ":1\r\n");
+  EXPECT_NE(info_replication().find("min_slaves_good_slaves:1\r\n"), std::string::npos);
+  t_.clock().advance_ms(11'000);  // its last ACK is now 11 s old
+  EXPECT_EQ(t_.run(c, {"LPUSH", "q", "b"}), no_replicas);
+  EXPECT_EQ(t_.run(c, {"CONFIG", "SET", "min-slaves-max-lag", "0"}), "+OK\r\n");  // off
+  EXPECT_EQ(t_.run(c, {"LPUSH", "q", "b"}), ":2\r\n");
+  EXPECT_EQ(info_replication().find("min_slaves_good_slaves"), std::string::npos);
+}
+
 }  // namespace

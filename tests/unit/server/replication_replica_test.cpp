@@ -8,7 +8,11 @@
 #include "listd/server/replication_replica.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -355,6 +359,82 @@ TEST(WaitTest, CountsTimesOutAndNeverBlocksInMulti) {
   EXPECT_EQ(t.run(c, {"MULTI"}), "+OK\r\n");
   EXPECT_EQ(t.run(c, {"WAIT", "1", "0"}), "+QUEUED\r\n");
   EXPECT_EQ(t.run(c, {"EXEC"}), "*1\r\n:0\r\n");
+}
+
+// Sentinel's promotion and demotion, one transaction each (../shared/REPLICATION.md §3.1). The
+// replies and the rewritten replicaof line are redis-server 7.0.15's, captured with the same
+// requests: CONFIG GET and CONFIG REWRITE follow the role set at run time.
+TEST_F(ReplicationReplicaTest, SentinelTransactionsRewriteTheReplicaofLine) {
+  const std::filesystem::path conf = std::filesystem::temp_directory_path() /
+                                     ("listd-sentinel-" + std::to_string(::getpid()) + ".conf");
+  std::ofstream(conf) << "port 6380\n";
+  t_.config().set_config_file(conf.string());
+  const auto file = [&] {
+    std::stringstream text;
+    text << std::ifstream(conf).rdbuf();
+    return text.str();
+  };
+  auto& sentinel = t_.client();
+  auto& worker = t_.client();
+  auto& subscriber = t_.client();
+  EXPECT_EQ(t_.run(worker, {"PING"}), "+PONG\r\n");
+  t_.run(subscriber, {"SUBSCRIBE", "__sentinel__:hello"});
+  EXPECT_EQ(t_.run(sentinel, {"REPLICAOF", "127.0.0.1", "7777"}), "+OK\r\n");
+  EXPECT_EQ(t_.run(sentinel, {"MULTI"}), "+OK\r\n");
+  EXPECT_EQ(t_.run(sentinel, {"SLAVEOF", "NO", "ONE"}), "+QUEUED\r\n");
+  EXPECT_EQ(t_.run(sentinel, {"CONFIG", "REWRITE"}), "+QUEUED\r\n");
+  EXPECT_EQ(t_.run(sentinel, {"CLIENT", "KILL", "TYPE", "normal"}), "+QUEUED\r\n");
+  EXPECT_EQ(t_.run(sentinel, {"CLIENT", "KILL", "TYPE", "pubsub"}), "+QUEUED\r\n");
+  EXPECT_EQ(t_.run(sentinel, {"EXEC"}), "*4\r\n+OK\r\n+OK\r\n:1\r\n:1\r\n");
+  EXPECT_FALSE(replica().active());
+  EXPECT_EQ(file().find("replicaof"), std::string::npos) << file();
+  EXPECT_EQ(t_.run(sentinel, {"CONFIG", "GET", "replicaof"}),
+            "*2\r\n$9\r\nreplicaof\r\n$0\r\n\r\n");
+
+  EXPECT_EQ(t_.run(sentinel, {"MULTI"}), "+OK\r\n");
+  EXPECT_EQ(t_.run(sentinel, {"SLAVEOF", "127.0.0.1", "7777"}), "+QUEUED\r\n");
+  EXPECT_EQ(t_.run(sentinel, {"CONFIG", "REWRITE"}), "+QUEUED\r\n");
+  EXPECT_EQ(t_.run(sentinel, {"EXEC"}), "*2\r\n+OK\r\n+OK\r\n");
+  EXPECT_NE(file().find("\nreplicaof 127.0.0.1 7777\n"), std::string::npos) << file();
+  EXPECT_EQ(t_.run(sentinel, {"CONFIG", "GET", "replicaof"}),
+            "*2\r\n$9\r\nreplicaof\r\n$14\r\n127.0.0.1 7777\r\n");
+  std::filesystem::remove(conf);
+}
+
+// replica-serve-stale-data no with the link down: the replies are redis-server 7.0.15's to the
+// same requests (a replica of an address nobody answers).
+TEST_F(ReplicationReplicaTest, ServeStaleDataNoRefusesWhileTheLinkIsDown) {
+  const std::string master_down =
+      "-MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.\r\n";
+  auto& c = t_.client();
+  EXPECT_EQ(t_.run(c, {"CONFIG", "SET", "slave-serve-stale-data", "no"}), "+OK\r\n");
+  EXPECT_EQ(t_.run(c, {"GET", "q"}), "$-1\r\n");  // a master: nothing is stale
+  EXPECT_EQ(t_.run(c, {"REPLICAOF", "127.0.0.1", "7777"}), "+OK\r\n");
+  ASSERT_FALSE(replica().link_up());
+  EXPECT_EQ(t_.run(c, {"GET", "q"}), master_down);
+  EXPECT_EQ(t_.run(c, {"PING"}), master_down);
+  EXPECT_EQ(t_.run(c, {"LPUSH", "q", "a"}),
+            "-READONLY You can't write against a read only replica.\r\n");
+  EXPECT_EQ(t_.run(c, {"ROLE"}).rfind("*5\r\n$5\r\nslave\r\n", 0), 0u);
+  EXPECT_EQ(t_.run(c, {"EVAL", "return redis.call('get','q')", "0"}), master_down);
+  EXPECT_EQ(t_.run(c, {"EVAL", "#!lua\nreturn redis.call('get','q')", "0"}),
+            "-READONLY You can't write against a read only replica.\r\n");
+  const std::string stale_call =
+      t_.run(c, {"EVAL", "#!lua flags=no-writes,allow-stale\nreturn redis.call('get','q')", "0"});
+  EXPECT_EQ(stale_call.rfind("-ERR Can not execute the command on a stale replica script: ", 0), 0u)
+      << stale_call;
+  EXPECT_NE(stale_call.find(", on @user_script:2.\r\n"), std::string::npos) << stale_call;
+  EXPECT_EQ(t_.run(c, {"MULTI"}), "+OK\r\n");
+  EXPECT_EQ(t_.run(c, {"GET", "q"}), master_down);
+  EXPECT_EQ(t_.run(c, {"EXEC"}),
+            "-EXECABORT Transaction discarded because of previous errors.\r\n");
+  EXPECT_EQ(t_.run(c, {"INFO", "replication"}).find("MASTERDOWN"), std::string::npos);
+  // Once the link is up the data is served again.
+  sync_disk();
+  EXPECT_EQ(t_.run(c, {"LLEN", "list"}), ":2\r\n");
+  EXPECT_EQ(t_.run(c, {"CONFIG", "SET", "replica-serve-stale-data", "yes"}), "+OK\r\n");
+  EXPECT_EQ(t_.run(c, {"CONFIG", "GET", "slave-serve-stale-data"}),
+            "*2\r\n$22\r\nslave-serve-stale-data\r\n$3\r\nyes\r\n");
 }
 
 }  // namespace

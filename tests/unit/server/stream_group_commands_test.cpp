@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "support/resp.h"
 #include "support/test_server.h"
@@ -99,6 +100,100 @@ TEST_F(StreamGroupTest, IdleTimesFollowTheClockAndClaimsMoveOwnership) {
                                                   "*2\r\n" + bulk("b") + bulk("2"));
   EXPECT_EQ(t.run(c, {"XACK", "s", "g", "1-1", "2-1", "3-1", "3-1"}), ":3\r\n");
   EXPECT_EQ(t.run(c, {"XPENDING", "s", "g"}), "*4\r\n:0\r\n$-1\r\n$-1\r\n*-1\r\n");
+}
+
+// Each way a waited-for stream can leave its key, with the reply redis-server 7.0.15 gave its
+// blocked XREADGROUP client (checked by hand, one blocked redis-py connection per case).
+TEST(StreamGroupWake, AStreamRemovedOrReplacedWakesGroupReadersWithRedis70sReply) {
+  const std::string unblocked = error("UNBLOCKED the stream key no longer exists");
+  const std::string nogroup =
+      error("NOGROUP the consumer group this client was blocked on no longer exists");
+  struct Case {
+    const char* name;
+    std::vector<std::vector<std::string>> action;
+    const std::string& reply;
+  };
+  const std::vector<Case> cases = {
+      {"RENAME away", {{"RENAME", "s", "u"}}, unblocked},
+      {"RENAME a list over it", {{"RPUSH", "l", "x"}, {"RENAME", "l", "s"}}, unblocked},
+      {"RENAME a string over it", {{"SET", "l", "x"}, {"RENAME", "l", "s"}}, unblocked},
+      {"RENAME a stream over it", {{"XADD", "t", "5-1", "f", "v"}, {"RENAME", "t", "s"}}, nogroup},
+      {"MOVE", {{"MOVE", "s", "1"}}, unblocked},
+      {"COPY REPLACE a string", {{"SET", "l", "x"}, {"COPY", "l", "s", "REPLACE"}}, unblocked},
+      {"COPY REPLACE a stream",
+       {{"XADD", "t", "5-1", "f", "v"}, {"COPY", "t", "s", "REPLACE"}},
+       nogroup},
+      {"FLUSHDB", {{"FLUSHDB"}}, unblocked},
+      {"FLUSHALL", {{"FLUSHALL"}}, unblocked},
+      {"SWAPDB with an empty db", {{"SWAPDB", "0", "1"}}, unblocked},
+      {"SWAPDB with a stream",
+       {{"SELECT", "1"}, {"XADD", "s", "9-1", "f", "v"}, {"SWAPDB", "0", "1"}},
+       nogroup},
+      {"SWAPDB with a string",
+       {{"SELECT", "1"}, {"SET", "s", "v"}, {"SWAPDB", "0", "1"}},
+       unblocked},
+      {"DEL", {{"DEL", "s"}}, unblocked},
+      {"SET over it", {{"SET", "s", "v"}}, unblocked},
+      {"PEXPIRE in the past", {{"PEXPIRE", "s", "-1"}}, unblocked},
+      {"DEL and XADD in MULTI",
+       {{"MULTI"}, {"DEL", "s"}, {"XADD", "s", "1-1", "f", "v"}, {"EXEC"}},
+       nogroup},
+      {"DEL and SADD in MULTI", {{"MULTI"}, {"DEL", "s"}, {"SADD", "s", "x"}, {"EXEC"}}, unblocked},
+      {"evicted",
+       {{"CONFIG", "SET", "maxmemory-policy", "allkeys-random"},
+        {"CONFIG", "SET", "maxmemory", "1"},
+        {"GET", "x"}},
+       unblocked},
+  };
+  for (const Case& k : cases) {
+    SCOPED_TRACE(k.name);
+    testing::TestServer t;
+    Client& c = t.client();
+    Client& w = t.client();
+    t.run(c, {"XGROUP", "CREATE", "s", "g", "$", "MKSTREAM"});
+    t.run(w, {"XREADGROUP", "GROUP", "g", "c", "BLOCK", "0", "STREAMS", "s", ">"});
+    ASSERT_TRUE(w.blocked());
+    for (const auto& argv : k.action) t.run_strings(c, argv);
+    EXPECT_EQ(t.take_output(w), k.reply);
+    EXPECT_FALSE(w.blocked());
+  }
+}
+
+// Active expiry (the key is never looked up): the waiter is woken by the expiry itself.
+TEST(StreamGroupWake, AnExpiredStreamWakesItsGroupReaders) {
+  testing::TestServer t;
+  Client& c = t.client();
+  Client& w = t.client();
+  t.run(c, {"XGROUP", "CREATE", "s", "g", "$", "MKSTREAM"});
+  t.run(c, {"PEXPIRE", "s", "100"});
+  t.run(w, {"XREADGROUP", "GROUP", "g", "c", "BLOCK", "0", "STREAMS", "s", ">"});
+  t.advance_ms(50);
+  EXPECT_TRUE(w.blocked());
+  t.advance_ms(200);
+  EXPECT_EQ(t.take_output(w), error("UNBLOCKED the stream key no longer exists"));
+  EXPECT_EQ(t.exec().stats().expired_keys, 1u);
+}
+
+// From a script BLOCK is refused before its value is read, with the command's name as the script
+// spelled it (Redis 7.0.15 xreadCommand); inside MULTI the read answers a null array at once.
+TEST(StreamGroupWake, BlockFromAScriptIsAnError) {
+  testing::TestServer t;
+  Client& c = t.client();
+  t.run(c, {"XGROUP", "CREATE", "s", "g", "$", "MKSTREAM"});
+  EXPECT_EQ(t.run(c, {"EVAL",
+                      "return redis.pcall('xreadgroup','GROUP','g','c','BLOCK','0','STREAMS','s',"
+                      "'>')",
+                      "0"}),
+            error("ERR xreadgroup command is not allowed with BLOCK option from scripts"));
+  EXPECT_EQ(
+      t.run(c,
+            {"EVAL", "return redis.pcall('XREAD','COUNT','1','BLOCK','x','STREAMS','s','0')", "0"}),
+      error("ERR XREAD command is not allowed with BLOCK option from scripts"));
+  EXPECT_EQ(
+      t.run(c,
+            {"EVAL", "return redis.pcall('XREAD','COUNT','x','BLOCK','x','STREAMS','s','0')", "0"}),
+      error("ERR value is not an integer or out of range"));
+  EXPECT_EQ(t.exec().blocking().waiters().blocked_count(), 0u);
 }
 
 }  // namespace
