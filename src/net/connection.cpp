@@ -1,10 +1,15 @@
 #include "listd/net/connection.h"
 
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <spdlog/spdlog.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <string_view>
 
 #include "listd/net/server.h"
@@ -16,44 +21,48 @@ namespace listd::net {
 namespace {
 
 constexpr std::size_t kReadChunk = 16 * 1024;
-
-std::string endpoint_string(const asio::ip::tcp::endpoint& ep) {
-  return ep.address().to_string() + ":" + std::to_string(ep.port());
-}
+// Reads per readiness report while each fills the buffer: a big pipeline or bulk argument is
+// taken in a few steps per turn, and whatever remains is reported again (level-triggered).
+constexpr int kMaxReadsPerReport = 16;
+// Redis' thresholds: a buffer is given back once it wastes more than 4 KB and its client has
+// been idle for more than 2 s.
+constexpr std::size_t kReleaseWaste = 4 * 1024;
+constexpr std::uint64_t kReleaseIdleMs = 2000;
 
 }  // namespace
 
-Connection::Connection(Server& server, asio::ip::tcp::socket socket,
+Connection::Connection(Server& server, int fd, const std::string& remote, const std::string& local,
                        std::unique_ptr<TlsSession> tls)
-    : server_(server),
-      socket_(std::move(socket)),
-      parser_(server.parser_limits()),
-      tls_(std::move(tls)) {
-  asio::error_code ec;
-  const auto remote = socket_.remote_endpoint(ec);
-  const auto local = socket_.local_endpoint(ec);
-  client_ = &server_.executor().create_client(this, endpoint_string(remote), endpoint_string(local),
-                                              socket_.native_handle());
+    : server_(server), fd_(fd), parser_(server.parser_limits()), tls_(std::move(tls)) {
+  client_ = &server_.executor().create_client(this, remote, local, fd_);
 }
 
 Connection::~Connection() {
   if (client_) server_.executor().destroy_client(*client_);
+  if (!closed_) ::close(fd_);
 }
 
-void Connection::start() {
-  asio::error_code ec;
-  socket_.non_blocking(true, ec);
-  socket_.set_option(asio::ip::tcp::no_delay(true), ec);
-  in_.resize(kReadChunk);
-  read_more();
+bool Connection::start() {
+  const int one = 1;
+  ::setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  // The read buffer is allocated by the first read (make_room), not for a client that never
+  // sends anything.
+  return server_.loop().add(fd_, this, true, false);
 }
 
-void Connection::read_more() {
-  if (closed_ || read_pending_) return;
-  if (client_->script_running) {  // compacting or growing in_ would move the script's argv
-    read_paused_ = true;
-    return;
-  }
+void Connection::on_io(bool readable, bool writable, bool hangup) {
+  if (closed_) return;  // closed earlier in this turn; freed at its end
+  if (writable) continue_write();
+  if (!closed_ && (readable || hangup)) read_ready();
+}
+
+void Connection::set_interest(bool read) {
+  if (closed_ || read == reading_) return;
+  reading_ = read;
+  server_.loop().modify(fd_, this, reading_, written_ < writing_.size());
+}
+
+void Connection::make_room() {
   // Compact, then make room: a big bulk argument gets its whole remaining size at once.
   if (in_begin_ == in_end_) {
     in_begin_ = in_end_ = 0;
@@ -65,55 +74,59 @@ void Connection::read_more() {
   }
   const std::size_t want = std::max(kReadChunk, parser_.bytes_needed_hint());
   if (in_.size() - in_end_ < want) in_.resize(in_end_ + want);
-  read_pending_ = true;
-  if (tls_) {
-    start_tls_read();
-    return;
-  }
-  socket_.async_read_some(asio::buffer(in_.data() + in_end_, in_.size() - in_end_),
-                          [this](const asio::error_code& ec, std::size_t n) { on_read(ec, n); });
 }
 
-void Connection::on_read(const asio::error_code& ec, std::size_t n) {
-  read_pending_ = false;
-  if (closed_) {
-    server_.connection_closed(*this);
-    return;
+bool Connection::read_from_socket(bool& filled) {
+  make_room();
+  // On the TLS port the socket's bytes are ciphertext: read into tls_in_, decrypted into in_.
+  if (tls_ && tls_in_.size() != kReadChunk) tls_in_.resize(kReadChunk);
+  char* const into = tls_ ? tls_in_.data() : in_.data() + in_end_;
+  const std::size_t room = tls_ ? tls_in_.size() : in_.size() - in_end_;
+  ssize_t n;
+  do {
+    n = ::recv(fd_, into, room, 0);
+  } while (n < 0 && errno == EINTR);
+  if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+    filled = false;
+    return true;
   }
-  if (ec) {
+  if (n <= 0) {
     // EOF or reset: the client is gone. A blocked client leaves its waiting lists now.
     eof_ = true;
     close();
-    return;
+    return false;
   }
-  // A short read drained the socket (see the end of this function).
-  const bool drained = tls_ ? n < tls_in_.size() : in_end_ + n < in_.size();
-  if (tls_) {
-    if (!decrypt_input(n)) return;  // failed or closed by the peer
-  } else {
-    in_end_ += n;
-    server_.executor().stats().net_input_bytes += n;
-  }
+  filled = static_cast<std::size_t>(n) == room;
+  if (tls_) return decrypt_input(static_cast<std::size_t>(n));
+  in_end_ += static_cast<std::size_t>(n);
+  server_.executor().stats().net_input_bytes += static_cast<std::size_t>(n);
+  return true;
+}
+
+void Connection::read_ready() {
   if (client_->script_running) {
-    // Called from this client's own busy script: keep the bytes, run them after the script.
+    // Reported inside this client's own busy script (growing in_ would move its argv): stop
+    // listening until the script has ended (finish_protected_batch).
     read_paused_ = true;
+    set_interest(false);
     return;
   }
-  if (!client_->blocked()) process_input();
-  if (!closed_ && in_end_ - in_begin_ > server_.query_buffer_limit()) {
-    spdlog::warn("Closing client that reached max query buffer length: id={} addr={} qbuf={}",
-                 client_->id, client_->addr, in_end_ - in_begin_);
-    close();
-    return;
+  bool filled = true;
+  for (int i = 0; i < kMaxReadsPerReport && filled; ++i) {
+    if (!read_from_socket(filled)) return;
+    if (!client_->blocked()) process_input();
+    if (closed_) return;
+    if (in_end_ - in_begin_ > server_.query_buffer_limit()) {
+      spdlog::warn("Closing client that reached max query buffer length: id={} addr={} qbuf={}",
+                   client_->id, client_->addr, in_end_ - in_begin_);
+      close();
+      return;
+    }
+    if (client_->script_running || client_->closing()) break;
   }
   server_.schedule_flush();
-  if (closed_ || client_->closing()) return;
-  // If a short read produced a reply, the client is waiting for it before it sends more
-  // (request/response): read again after the reply is out, not before.
-  if (drained && !client_->out.empty() && !client_->blocked())
-    server_.defer_read(*this);
-  else
-    read_more();
+  // A closing client reads nothing more (level-triggered: unread bytes would be reported again).
+  if (client_->closing()) set_interest(false);
 }
 
 void Connection::process_input() {
@@ -136,9 +149,7 @@ void Connection::process_input() {
   exec.end_batch();
   finish_protected_batch();
   if (closed_) return;
-  // Not while a read is pending: it writes at the old in_end_, and on_read adds n to in_end_
-  // (a resumed blocked client would re-run its old pipelined requests). read_more compacts.
-  if (in_begin_ == in_end_ && !read_pending_) in_begin_ = in_end_ = 0;
+  if (in_begin_ == in_end_) in_begin_ = in_end_ = 0;
 }
 
 void Connection::finish_protected_batch() {
@@ -147,7 +158,7 @@ void Connection::finish_protected_batch() {
     close();
   } else if (read_paused_) {
     read_paused_ = false;
-    server_.defer_read(*this);  // after this turn's replies, as any read that produced one
+    set_interest(true);  // what arrived meanwhile is reported on the next wait
   }
 }
 
@@ -160,68 +171,75 @@ void Connection::protocol_error(std::string_view message) {
   server_.executor().clients().queue_flush(*client_);
 }
 
-std::size_t Connection::pending_output_bytes() const { return writing_.size() + tls_out_.size(); }
+long Connection::send_bytes(std::string_view bytes) {
+  ssize_t n;
+  do {
+    n = ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+  } while (n < 0 && errno == EINTR);
+  if (n < 0) {
+    if (errno == EAGAIN || errno == EWOULDBLOCK) return 0;
+    close();
+    return -1;
+  }
+  if (!tls_)
+    server_.executor().stats().net_output_bytes += static_cast<std::size_t>(n);  // TLS: plaintext
+  return n;
+}
 
 void Connection::flush() {
   // Over its output-buffer limit: closed at the end of the turn, its output never written.
   // A client whose script is busy is written after it (Redis skips protected clients); the
   // executor queues it again when the script's reply is in.
   if (closed_ || client_->close_asap || client_->script_running) return;
-  // Never a reply before its AOF bytes (a completed async write may flush output produced
-  // after the last finish_turn); a no-op when nothing is pending.
+  // Never a reply before its AOF bytes (output produced after the last finish_turn, written
+  // when the socket had room again); a no-op when nothing is pending.
   server_.executor().persistence().flush_turn();
   if (tls_) encrypt_output();
   std::string& pending = tls_ ? tls_out_ : client_->out;
-  if (!write_pending_ && !pending.empty() && !write_out(pending)) return;
-  if (client_->close_after_reply && !write_pending_ && pending.empty() && client_->out.empty())
+  if (written_ == writing_.size() && !pending.empty()) {
+    const long n = send_bytes(pending);
+    if (n < 0) return;
+    if (static_cast<std::size_t>(n) == pending.size()) {
+      pending.clear();
+    } else {
+      // The socket is full: keep the rest and ask the loop for room; everyone else goes on.
+      writing_.assign(pending, static_cast<std::size_t>(n), std::string::npos);
+      written_ = 0;
+      pending.clear();
+      server_.loop().modify(fd_, this, reading_, true);
+    }
+  }
+  if (client_->close_after_reply && written_ == writing_.size() && pending.empty() &&
+      client_->out.empty())
     close();
 }
 
-bool Connection::write_out(std::string& pending) {
-  asio::error_code ec;
-  const std::size_t n = socket_.write_some(asio::buffer(pending), ec);
-  if (ec && ec != asio::error::would_block && ec != asio::error::try_again) {
-    close();
-    return false;
-  }
-  if (!tls_) server_.executor().stats().net_output_bytes += n;  // TLS counts the plaintext
-  if (n == pending.size()) {
-    pending.clear();
-    return true;
-  }
-  // The socket is full: hand the rest to an async write and keep serving everyone else.
-  writing_.assign(pending, n, std::string::npos);
-  pending.clear();
-  write_pending_ = true;
-  asio::async_write(socket_, asio::buffer(writing_),
-                    [this](const asio::error_code& wec, std::size_t) { on_write(wec); });
-  return true;
-}
-
-void Connection::on_write(const asio::error_code& ec) {
-  write_pending_ = false;
-  if (closed_) {
-    server_.connection_closed(*this);
-    return;
-  }
-  if (ec) {
-    close();
-    return;
-  }
-  if (!tls_) server_.executor().stats().net_output_bytes += writing_.size();
+void Connection::continue_write() {
+  if (written_ == writing_.size()) return;
+  const long n = send_bytes(std::string_view(writing_).substr(written_));
+  if (n < 0) return;
+  written_ += static_cast<std::size_t>(n);
+  if (written_ < writing_.size()) return;
   writing_.clear();
-  flush();
+  written_ = 0;
+  server_.loop().modify(fd_, this, reading_, false);
+  flush();  // what the executor queued meanwhile
 }
 
 void Connection::flush_for_shutdown() {
   if (closed_ || !client_ || client_->close_asap) return;  // over its limit: never written
   server_.executor().persistence().flush_turn();
-  asio::error_code ec;
-  socket_.non_blocking(false, ec);
-  if (!writing_.empty()) asio::write(socket_, asio::buffer(writing_), ec);
   if (tls_) encrypt_output();
-  std::string& pending = tls_ ? tls_out_ : client_->out;
-  if (!ec && !pending.empty()) asio::write(socket_, asio::buffer(pending), ec);
+  ::fcntl(fd_, F_SETFL, ::fcntl(fd_, F_GETFL) & ~O_NONBLOCK);
+  for (std::string_view rest : {std::string_view(writing_).substr(written_),
+                                std::string_view(tls_ ? tls_out_ : client_->out)}) {
+    while (!rest.empty()) {
+      const ssize_t n = ::send(fd_, rest.data(), rest.size(), MSG_NOSIGNAL);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return;
+      rest.remove_prefix(static_cast<std::size_t>(n));
+    }
+  }
 }
 
 void Connection::close() {
@@ -231,9 +249,9 @@ void Connection::close() {
     return;
   }
   closed_ = true;
-  asio::error_code ec;
-  socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ec);
-  socket_.close(ec);
+  server_.loop().remove(fd_);
+  ::shutdown(fd_, SHUT_RDWR);
+  ::close(fd_);
   // Leave the executor now: a blocked client must not be served after its socket is gone.
   if (client_) {
     server_.executor().destroy_client(*client_);
@@ -242,10 +260,40 @@ void Connection::close() {
   server_.connection_closed(*this);
 }
 
+std::size_t Connection::release_idle_buffers(std::uint64_t now_ms) {
+  // Never under a busy script (the cron does not run then): a parsed argv may point into in_.
+  if (closed_ || client_->script_running || now_ms - client_->last_interaction_ms <= kReleaseIdleMs)
+    return 0;
+  std::size_t freed = 0;
+  if (in_.size() - (in_end_ - in_begin_) > kReleaseWaste) {
+    // Keep only what is buffered (a partial request), at the front.
+    std::vector<char> kept(in_.begin() + static_cast<std::ptrdiff_t>(in_begin_),
+                           in_.begin() + static_cast<std::ptrdiff_t>(in_end_));
+    freed += in_.capacity() - kept.capacity();
+    in_.swap(kept);
+    in_end_ -= in_begin_;
+    in_begin_ = 0;
+  }
+  if (written_ == writing_.size() && writing_.capacity() > kReleaseWaste) {
+    freed += writing_.capacity();
+    std::string().swap(writing_);
+    written_ = 0;
+  }
+  if (tls_in_.capacity() > kReleaseWaste) {  // ciphertext is decrypted as it arrives
+    freed += tls_in_.capacity();
+    std::vector<char>().swap(tls_in_);
+  }
+  if (client_->out.empty() && client_->out.capacity() > kReleaseWaste) {
+    freed += client_->out.capacity();
+    std::string().swap(client_->out);
+  }
+  return freed;
+}
+
 bool Connection::peer_gone() {
   if (eof_ || closed_) return true;
   // One poll, no read: a FIN (even a half-close) or an error shows as RDHUP/HUP/ERR.
-  pollfd p{socket_.native_handle(), POLLIN | POLLRDHUP, 0};
+  pollfd p{fd_, POLLIN | POLLRDHUP, 0};
   if (::poll(&p, 1, 0) <= 0) return false;
   return (p.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0;
 }

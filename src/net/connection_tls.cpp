@@ -1,4 +1,4 @@
-// Connection's TLS half: the three places where a TlsSession filters the bytes between the
+// Connection's TLS half: the two places where a TlsSession filters the bytes between the
 // socket and the read buffer / Client::out (include/listd/net/connection.h).
 #include <spdlog/spdlog.h>
 
@@ -10,28 +10,16 @@
 namespace listd::net {
 namespace {
 
-constexpr std::size_t kTlsCipherChunk = 16 * 1024;  // one TLS record's worth
-constexpr std::size_t kTlsPlainRoom = 16 * 1024;    // free space kept in the read buffer
+constexpr std::size_t kTlsPlainRoom = 16 * 1024;  // free space kept in the read buffer
 
 }  // namespace
 
-void Connection::start_tls_read() {
-  // Ciphertext fed while this client's script was busy waits in the session: decrypt it now,
-  // as the completion of a read of no bytes (the client may be waiting for its reply).
-  if (tls_->has_buffered_input()) {
-    asio::post(socket_.get_executor(), [this] { on_read(asio::error_code(), 0); });
-    return;
-  }
-  if (tls_in_.size() != kTlsCipherChunk) tls_in_.resize(kTlsCipherChunk);
-  socket_.async_read_some(asio::buffer(tls_in_),
-                          [this](const asio::error_code& ec, std::size_t n) { on_read(ec, n); });
-}
-
 bool Connection::decrypt_input(std::size_t n) {
   tls_->feed(tls_in_.data(), n);
-  // Not while this client's script is busy: growing in_ would move the script's argv. The
-  // ciphertext stays in the session until start_tls_read after the script.
-  while (!client_->script_running) {
+  // Everything the session can decrypt now: the loop is level-triggered on the socket, so
+  // plaintext left inside OpenSSL would not be reported again. (Never under this client's
+  // own busy script: read_ready pauses reading before it gets here.)
+  for (;;) {
     if (in_.size() - in_end_ < kTlsPlainRoom) in_.resize(in_end_ + kTlsPlainRoom);
     const std::size_t got = tls_->read(in_.data() + in_end_, in_.size() - in_end_);
     if (got == 0) break;
@@ -48,6 +36,7 @@ bool Connection::decrypt_input(std::size_t n) {
                     client_->addr);
     }
     in_begin_ = in_end_ = 0;
+    set_interest(false);  // nothing more is read; the alert goes out, then the close
     client_->close_after_reply = true;
     server_.executor().clients().queue_flush(*client_);
     server_.schedule_flush();

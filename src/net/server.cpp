@@ -1,11 +1,17 @@
 #include "listd/net/server.h"
 
+#include <arpa/inet.h>
+#include <malloc.h>
+#include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <spdlog/spdlog.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstring>
 
 #include "listd/net/connection.h"
 #include "listd/net/replica_link.h"
@@ -15,16 +21,76 @@
 #include "listd/server/replication_replica.h"
 
 namespace listd::net {
+
+// A listening socket on the loop: readiness means connections to accept.
+class Server::Listener final : public IoHandler {
+ public:
+  Listener(Server& server, int fd, bool tls) : server_(server), fd_(fd), tls_(tls) {}
+  ~Listener() override { ::close(fd_); }
+  Listener(const Listener&) = delete;
+  Listener& operator=(const Listener&) = delete;
+  int fd() const noexcept { return fd_; }
+  void on_io(bool, bool, bool) override { server_.accept_ready(fd_, tls_); }
+
+ private:
+  Server& server_;
+  int fd_;
+  bool tls_;  // the TLS port: each connection gets a TlsSession
+};
+
 namespace {
 
-std::chrono::steady_clock::time_point to_time_point(std::uint64_t monotonic_ms) {
-  return std::chrono::steady_clock::time_point(std::chrono::milliseconds(monotonic_ms));
+// Accepts per readiness report: a connection storm cannot hold the turn's replies back.
+constexpr int kMaxAcceptsPerReport = 1000;
+// The longest wait: as Redis' hz 10, so a signal that lands just before the wait, or a timer of
+// asio's (the deferred stop signal), is seen within this time.
+constexpr int kMaxWaitMs = 100;
+// Under load the wait never times out: asio (signals) is polled at least this often.
+constexpr std::uint64_t kAsioPollIntervalMs = 1;
+// Idle buffers freed in one cron before their pages are handed back (malloc_trim walks the heap).
+constexpr std::size_t kTrimAfterFreedBytes = 256 * 1024;
+
+// "ip:port" as the client list shows it (asio's endpoint text before: no brackets for IPv6).
+std::string address_string(const sockaddr_storage& ss) {
+  char text[INET6_ADDRSTRLEN] = "?";
+  int port = 0;
+  if (ss.ss_family == AF_INET) {
+    const auto& a = reinterpret_cast<const sockaddr_in&>(ss);
+    ::inet_ntop(AF_INET, &a.sin_addr, text, sizeof text);
+    port = ntohs(a.sin_port);
+  } else if (ss.ss_family == AF_INET6) {
+    const auto& a = reinterpret_cast<const sockaddr_in6&>(ss);
+    ::inet_ntop(AF_INET6, &a.sin6_addr, text, sizeof text);
+    port = ntohs(a.sin6_port);
+  }
+  return std::string(text) + ":" + std::to_string(port);
+}
+
+std::string socket_address(int fd, bool peer) {
+  sockaddr_storage ss{};
+  socklen_t len = sizeof ss;
+  const int rc = peer ? ::getpeername(fd, reinterpret_cast<sockaddr*>(&ss), &len)
+                      : ::getsockname(fd, reinterpret_cast<sockaddr*>(&ss), &len);
+  if (rc != 0) return "?:0";
+  return address_string(ss);
+}
+
+void set_keepalive(int fd, int keepalive) {
+  int on = 1, idle = keepalive, intvl = std::max(1, keepalive / 3), cnt = 3;
+  ::setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof on);
+  ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof idle);
+  ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof intvl);
+  ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof cnt);
 }
 
 }  // namespace
 
 Server::Server(asio::io_context& io, server::Executor& exec, NetOptions options)
-    : io_(io), exec_(exec), options_(std::move(options)), timer_(io), cron_(io), busy_flush_(io) {
+    : io_(io),
+      exec_(exec),
+      options_(std::move(options)),
+      loop_in_asio_(io),
+      keep_asio_running_(io.get_executor()) {
   refresh_limits();
   exec_.set_event_loop_yield(this);
 }
@@ -32,6 +98,7 @@ Server::Server(asio::io_context& io, server::Executor& exec, NetOptions options)
 Server::~Server() {
   exec_.replica_side().set_transport(nullptr);
   exec_.set_event_loop_yield(nullptr);
+  connections_.clear();  // before the loop they are registered with
 }
 
 void Server::refresh_limits() {
@@ -41,6 +108,7 @@ void Server::refresh_limits() {
 }
 
 bool Server::listen(std::string& error) {
+  if (!loop_.ok(error)) return false;
   if (options_.tls_port != 0 && !configure_tls(error)) return false;
   // Redis: port 0 with a TLS port is the TLS port alone (listd's port 0 alone is any port).
   const bool plain = options_.port != 0 || options_.tls_port == 0;
@@ -48,11 +116,12 @@ bool Server::listen(std::string& error) {
     if (plain && !listen_on(word, options_.port, false, error)) return false;
     if (options_.tls_port != 0 && !listen_on(word, options_.tls_port, true, error)) return false;
   }
-  for (Listener& l : listeners_) accept_next(l);
   // The link to our master (replicaof), once we can be reached on our port.
   replica_link_ = std::make_unique<ReplicaLink>(*this);
   exec_.replica_side().set_transport(replica_link_.get());
-  run_cron();
+  cron_due_ms_ = exec_.clock().monotonic_ms() + 1000;
+  spdlog::info("I/O backend: {} (listd's own loop: each socket registered once, level-triggered)",
+               kBackendName);
   return true;
 }
 
@@ -68,12 +137,14 @@ bool Server::listen_on(const std::string& word, std::uint16_t port, bool tls, st
     error = "Invalid bind address '" + addr + "'";
     return false;
   }
-  auto acceptor = std::make_unique<asio::ip::tcp::acceptor>(io_);
+  // asio opens, binds and listens (its error texts); the socket then belongs to the loop.
+  asio::ip::tcp::acceptor acceptor(io_);
   const asio::ip::tcp::endpoint ep(address, port);
-  acceptor->open(ep.protocol(), ec);
-  if (!ec) acceptor->set_option(asio::socket_base::reuse_address(true), ec);
-  if (!ec) acceptor->bind(ep, ec);
-  if (!ec) acceptor->listen(options_.tcp_backlog, ec);
+  acceptor.open(ep.protocol(), ec);
+  if (!ec) acceptor.set_option(asio::socket_base::reuse_address(true), ec);
+  if (!ec) acceptor.bind(ep, ec);
+  if (!ec) acceptor.listen(options_.tcp_backlog, ec);
+  if (!ec) acceptor.non_blocking(true, ec);
   if (ec) {
     error = "Could not create server TCP listening socket " + addr + ":" + std::to_string(port) +
             ": " + ec.message();
@@ -85,8 +156,13 @@ bool Server::listen_on(const std::string& word, std::uint16_t port, bool tls, st
     }
     return false;
   }
-  (tls ? bound_tls_port_ : bound_port_) = acceptor->local_endpoint().port();
-  listeners_.push_back({std::move(acceptor), tls});
+  (tls ? bound_tls_port_ : bound_port_) = acceptor.local_endpoint().port();
+  auto listener = std::make_unique<Listener>(*this, acceptor.release(ec), tls);
+  if (ec || !loop_.add(listener->fd(), listener.get(), true, false)) {
+    error = "Could not watch the listening socket " + addr + ": " + std::strerror(errno);
+    return false;
+  }
+  listeners_.push_back(std::move(listener));
   return true;
 }
 
@@ -122,95 +198,115 @@ bool Server::configure_tls(std::string& error) {
   return true;
 }
 
-void Server::accept_next(Listener& listener) {
-  listener.acceptor->async_accept(
-      [this, &listener](const asio::error_code& ec, asio::ip::tcp::socket s) {
-        if (ec) {
-          if (ec == asio::error::operation_aborted || stopping_) return;
-          spdlog::warn("Accept error: {}", ec.message());
-        } else {
-          on_accept(listener, std::move(s));
-        }
-        if (!stopping_) accept_next(listener);
-      });
+void Server::accept_ready(int listen_fd, bool tls) {
+  for (int i = 0; i < kMaxAcceptsPerReport && !stopping_; ++i) {
+    const int fd = ::accept4(listen_fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd >= 0) {
+      on_accept(fd, tls);
+      continue;
+    }
+    if (errno == EINTR || errno == ECONNABORTED) continue;
+    if (errno != EAGAIN && errno != EWOULDBLOCK)
+      spdlog::warn("Accept error: {}", std::strerror(errno));
+    return;
+  }
 }
 
-void Server::on_accept(Listener& listener, asio::ip::tcp::socket socket) {
+void Server::on_accept(int fd, bool tls) {
   const config::Config& cfg = exec_.config();
   if (connections_.size() >= static_cast<std::size_t>(cfg.settings().maxclients)) {
-    asio::error_code ec;
     static constexpr std::string_view kMsg = "-ERR max number of clients reached\r\n";
-    if (!listener.tls) socket.write_some(asio::buffer(kMsg.data(), kMsg.size()), ec);
+    if (!tls) {  // a TLS client could not read it before its handshake
+      [[maybe_unused]] const ssize_t n = ::send(fd, kMsg.data(), kMsg.size(), MSG_NOSIGNAL);
+    }
+    ::close(fd);
     ++exec_.stats().rejected_connections;
     spdlog::debug("Rejected connection: max number of clients reached");
     return;
   }
-  asio::error_code ec;
   const int keepalive = cfg.settings().tcp_keepalive;
-  if (keepalive > 0) {
-    socket.set_option(asio::socket_base::keep_alive(true), ec);
-    const int fd = socket.native_handle();
-    int idle = keepalive, intvl = std::max(1, keepalive / 3), cnt = 3;
-    ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof idle);
-    ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof intvl);
-    ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof cnt);
+  if (keepalive > 0) set_keepalive(fd, keepalive);
+  std::unique_ptr<TlsSession> session;
+  if (tls) {
+    session = std::make_unique<TlsSession>((*tls_context_)->native(), TlsSession::Role::kServer,
+                                           cfg.settings().tls_auth_clients);
   }
-  std::unique_ptr<TlsSession> tls;
-  if (listener.tls) {
-    tls = std::make_unique<TlsSession>((*tls_context_)->native(), TlsSession::Role::kServer,
-                                       cfg.settings().tls_auth_clients);
-  }
-  auto conn = std::make_unique<Connection>(*this, std::move(socket), std::move(tls));
+  auto conn = std::make_unique<Connection>(*this, fd, socket_address(fd, true),
+                                           socket_address(fd, false), std::move(session));
   Connection* raw = conn.get();
   connections_.emplace(raw, std::move(conn));
-  raw->start();
+  if (!raw->start()) raw->close();
 }
 
-// Enough to drain every ready connection of a large batch, few enough that a client flooding
-// the socket cannot hold everyone else's replies back for long.
-constexpr int kMaxHandlersPerTurn = 1024;
-
 void Server::run() {
-  while (!io_.stopped()) {
-    if (!flush_wanted_ && io_.run_one() == 0) break;  // blocks until something happens
-    for (int i = 0; i < kMaxHandlersPerTurn && io_.poll_one() > 0; ++i) {
-    }
-    if (flush_wanted_) finish_turn();
+  while (!stopping_) {
+    wait_for_events();
+    run_due_timers();
+    if (flush_wanted_ && !stopping_) finish_turn();
   }
+}
+
+int Server::wait_timeout_ms() const {
+  if (flush_wanted_) return 0;
+  const std::uint64_t now = exec_.clock().monotonic_ms();
+  std::uint64_t due = cron_due_ms_;
+  if (timer_due_ms_ != 0) due = std::min(due, timer_due_ms_);
+  if (due <= now) return 0;
+  return static_cast<int>(std::min<std::uint64_t>(due - now, kMaxWaitMs));
+}
+
+void Server::wait_for_events() {
+  const int timeout = wait_timeout_ms();
+  if (replica_link_ && replica_link_->active()) {
+    // The link's socket is asio's: block in asio, with the loop's descriptor as one of its own.
+    if (!loop_in_asio_.is_open()) loop_in_asio_.assign(::dup(loop_.fd()));
+    if (!loop_wait_armed_) {
+      loop_wait_armed_ = true;
+      loop_in_asio_.async_wait(asio::posix::stream_descriptor::wait_read,
+                               [this](const asio::error_code&) { loop_wait_armed_ = false; });
+    }
+    io_.run_one_for(std::chrono::milliseconds(timeout));
+    io_.poll();
+    loop_.wait_and_dispatch(0);
+    asio_polled_ms_ = exec_.clock().monotonic_ms();
+    return;
+  }
+  const int ready = loop_.wait_and_dispatch(timeout);
+  // Signals (asio's signal set) interrupt the wait; under load it never ends empty, so asio is
+  // also polled once per interval: one non-blocking epoll_wait of its own.
+  const std::uint64_t now = exec_.clock().monotonic_ms();
+  if (ready == 0 || now - asio_polled_ms_ >= kAsioPollIntervalMs) {
+    asio_polled_ms_ = now;
+    io_.poll();
+  }
+}
+
+void Server::run_due_timers() {
+  if (stopping_) return;  // a stop signal was handled in this wait's asio poll
+  const std::uint64_t now = exec_.clock().monotonic_ms();
+  if (timer_due_ms_ != 0 && now >= timer_due_ms_) {
+    timer_due_ms_ = 0;
+    on_timer();
+  }
+  if (!stopping_ && now >= cron_due_ms_) run_cron();
 }
 
 void Server::run_events_while_busy() {
-  // asio supports poll_one nested in a handler. The handlers that run here see the executor
-  // busy: commands get -BUSY but for the allow-busy ones, the timer and cron do nothing, and
-  // the caller's connection only stores what it reads (Client::script_running).
-  // The flush runs as one of those handlers, never from here: an operation that completes at
-  // once (a speculative read or write) is counted in the innermost running handler's work,
-  // and the one running here (the script's caller) only ends after the script.
-  busy_flush_.expires_at(asio::steady_timer::time_point::min());
-  busy_flush_.async_wait([this](const asio::error_code& ec) {
-    if (!ec) flush_while_busy();
-  });
-  for (int i = 0; i < kMaxHandlersPerTurn && io_.poll_one() > 0; ++i) {
-  }
+  // Called inside one of the loop's handlers (the script's caller): the loop and asio both
+  // allow a nested non-blocking wait. The handlers that run here see the executor busy:
+  // commands get -BUSY but for the allow-busy ones, and the caller's connection stops reading
+  // (Client::script_running).
+  loop_.wait_and_dispatch(0);
+  io_.poll();
+  flush_while_busy();
 }
 
 void Server::flush_while_busy() {
-  if (!exec_.busy_script()) {  // fired after the script ended: the normal turn does it all
-    schedule_flush();
-    return;
-  }
   // The script's effects are still inside its execution unit, so this writes none of them.
   exec_.persistence().flush_turn();
   close_over_limit_clients();
   close_killed_clients();
   write_replies();
-  start_deferred_reads();
-  free_closed_connections();
-}
-
-void Server::defer_read(Connection& conn) {
-  deferred_reads_.push_back(&conn);
-  schedule_flush();
 }
 
 void Server::finish_turn() {
@@ -224,7 +320,6 @@ void Server::finish_turn() {
   close_killed_clients();
   write_replies();
   if (exec_.clients().has_resume()) schedule_flush();
-  start_deferred_reads();
   free_closed_connections();
   if (exec_.shutdown_requested() && !stopping_) {
     shutdown();
@@ -236,7 +331,7 @@ void Server::finish_turn() {
 void Server::resume_unblocked_clients() {
   // Resumed clients may produce output and wake others, which may resume more clients.
   // By id: a resumed client's script may go busy, and a client later in the list may close
-  // and be freed while it is (run_events_while_busy).
+  // while it is (run_events_while_busy).
   server::ClientRegistry& clients = exec_.clients();
   std::vector<std::uint64_t> ids;
   for (int rounds = 0; clients.has_resume() && rounds < 1000; ++rounds) {
@@ -266,18 +361,10 @@ void Server::write_replies() {
     if (c->transport) c->transport->flush();
 }
 
-void Server::start_deferred_reads() {
-  // After the writes: a reply had time to reach its client, whose next request may be waiting.
-  for (Connection* conn : deferred_reads_) conn->read_after_flush();
-  deferred_reads_.clear();
-}
-
 void Server::free_closed_connections() {
-  // Only once the socket is closed and every operation on it has completed.
-  for (Connection* conn : closed_) {
-    if (conn->idle_freeable()) connections_.erase(conn);
-  }
-  std::erase_if(closed_, [this](Connection* c) { return !connections_.contains(c); });
+  // Only here, outside every wait: a wait's events may still name a connection closed in it.
+  for (Connection* conn : closed_) connections_.erase(conn);
+  closed_.clear();
 }
 
 void Server::connection_closed(Connection& conn) {
@@ -286,17 +373,10 @@ void Server::connection_closed(Connection& conn) {
 }
 
 void Server::arm_timer() {
+  // The next waiter deadline becomes the wait's timeout (wait_timeout_ms).
   if (stopping_) return;
   const auto next = exec_.next_wakeup_ms();
-  if (!next) return;
-  if (timer_armed_ms_ != 0 && timer_armed_ms_ <= *next) return;
-  timer_armed_ms_ = *next;
-  timer_.expires_at(to_time_point(*next));
-  timer_.async_wait([this](const asio::error_code& ec) {
-    if (ec == asio::error::operation_aborted) return;
-    timer_armed_ms_ = 0;
-    on_timer();
-  });
+  timer_due_ms_ = next ? std::max<std::uint64_t>(*next, 1) : 0;
 }
 
 void Server::on_timer() {
@@ -309,33 +389,28 @@ void Server::on_timer() {
 void Server::run_cron() {
   // Once a second, like Redis' serverCron: the executor decides (idle clients, persistence
   // housekeeping); net only closes the sockets it names.
-  cron_.expires_after(std::chrono::seconds(1));
-  cron_.async_wait([this](const asio::error_code& ec) {
-    if (ec || stopping_) return;
-    if (exec_.busy_script()) {  // Redis' whileBlockedCron runs none of serverCron's work
-      run_cron();
-      return;
-    }
-    for (server::Client* c : exec_.cron(exec_.clock().monotonic_ms())) {
-      if (!c->close_asap) spdlog::debug("Closing idle client");  // the executor logged the other
-      c->transport->close();
-    }
-    // Cron may have produced output (a replica's RDB, the stream's ping): write it this turn.
-    if (exec_.clients().has_flush()) schedule_flush();
-    // A timer that fired late or a wakeup that moved earlier gets re-armed here too.
-    arm_timer();
-    run_cron();
-  });
+  const std::uint64_t now = exec_.clock().monotonic_ms();
+  cron_due_ms_ = now + 1000;
+  if (exec_.busy_script()) return;  // Redis' whileBlockedCron runs none of serverCron's work
+  for (server::Client* c : exec_.cron(now)) {
+    if (!c->close_asap) spdlog::debug("Closing idle client");  // the executor logged the other
+    c->transport->close();
+  }
+  std::size_t freed = 0;
+  for (auto& [raw, conn] : connections_) freed += conn->release_idle_buffers(now);
+  // glibc keeps freed 16 KB buffers in its heap: hand their pages back to the system, once per
+  // cron and only when enough was freed to matter (as jemalloc's purge does for Redis).
+  if (freed >= kTrimAfterFreedBytes) ::malloc_trim(0);
+  // Cron may have produced output (a replica's RDB, the stream's ping): write it this turn.
+  if (exec_.clients().has_flush()) schedule_flush();
+  // A wakeup that moved earlier gets re-armed here too.
+  arm_timer();
 }
 
 void Server::shutdown() {
   if (stopping_) return;
   stopping_ = true;
-  asio::error_code ec;
-  for (Listener& l : listeners_) l.acceptor->close(ec);
-  timer_.cancel();
-  cron_.cancel();
-  busy_flush_.cancel();
+  listeners_.clear();  // closes the listening sockets
   if (replica_link_) replica_link_->close();
   for (auto& [raw, conn] : connections_) {
     conn->flush_for_shutdown();

@@ -26,6 +26,7 @@ std::string client_flags(const Client& c) {
 
 std::string client_info_string(const Client& c, std::uint64_t now_ms) {
   const std::size_t qbuf = c.transport ? c.transport->query_buffer_bytes() : 0;
+  const std::size_t qbuf_free = c.transport ? c.transport->query_buffer_free() : 0;
   const OutputMemory out = output_memory(c);
   std::size_t multi_mem = 0;
   for (const auto& q : c.queued)
@@ -37,9 +38,9 @@ std::string client_info_string(const Client& c, std::uint64_t now_ms) {
       c.id, c.addr, c.laddr, c.fd, c.name, (now_ms - c.created_ms) / 1000,
       (now_ms - c.last_interaction_ms) / 1000, client_flags(c), c.db, c.pubsub.channels.size(),
       c.pubsub.patterns.size(), c.pubsub.shard_channels.size(),
-      c.in_multi ? static_cast<long long>(c.queued.size()) : -1LL, qbuf,
-      qbuf > 16384 ? 0 : 16384 - qbuf, multi_mem, kReplyChunkBytes, out.buffer_bytes, out.blocks,
-      out.list_bytes, qbuf + out.list_bytes + multi_mem + 16384, c.last_command,
+      c.in_multi ? static_cast<long long>(c.queued.size()) : -1LL, qbuf, qbuf_free, multi_mem,
+      kReplyChunkBytes, out.buffer_bytes, out.blocks, out.list_bytes,
+      qbuf + qbuf_free + out.list_bytes + multi_mem + 16384, c.last_command,
       c.user ? std::string_view(c.user->name()) : std::string_view("(superuser)"),
       static_cast<int>(c.resp), c.lib_name, c.lib_ver);
 }

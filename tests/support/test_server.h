@@ -24,13 +24,15 @@ class FakeTransport final : public server::ClientTransport {
  public:
   bool peer_gone() override { return gone; }
   std::size_t query_buffer_bytes() const override { return 0; }
+  std::size_t query_buffer_free() const override { return qbuf_free; }
   std::size_t pending_output_bytes() const override { return pending; }
   void flush() override {}
   void resume() override {}
   void close() override { closed = true; }
   bool gone = false;
   bool closed = false;
-  std::size_t pending = 0;  ///< bytes the transport holds unwritten (output-buffer limits)
+  std::size_t pending = 0;    ///< bytes the transport holds unwritten (output-buffer limits)
+  std::size_t qbuf_free = 0;  ///< the read buffer's spare room (CLIENT LIST qbuf-free)
 };
 
 class TestServer {

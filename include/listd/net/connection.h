@@ -1,24 +1,28 @@
-// One client connection: socket, read buffer, request parser and write path.
+// One client connection: its socket, read buffer, request parser and write path, on listd's own
+// epoll loop (EpollLoop; the socket is registered once, level-triggered).
 //
-// Reads with async_read_some, parses and executes every complete request in the buffer (stopping
-// while the client is blocked), and writes replies with a direct non-blocking write_some when
-// the Server flushes at the end of the loop turn; only what the socket does not take goes to an
-// async_write. After a short read that produced a reply, the next read starts only once that
-// reply is written (Server::defer_read): earlier, asio's speculative read could only fail.
-// The object outlives its async operations: the Server frees it once it is closed and no
-// operation is pending.
+// A readiness report reads into the buffer (again only while a read fills the room it had, at
+// most a few times: the rest is reported on the next wait), parses and executes every complete
+// request (stopping while the client is blocked), and leaves the replies in Client::out for the
+// Server's end-of-turn flush: one send per client. Only what the socket does not take is kept
+// (writing_) and sent when epoll reports room, the one time the interest changes.
 //
-// On the TLS port a TlsSession filters the bytes (the seam for any I/O backend): what the
-// socket gives goes through TlsSession::feed/read into the read buffer, replies through
-// TlsSession::write into tls_out_, which takes the place of Client::out on the write path.
+// The byte seam (for a filter such as TLS between the socket and the protocol): every byte read
+// from the socket enters in `read_from_socket`, and every byte written leaves through
+// `send_bytes`; the parser only sees `in_` and the executor only `Client::out`.
+// On the TLS port a TlsSession sits in that seam (src/net/connection_tls.cpp): ciphertext read
+// from the socket goes through TlsSession::feed/read into in_, replies through
+// TlsSession::write into tls_out_, which takes Client::out's place on the write path.
+// The object is freed by the Server at the end of the turn in which it closed.
 #pragma once
 
-#include <asio.hpp>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "listd/net/epoll_loop.h"
 #include "listd/protocol/request_parser.h"
 #include "listd/server/client.h"
 
@@ -31,45 +35,60 @@ namespace listd::net {
 class Server;
 class TlsSession;
 
-class Connection final : public server::ClientTransport {
+class Connection final : public server::ClientTransport, public IoHandler {
  public:
-  /// `tls`: a server session for a connection accepted on the TLS port, else nullptr.
-  Connection(Server& server, asio::ip::tcp::socket socket, std::unique_ptr<TlsSession> tls);
+  /// Takes ownership of the connected, non-blocking socket `fd`. `tls`: a server session for a
+  /// connection accepted on the TLS port, else nullptr.
+  Connection(Server& server, int fd, const std::string& remote, const std::string& local,
+             std::unique_ptr<TlsSession> tls);
   ~Connection() override;
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
 
-  void start();
-  /// Starts the read that on_read deferred until this turn's replies were written.
-  void read_after_flush() { read_more(); }
+  /// Registers the socket with the loop; false if the loop refused it (the caller drops it).
+  bool start();
   bool closed() const noexcept { return closed_; }
-  bool idle_freeable() const noexcept { return closed_ && !read_pending_ && !write_pending_; }
   bool tls() const noexcept { return tls_ != nullptr; }
   /// Best-effort synchronous flush used at shutdown.
   void flush_for_shutdown();
+  /// Cron: gives back the read buffer's unused room and any idle output storage of a client
+  /// idle for more than 2 s (Redis' clientsCronResizeQueryBuffer); buffered bytes are kept.
+  /// Returns the bytes of capacity freed.
+  std::size_t release_idle_buffers(std::uint64_t now_ms);
+
+  // IoHandler
+  void on_io(bool readable, bool writable, bool hangup) override;
 
   // server::ClientTransport
   bool peer_gone() override;
   std::size_t query_buffer_bytes() const override { return in_end_ - in_begin_; }
-  std::size_t pending_output_bytes() const override;
+  std::size_t query_buffer_free() const override { return in_.size() - in_end_; }
+  std::size_t pending_output_bytes() const override {
+    return writing_.size() - written_ + tls_out_.size();
+  }
   /// Writes the client's pending output; closes afterwards if the client asked for it.
   void flush() override;
   /// Runs the requests already buffered (after the client was unblocked).
   void resume() override {
     if (!closed_) process_input();
   }
-  /// Closes the socket; the Server frees the object once no operation is pending.
+  /// Closes the socket and leaves the executor; the Server frees the object after the turn.
   void close() override;
 
  private:
+  void read_ready();
+  /// One read into the free room of in_; false when the connection closed. `filled`: the read
+  /// took all the room it had (more may be waiting).
+  bool read_from_socket(bool& filled);
+  void make_room();
   void process_input();
-  void read_more();
-  void on_read(const asio::error_code& ec, std::size_t n);
-  void on_write(const asio::error_code& ec);
-  /// Writes `pending` (Client::out, or tls_out_) at once, the rest through an async write.
-  bool write_out(std::string& pending);
-  // TLS (src/net/connection_tls.cpp): ciphertext in, plaintext into in_, and replies out.
-  void start_tls_read();
+  void continue_write();
+  /// One send of `bytes`; returns how many the socket took, or -1 after closing on an error.
+  long send_bytes(std::string_view bytes);
+  /// Tells the loop whether to report readability (writability follows a pending write).
+  void set_interest(bool read);
+  // TLS (src/net/connection_tls.cpp): the ciphertext of one read into plaintext in in_ (false
+  // once the connection failed or closed), and the replies into tls_out_.
   bool decrypt_input(std::size_t n);
   void encrypt_output();
   void protocol_error(std::string_view message);
@@ -77,22 +96,22 @@ class Connection final : public server::ClientTransport {
   void finish_protected_batch();
 
   Server& server_;
-  asio::ip::tcp::socket socket_;
+  int fd_;
   server::Client* client_ = nullptr;
   protocol::RequestParser parser_;
   std::vector<char> in_;
   std::size_t in_begin_ = 0;
   std::size_t in_end_ = 0;
-  std::string writing_;  // bytes handed to an async_write in flight
+  std::string writing_;      // bytes the socket did not take yet
+  std::size_t written_ = 0;  // of writing_
+  bool reading_ = true;      // the loop reports readability
   std::unique_ptr<TlsSession> tls_;
   std::vector<char> tls_in_;  // ciphertext read from the socket
   std::string tls_out_;       // ciphertext to send (handshake, replies, alerts)
-  bool read_pending_ = false;
-  bool write_pending_ = false;
   bool closed_ = false;
   bool eof_ = false;
-  // While this client's script is busy: a read that completed was kept but not processed, a
-  // close was asked for; both are done once the script has ended.
+  // While this client's script is busy: readability was reported but not read, a close was asked
+  // for; both are done once the script has ended.
   bool read_paused_ = false;
   bool close_deferred_ = false;
 };

@@ -26,6 +26,8 @@ class ReplicaLink final : public server::MasterLinkTransport {
   void connect(const std::string& host, int port) override;
   void send(std::string_view bytes) override;
   void close() override;
+  /// A connection attempt or session is open: its socket is asio's, so the loop waits in asio.
+  bool active() const noexcept { return session_ != nullptr; }
 
  private:
   struct Session {

@@ -1,15 +1,15 @@
-// The network front: acceptors, the set of connections, end-of-turn flushing, the waiter timer
-// and shutdown. The only part of listd (with Connection) that includes asio.
+// The network front: listening sockets, the set of connections, end-of-turn flushing, the waiter
+// deadline, the once-a-second cron and shutdown.
 //
-// The loop turn (run()): wait for one event, then run every handler that is ready (including
-// one non-blocking reactor poll once the queue is empty, bounded by kMaxHandlersPerTurn), then
-// one finish_turn() - Redis' beforeSleep: the turn's AOF bytes (fsynced under appendfsync always)
-// and then one write per client. Everything read in a turn is executed before any reply is
-// written, and under `always` one fsync covers every client that was ready in the turn.
-//
-// A connection whose request produced a reply re-arms its read only after that reply is written
-// (defer_read): asio reads speculatively when a read is started, and a read started before the
-// reply can only find EAGAIN - one wasted system call per request/response round trip.
+// The loop turn (run()): one epoll_wait on listd's own EpollLoop (client and listening sockets,
+// registered once), every ready socket's handler, then one finish_turn() - Redis' beforeSleep:
+// the turn's AOF bytes (fsynced under appendfsync always) and then one send per client.
+// Everything read in a turn is executed before any reply is written, and under `always` one
+// fsync covers every client that was ready in the turn. The waiter deadline and the cron are
+// the wait's timeout (no timer system call). asio keeps what it does well here and costs nothing
+// per request: the signal set (a signal interrupts the wait, then asio is polled) and the
+// replica's link to its master; while that link is open the loop blocks in asio instead, with
+// the epoll descriptor as one of asio's (see docs/ARCHITECTURE.md, "The I/O layer").
 #pragma once
 
 #include <asio.hpp>
@@ -19,6 +19,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "listd/net/epoll_loop.h"
 #include "listd/protocol/request_parser.h"
 #include "listd/server/event_loop_yield.h"
 #include "listd/server/executor.h"
@@ -58,36 +59,40 @@ class Server final : public server::EventLoopYield {
   void run();
   /// Asks for a finish_turn() at the end of this loop turn.
   void schedule_flush() noexcept { flush_wanted_ = true; }
-  /// `conn` starts its next read at the end of this turn's flush, after its reply was written.
-  void defer_read(Connection& conn);
   void connection_closed(Connection& conn);
+  EpollLoop& loop() noexcept { return loop_; }
+  /// The multiplexing API, as INFO server's multiplexing_api and the start-up log name it.
+  static constexpr const char* kBackendName = "epoll";
   std::uint16_t bound_port() const noexcept { return bound_port_; }
   std::uint16_t bound_tls_port() const noexcept { return bound_tls_port_; }
 
   /// server::EventLoopYield, called from a busy script's hook inside one of this loop's
-  /// handlers: one bounded non-blocking poll, then the part of finish_turn that is safe there
-  /// (the AOF bytes of earlier commands, the other clients' replies, their deferred reads and
-  /// closes). No resumes, no timer, no cron, no shutdown: those wait for the script's end.
+  /// handlers: one non-blocking wait of the loop and one asio poll, then the part of finish_turn
+  /// that is safe there (the AOF bytes of earlier commands, the other clients' replies and
+  /// closes). No resumes, no timer, no cron, no shutdown, no connection freed (the outer wait
+  /// still holds its events): those wait for the script's end.
   void run_events_while_busy() override;
 
  private:
-  struct Listener {
-    std::unique_ptr<asio::ip::tcp::acceptor> acceptor;
-    bool tls = false;
-  };
+  class Listener;
   /// Binds one address word of `bind` on `port`; false when a required address fails.
   bool listen_on(const std::string& word, std::uint16_t port, bool tls, std::string& error);
   /// The TLS context at start-up and its reload on CONFIG SET (Redis applyTlsCfg).
   bool configure_tls(std::string& error);
-  void accept_next(Listener& listener);
-  void on_accept(Listener& listener, asio::ip::tcp::socket socket);
+  /// Accepts what the listening socket `fd` holds (bounded per report).
+  void accept_ready(int fd, bool tls);
+  void on_accept(int fd, bool tls);
+  /// One wait for socket events, bounded by the next deadline; through asio while it has a
+  /// socket of its own (the replica link).
+  void wait_for_events();
+  int wait_timeout_ms() const;
+  void run_due_timers();
   // finish_turn() and its steps, in the order it runs them.
   void finish_turn();
   void resume_unblocked_clients();
   void close_over_limit_clients();
   void close_killed_clients();
   void write_replies();
-  void start_deferred_reads();
   void free_closed_connections();
   void arm_timer();
   void on_timer();
@@ -98,17 +103,20 @@ class Server final : public server::EventLoopYield {
   asio::io_context& io_;
   server::Executor& exec_;
   NetOptions options_;
-  std::vector<Listener> listeners_;
+  EpollLoop loop_;
+  std::vector<std::unique_ptr<Listener>> listeners_;
+  asio::posix::stream_descriptor loop_in_asio_;  // a dup of loop_'s descriptor, while asio blocks
+  // asio is polled, not run: without work of its own it would count as stopped.
+  asio::executor_work_guard<asio::io_context::executor_type> keep_asio_running_;
+  bool loop_wait_armed_ = false;
   // The TLS port's context, shared with the CONFIG SET hook, which outlives the Server.
   std::shared_ptr<std::unique_ptr<TlsContext>> tls_context_;
   std::unique_ptr<ReplicaLink> replica_link_;  // our master, when we are a replica
   std::unordered_map<Connection*, std::unique_ptr<Connection>> connections_;
   std::vector<Connection*> closed_;
-  std::vector<Connection*> deferred_reads_;  // valid until the end of the next finish_turn()
-  asio::steady_timer timer_;
-  std::uint64_t timer_armed_ms_ = 0;  // 0: not armed
-  asio::steady_timer cron_;
-  asio::steady_timer busy_flush_;  // runs flush_while_busy as a handler of the nested poll
+  std::uint64_t timer_due_ms_ = 0;  // the next waiter deadline; 0: none
+  std::uint64_t cron_due_ms_ = 0;
+  std::uint64_t asio_polled_ms_ = 0;
   protocol::ParserLimits limits_;
   std::size_t query_buffer_limit_ = 1ull << 30;
   std::uint16_t bound_port_ = 0;

@@ -30,6 +30,8 @@ class ClientTransport {
   virtual bool peer_gone() = 0;
   /// Bytes buffered but not yet parsed (CLIENT LIST qbuf).
   virtual std::size_t query_buffer_bytes() const = 0;
+  /// Room the query buffer holds beyond those bytes (CLIENT LIST qbuf-free; 0 once released).
+  virtual std::size_t query_buffer_free() const = 0;
   /// Bytes flush() took from Client::out and has not yet written to the socket (with
   /// Client::out, the output the limits count: output_buffer_limits.h).
   virtual std::size_t pending_output_bytes() const = 0;

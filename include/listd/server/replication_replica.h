@@ -81,6 +81,7 @@ class ReplicationReplica final : public ClientTransport {
   // ---- ClientTransport of the master client: its replies are dropped --------------------
   bool peer_gone() override { return false; }
   std::size_t query_buffer_bytes() const override { return in_.size(); }
+  std::size_t query_buffer_free() const override { return in_.capacity() - in_.size(); }
   std::size_t pending_output_bytes() const override { return 0; }
   void flush() override;
   void resume() override {}

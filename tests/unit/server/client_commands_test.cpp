@@ -52,6 +52,23 @@ TEST(ClientInfoOutputMemory, BacklogBeyondTheStaticBufferCountsAsBlocks) {
   EXPECT_EQ(field(list, "flags"), "P");
 }
 
+TEST(ClientInfoQueryBuffer, QbufFreeAndTotMemAreTheTransportsReadBufferRoom) {
+  TestServer t;
+  Client& idle = t.client();
+  Client& other = t.client();
+  const auto list = [&] { return t.run(other, {"CLIENT", "LIST", "ID", std::to_string(idle.id)}); };
+  t.transport(idle).qbuf_free = 16384;  // a read buffer allocated, nothing in it
+  const std::string with_buffer = list();
+  EXPECT_EQ(field(with_buffer, "qbuf"), "0");
+  EXPECT_EQ(field(with_buffer, "qbuf-free"), "16384");
+  t.transport(idle).qbuf_free = 0;  // given back by the cron (net::Connection)
+  const std::string released = list();
+  EXPECT_EQ(field(released, "qbuf-free"), "0");
+  // Redis' tot-mem counts the query buffer's whole allocation.
+  EXPECT_EQ(std::stoll(field(with_buffer, "tot-mem")) - std::stoll(field(released, "tot-mem")),
+            16384);
+}
+
 TEST(ClientKillType, PubsubKillsSubscribersAndNormalSparesThem) {
   TestServer t;
   Client& admin = t.client();
