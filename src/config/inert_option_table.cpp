@@ -208,7 +208,6 @@ void append_booleans(std::vector<OptionSpec>& t) {
 }
 
 void append_strings_and_enums(std::vector<OptionSpec>& t) {
-  constexpr unsigned kSens = kOptionSensitive;
   const auto add = [&t](OptionSpec spec) { t.push_back(std::move(spec)); };
   add(text("cluster-announce-ip", kNone, "", true));
   add(text("cluster-config-file", kImm, "nodes.conf", false));
