@@ -9,7 +9,7 @@ deps:
 	./scripts/install-deps.sh
 
 build: deps
-	cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release
+	cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release -DLISTD_UNITY_BUILD=ON
 	cmake --build build/release --target listd -j$(JOBS)
 
 run: build
