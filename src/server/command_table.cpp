@@ -37,12 +37,47 @@ std::vector<int> sort_key_positions(std::span<const std::string_view> argv) {
   return out;
 }
 
+// The argument after the first `keyword` at or after argv[from], 0 when there is none. As Redis'
+// keyword begin_search, the last argument is never taken for the keyword.
+int after_keyword(std::span<const std::string_view> argv, int from, std::string_view keyword) {
+  for (int i = from; i + 1 < static_cast<int>(argv.size()); ++i)
+    if (base::iequals(argv[static_cast<std::size_t>(i)], keyword)) return i + 1;
+  return 0;
+}
+
+// Redis 7.0 finds these keys by XREAD's key spec: the first STREAMS from argv[from], then the
+// first half of what follows it (none when fewer than two arguments follow).
+std::vector<int> stream_key_positions(std::span<const std::string_view> argv, int from) {
+  std::vector<int> out;
+  const int argc = static_cast<int>(argv.size());
+  const int first = after_keyword(argv, from, "streams");
+  if (first == 0) return out;
+  const int last = first + (argc - first) / 2 - 1;
+  for (int i = first; i <= last; ++i) out.push_back(i);
+  return out;
+}
+
+// Redis 7.0: GEORADIUS' key specs, argv[1], then the key after the first STORE from argv[from],
+// then the key after the first STOREDIST from there (so STOREDIST's key comes second).
+std::vector<int> georadius_key_positions(std::span<const std::string_view> argv, int from) {
+  std::vector<int> out{1};
+  for (std::string_view keyword : {"store", "storedist"})
+    if (const int at = after_keyword(argv, from, keyword)) out.push_back(at);
+  return out;
+}
+
 }  // namespace
 
 std::vector<int> CommandSpec::key_positions(std::span<const std::string_view> argv) const {
   std::vector<int> out;
   if (keys.not_key) return out;
   if (keys.sort_store) return argv.size() > 1 ? sort_key_positions(argv) : out;
+  // Where Redis' keyword searches start: after XREADGROUP's GROUP group consumer, after
+  // GEORADIUSBYMEMBER's member radius unit (one argument less than GEORADIUS' lon lat).
+  if (keys.after_streams) return stream_key_positions(argv, name == "xreadgroup" ? 4 : 1);
+  if (keys.georadius_store)
+    return argv.size() > 1 ? georadius_key_positions(argv, name == "georadiusbymember" ? 5 : 6)
+                           : out;
   const int argc = static_cast<int>(argv.size());
   int first = keys.first, last = keys.last, step = keys.step;
   if (keys.numkeys_at > 0) {

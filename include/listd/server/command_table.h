@@ -69,6 +69,10 @@ struct KeySpec {
   bool not_key = false;  ///< Redis' not_key flag (shard channels): reported, never a key
   /// Redis sortGetKeys: argv[1], then the key after the last STORE (SORT's movable key).
   bool sort_store = false;
+  /// Redis 7.0 XREAD/XREADGROUP key spec: the first half of the arguments after STREAMS.
+  bool after_streams = false;
+  /// GEORADIUS(BYMEMBER) key specs: argv[1], the keys after STORE and STOREDIST.
+  bool georadius_store = false;
 
   /// The key count at argv[at], the keys right after it.
   static constexpr KeySpec numkeys(int at) noexcept { return {0, 0, 0, at, false}; }
@@ -76,6 +80,14 @@ struct KeySpec {
   static constexpr KeySpec destination_and_numkeys(int at) noexcept { return {1, 1, 1, at, false}; }
   /// SORT's keys: argv[1] and an optional STORE destination anywhere after it.
   static constexpr KeySpec sort_keys() noexcept { return {1, 1, 1, 0, false, true}; }
+  /// XREAD's and XREADGROUP's stream keys, found after their STREAMS keyword.
+  static constexpr KeySpec stream_keys() noexcept { return {0, 0, 0, 0, false, false, true}; }
+  /// GEORADIUS(BYMEMBER)'s keys: argv[1] and an optional STORE/STOREDIST destination.
+  static constexpr KeySpec georadius_keys() noexcept {
+    return {1, 1, 1, 0, false, false, false, true};
+  }
+  /// Keys found by scanning the arguments (Redis' movablekeys commands with a getkeys_proc).
+  constexpr bool scanned() const noexcept { return sort_store || after_streams || georadius_store; }
 };
 
 /// The key specs most commands have.

@@ -500,12 +500,13 @@ void register_geo_commands(CommandTable& table) {
   t.add("geosearchstore", -8, kWrite | kDenyOom, kFirstTwoKeys, &cmd_geosearchstore, "6.2.0",
         "Query a sorted set representing a geospatial index to fetch members inside an area of a "
         "box or a circle, and store the result in another key.");
-  t.add("georadius", -6, kWrite | kDenyOom, kFirstKey, &cmd_georadius, "3.2.0",
+  t.add("georadius", -6, kWrite | kDenyOom, KeySpec::georadius_keys(), &cmd_georadius, "3.2.0",
         "Query a sorted set representing a geospatial index to fetch members matching a given "
         "maximum distance from a point");
   t.add("georadius_ro", -6, kReadonly, kFirstKey, &cmd_georadius_ro, "3.2.10",
         "A read-only variant for GEORADIUS");
-  t.add("georadiusbymember", -5, kWrite | kDenyOom, kFirstKey, &cmd_georadiusbymember, "3.2.0",
+  t.add("georadiusbymember", -5, kWrite | kDenyOom, KeySpec::georadius_keys(),
+        &cmd_georadiusbymember, "3.2.0",
         "Query a sorted set representing a geospatial index to fetch members matching a given "
         "maximum distance from a member");
   t.add("georadiusbymember_ro", -5, kReadonly, kFirstKey, &cmd_georadiusbymember_ro, "3.2.10",

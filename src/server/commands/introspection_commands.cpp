@@ -203,7 +203,13 @@ void cmd_command_docs(CommandContext& ctx) {
   }
 }
 
-// COMMAND GETKEYS command [arg ...]
+// Redis' doesCommandHaveKeys: a fixed, counted or scanned key (shard channels are not keys).
+bool getkeys_command_has_keys(const CommandSpec& c) {
+  return !c.keys.not_key && (c.keys.first > 0 || c.keys.numkeys_at > 0 || c.keys.scanned());
+}
+
+// COMMAND GETKEYS command [arg ...], Redis' order of checks: the command, whether it has keys at
+// all, its arity, then the keys found (none is an error but for the scripts' NO_MANDATORY_KEYS).
 void cmd_command_getkeys(CommandContext& ctx) {
   const auto argv = ctx.argv().subspan(2);
   const CommandSpec* c = ctx.exec().commands().find(argv[0]);
@@ -212,14 +218,19 @@ void cmd_command_getkeys(CommandContext& ctx) {
     ctx.reply().error("ERR Invalid command specified");
     return;
   }
+  if (!getkeys_command_has_keys(*c)) {
+    ctx.reply().error("ERR The command has no key arguments");
+    return;
+  }
   const auto n = static_cast<long long>(argv.size());
   if ((c->arity > 0 && n != c->arity) || n < -c->arity) {
     ctx.reply().error("ERR Invalid number of arguments specified for command");
     return;
   }
   const std::vector<int> keys = c->key_positions(argv);
-  if (keys.empty()) {
-    ctx.reply().error("ERR The command has no key arguments");
+  const bool no_mandatory_keys = c->name.starts_with("eval") || c->name.starts_with("fcall");
+  if (keys.empty() && !no_mandatory_keys) {
+    ctx.reply().error("ERR Invalid arguments specified for command");
     return;
   }
   auto r = ctx.reply();

@@ -334,10 +334,11 @@ ServeResult serve_stream_waiter(Executor& exec, Client& c, const store::DbKey& k
 
 void register_stream_read_commands(CommandTable& table) {
   CommandFamily t = table.family("stream");
-  t.add("xread", -4, kReadonly | kBlocking, kNoKeys, &cmd_xread, "5.0.0",
+  t.add("xread", -4, kReadonly | kBlocking, KeySpec::stream_keys(), &cmd_xread, "5.0.0",
         "Return never seen elements in multiple streams, with IDs greater than the ones reported "
         "by the caller for each stream. Can block.");
-  t.add("xreadgroup", -7, kWrite | kBlocking | kOwnEffect, kNoKeys, &cmd_xreadgroup, "5.0.0",
+  t.add("xreadgroup", -7, kWrite | kBlocking | kOwnEffect, KeySpec::stream_keys(), &cmd_xreadgroup,
+        "5.0.0",
         "Return new entries from a stream using a consumer group, or access the history of the "
         "pending entries for a given consumer. Can block.");
 }

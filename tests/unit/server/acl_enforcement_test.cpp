@@ -202,3 +202,16 @@ TEST(AclEnforcement, DeletedUsersClientsAreClosedAndKillUserFindsThem) {
 }
 
 }  // namespace
+
+// Keys found by scanning (XREAD's STREAMS, GEORADIUS' STORE) are checked too, as in 7.0.15.
+TEST(AclEnforcement, ChecksScannedStreamAndStoreKeys) {
+  TestServer t;
+  auto& admin = t.client();
+  t.run(admin, {"ACL", "SETUSER", "u", "on", "nopass", "+@all", "~s*"});
+  auto& u = t.client();
+  t.run(u, {"AUTH", "u", "x"});
+  EXPECT_EQ(t.run(u, {"XREAD", "STREAMS", "s1", "x", "0", "0"}), kKeyErr);
+  EXPECT_EQ(t.run(u, {"XREAD", "STREAMS", "s1", "0"}), "*-1\r\n");
+  EXPECT_EQ(t.run(u, {"GEORADIUS", "s1", "0", "0", "1", "km", "STORE", "x"}), kKeyErr);
+  EXPECT_EQ(t.run(u, {"GEORADIUS", "s1", "0", "0", "1", "km", "STORE", "s2"}), integer(0));
+}

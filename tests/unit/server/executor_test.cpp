@@ -178,6 +178,40 @@ TEST(Executor, ClientKillClosesTheTarget) {
   EXPECT_EQ(t.run(a, {"CLIENT", "KILL", "1.2.3.4:5"}), "-ERR No such client\r\n");
 }
 
+// The movable keys and the error order of COMMAND GETKEYS, replies taken from redis-server 7.0.15.
+TEST(Executor, CommandGetkeysMovableKeys) {
+  TestServer t;
+  auto& c = t.client();
+  auto keys = [&](std::vector<std::string_view> argv) {
+    argv.insert(argv.begin(), {"COMMAND", "GETKEYS"});
+    return t.run(c, argv);
+  };
+  EXPECT_EQ(keys({"XREAD", "STREAMS", "s1", "s2", "0"}), "*1\r\n$2\r\ns1\r\n");
+  EXPECT_EQ(keys({"XREAD", "BLOCK", "0", "COUNT", "1", "STREAMS", "a", "b", "c", "d"}),
+            "*2\r\n$1\r\na\r\n$1\r\nb\r\n");
+  EXPECT_EQ(keys({"XREADGROUP", "GROUP", "streams", "c", "STREAMS", "s1", "s2", ">", ">"}),
+            "*2\r\n$2\r\ns1\r\n$2\r\ns2\r\n");
+  EXPECT_EQ(keys({"XREAD", "COUNT", "1", "STREAMS"}),
+            "-ERR Invalid arguments specified for command\r\n");
+  EXPECT_EQ(keys({"XREAD", "COUNT", "1", "a", "b"}),
+            "-ERR Invalid arguments specified for command\r\n");
+  EXPECT_EQ(keys({"XREAD", "STREAMS", "a"}),
+            "-ERR Invalid number of arguments specified for command\r\n");
+  EXPECT_EQ(keys({"GEORADIUSBYMEMBER", "g", "m", "1", "km", "STOREDIST", "d", "STORE", "e"}),
+            "*3\r\n$1\r\ng\r\n$1\r\ne\r\n$1\r\nd\r\n");
+  EXPECT_EQ(keys({"GEORADIUS", "g", "0", "0", "1", "km", "STORE", "a", "STORE", "b"}),
+            "*2\r\n$1\r\ng\r\n$1\r\na\r\n");
+  EXPECT_EQ(keys({"GEORADIUS", "g", "0", "0", "1", "km", "STORE"}), "*1\r\n$1\r\ng\r\n");
+  // Scripts have NO_MANDATORY_KEYS: no keys is an empty reply, not an error.
+  EXPECT_EQ(keys({"EVAL", "x", "5", "a"}), "*0\r\n");
+  EXPECT_EQ(keys({"FCALL", "f", "0"}), "*0\r\n");
+  EXPECT_EQ(keys({"ZUNIONSTORE", "d", "0", "a"}),
+            "-ERR Invalid arguments specified for command\r\n");
+  EXPECT_EQ(keys({"LMPOP", "0", "a", "LEFT"}), "-ERR Invalid arguments specified for command\r\n");
+  EXPECT_EQ(keys({"SSUBSCRIBE", "a", "b"}), "-ERR The command has no key arguments\r\n");
+  EXPECT_EQ(keys({"PING", "x"}), "-ERR The command has no key arguments\r\n");
+}
+
 TEST(Executor, CommandIntrospection) {
   TestServer t;
   auto& c = t.client();
