@@ -153,11 +153,9 @@ TEST(InertOptionTest, ValuesListdWouldHaveToActOnAreRefused) {
   }
   // The command line (appended to the file) may take a refused line back.
   Config overridden;
-  EXPECT_EQ(load_config_text("cluster-enabled yes
-                             syslog -
-                             enabled yes cluster - enabled no syslog -
-                             enabled no ",
-                             overridden),
+  EXPECT_EQ(load_config_text(
+                "cluster-enabled yes\nsyslog-enabled yes\ncluster-enabled no\nsyslog-enabled no\n",
+                overridden),
             std::nullopt);
   // CONFIG SET refuses at once.
   EXPECT_EQ(cfg.set("maxmemory-clients", "10%"),
