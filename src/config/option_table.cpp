@@ -159,9 +159,20 @@ std::string join_words(const std::vector<std::string>& words) {
 
 std::string get_bind(const ServerSettings& s) { return join_words(s.bind); }
 
+// Each address is quoted when it would not read back as one word (an empty address among others,
+// one with a space): Redis joins them bare, so its rewritten file loads other addresses.
 RewriteEntry rewrite_bind(const ServerSettings& s) {
   if (s.bind == default_bind()) return {"bind", {}, false};
-  return {"bind", {"bind " + (s.bind.empty() ? std::string("\"\"") : join_words(s.bind))}, true};
+  if (s.bind.empty()) return {"bind", {"bind \"\""}, true};
+  std::string line = "bind";
+  for (const std::string& address : s.bind) {
+    line += ' ';
+    if (address.empty() || base::needs_repr(address))
+      base::append_repr(line, address);
+    else
+      line += address;
+  }
+  return {"bind", {line}, true};
 }
 
 // replicaof <host> <port> | replicaof no one (Redis setConfigReplicaOfOption).
