@@ -159,19 +159,12 @@ std::string join_words(const std::vector<std::string>& words) {
 
 std::string get_bind(const ServerSettings& s) { return join_words(s.bind); }
 
-// Each address is quoted when it would not read back as one word (an empty address among others,
-// one with a space): Redis joins them bare, so its rewritten file loads other addresses.
+// Quoted when not one bare word ("" among others): Redis writes it bare and reads back less.
 RewriteEntry rewrite_bind(const ServerSettings& s) {
   if (s.bind == default_bind()) return {"bind", {}, false};
-  if (s.bind.empty()) return {"bind", {"bind \"\""}, true};
-  std::string line = "bind";
-  for (const std::string& address : s.bind) {
-    line += ' ';
-    if (address.empty() || base::needs_repr(address))
-      base::append_repr(line, address);
-    else
-      line += address;
-  }
+  std::string line = s.bind.empty() ? "bind \"\"" : "bind";
+  for (const std::string& a : s.bind)
+    line += ' ' + (a.empty() || base::needs_repr(a) ? base::repr(a) : a);
   return {"bind", {line}, true};
 }
 
