@@ -159,9 +159,13 @@ std::string join_words(const std::vector<std::string>& words) {
 
 std::string get_bind(const ServerSettings& s) { return join_words(s.bind); }
 
+// Quoted when not one bare word ("" among others): Redis writes it bare and reads back less.
 RewriteEntry rewrite_bind(const ServerSettings& s) {
   if (s.bind == default_bind()) return {"bind", {}, false};
-  return {"bind", {"bind " + (s.bind.empty() ? std::string("\"\"") : join_words(s.bind))}, true};
+  std::string line = s.bind.empty() ? "bind \"\"" : "bind";
+  for (const std::string& a : s.bind)
+    line += ' ' + (a.empty() || base::needs_repr(a) ? base::repr(a) : a);
+  return {"bind", {line}, true};
 }
 
 // replicaof <host> <port> | replicaof no one (Redis setConfigReplicaOfOption).

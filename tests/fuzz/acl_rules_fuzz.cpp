@@ -52,6 +52,18 @@ std::vector<std::string_view> split_rules(std::string_view text) {
   return out;
 }
 
+// A selector whose inner rule ends in ")" ("(+set ~w*erous))"): its description does not read
+// back in redis-server 7.0.15 either (unit test AclRules.PatternEndingInParenthesis...), so the
+// round trip is not asked of it.
+bool selector_pattern_ends_in_parenthesis(const std::vector<std::string>& merged) {
+  for (const std::string& rule : merged) {
+    if (rule.size() < 2 || rule.front() != '(' || rule.back() != ')') continue;
+    for (std::string_view inner : split_rules(std::string_view(rule).substr(1, rule.size() - 2)))
+      if (inner.back() == ')') return true;
+  }
+  return false;
+}
+
 // SETUSER, then the description round trip.
 void check_setuser(std::string_view input) {
   Acl acl(table());
@@ -65,6 +77,7 @@ void check_setuser(std::string_view input) {
     return;
   }
   const std::string described = acl.find("fuzz")->describe();
+  if (selector_pattern_ends_in_parenthesis(merged)) return;
   Acl fresh(table());
   std::string again_error;
   const std::vector<std::string> again_merged =

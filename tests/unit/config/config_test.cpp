@@ -583,6 +583,21 @@ TEST(ConfigTest, DirectivesMaySetImmutableOptionsAndIgnoreCase) {
   EXPECT_TRUE(cfg.settings().bind.empty());
 }
 
+// A fuzzer finding: an empty address among others loads (as in 7.0.15), and Redis' rewrite joins
+// the addresses bare, so its file reads back without it. listd quotes the words that need it.
+TEST(ConfigTest, RewriteQuotesBindAddressesThatAreNotOneBareWord) {
+  const std::string text = "bind 127.0.0.1 -d FLUSHALL \"\" \"a b\"\n";
+  Config cfg;
+  ASSERT_EQ(load_config_text(text, cfg), std::nullopt);
+  using V = std::vector<std::string>;
+  EXPECT_EQ(cfg.settings().bind, (V{"127.0.0.1", "-d", "FLUSHALL", "", "a b"}));
+  const std::string rewritten = rewrite_config_content(text, cfg);
+  EXPECT_NE(rewritten.find("bind 127.0.0.1 -d FLUSHALL \"\" \"a b\"\n"), std::string::npos);
+  Config again;
+  ASSERT_EQ(load_config_text(rewritten, again), std::nullopt);
+  EXPECT_EQ(again.settings().bind, cfg.settings().bind);
+}
+
 TEST(ConfigTest, MultiWordDirectiveGivenAsOneWordIsSplit) {
   Config cfg;
   using V = std::vector<std::string>;

@@ -204,3 +204,18 @@ TEST(AclRules, DescriptionsRebuildTheSameUser) {
 }
 
 }  // namespace
+
+// A fuzzer finding. "(+set" opens a second selector before the first is closed: Redis' merge
+// drops "(@read" and keeps "(+set ~w*erous))", whose key pattern "w*erous)" ends in ")". 7.0.15
+// accepts it and prints this line, which it refuses on reload ("+set)" is no command): ACL SAVE
+// then ACL LOAD loses such a user in Redis too. listd keeps Redis' bytes.
+TEST(AclRules, PatternEndingInParenthesisIsDescribedAsRedisDoes) {
+  TestServer t;
+  const std::string line =
+      describe(t, {"on", "nopass", "allkeys", "allchannels", "(@read", "(+set", "~w*erous))"});
+  EXPECT_EQ(line, "user u on nopass ~* &* -@all (~w*erous) resetchannels -@all +set)");
+  EXPECT_EQ(setuser_error(t, {"on", "nopass", "~*", "&*", "-@all", "(~w*erous)", "resetchannels",
+                              "-@all", "+set)"}),
+            "-ERR Error in ACL SETUSER modifier '+set)': Unknown command or category name in "
+            "ACL\r\n");
+}
