@@ -18,17 +18,6 @@ namespace {
 
 namespace ps = listd::persistence;
 
-/// While loading, "now" is the epoch (see data_loader.h).
-class LoadingClock final : public Clock {
- public:
-  explicit LoadingClock(const Clock& real) : real_(real) {}
-  std::uint64_t monotonic_ms() const override { return real_.monotonic_ms(); }
-  std::int64_t unix_ms() const override { return 0; }
-
- private:
-  const Clock& real_;
-};
-
 // A rewrite child of a killed server leaves its temp base behind: never in the manifest.
 void remove_leftover_temp_files(const std::string& dir, const std::string& prefix) {
   for (const std::string& name : ps::list_directory(dir))
@@ -44,6 +33,19 @@ bool prefix_of(std::string_view text, std::string_view prefix) {
 
 /// One file's replay: a loading client, the epoch clock and loading() on, undone at the end.
 class DataLoader::ReplaySession {
+  /// While loading, "now" is the epoch (see data_loader.h). A member type, not a file-local
+  /// one: this class is declared in the header, so its fields may not use the anonymous
+  /// namespace (-Wsubobject-linkage, which a unity build reports).
+  class LoadingClock final : public Clock {
+   public:
+    explicit LoadingClock(const Clock& real) : real_(real) {}
+    std::uint64_t monotonic_ms() const override { return real_.monotonic_ms(); }
+    std::int64_t unix_ms() const override { return 0; }
+
+   private:
+    const Clock& real_;
+  };
+
  public:
   explicit ReplaySession(DataLoader& loader)
       : loader_(loader),

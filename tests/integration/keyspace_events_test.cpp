@@ -699,7 +699,7 @@ std::string bulk_of(std::string_view s) {
 struct Side {
   std::string name;
   int port = 0;
-  std::unique_ptr<RespClient> self, plain, listener, blocker;
+  std::unique_ptr<RespClient> self{}, plain{}, listener{}, blocker{};
   std::vector<Frame> self_stream{}, listener_stream{}, blocker_stream{};
 
   void open() {

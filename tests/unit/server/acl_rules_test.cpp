@@ -158,10 +158,12 @@ TEST(AclRules, EveryCommandHasRedisCategories) {
   const auto table = listd::server::CommandTable::with_all_commands();
   // CLIENT SETINFO and NO-TOUCH are Redis 7.2's: 7.0 has no row, they keep the derived ones;
   // so does QUEUES, a listd extension (@admin @slow @dangerous, from its flags).
-  for (const auto* spec : table.by_slot())
+  for (const auto* spec : table.by_slot()) {
     if (spec->full_name != "client|setinfo" && spec->full_name != "client|no-touch" &&
-        spec->full_name != "queues")
+        spec->full_name != "queues") {
       EXPECT_NE(listd::server::acl_command_row(spec->full_name), nullptr) << spec->full_name;
+    }
+  }
 }
 
 // Redis aborts when a description does not rebuild the same command bits
