@@ -260,8 +260,11 @@ Status AofRewrite::fork_child() {
     return ps::write_rdb_file(temp, keyspace_, base_options(clock_, function_source_), err);
   };
   std::string err;
-  if (!child_.start(ps::BackgroundChild::Kind::kRewrite, temp_path, body, clock_.monotonic_ms(),
-                    err))
+  std::unique_lock parked = writer_.park_syncer();
+  const bool started = child_.start(ps::BackgroundChild::Kind::kRewrite, temp_path, body,
+                                    clock_.monotonic_ms(), err);
+  parked.unlock();
+  if (!started)
     return Status::error(
         fmt::format("ERR Can't rewrite append only file in background: fork: {}", err));
   scheduled_ = false;

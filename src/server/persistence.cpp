@@ -187,7 +187,11 @@ Status Persistence::start_bgsave(const std::optional<ps::RdbReplInfo>& repl) {
     return ps::save_rdb_file(temp, path, exec_.keyspace(), options, err);
   };
   std::string err;
-  if (!child_.start(ChildKind::kRdb, temp_path, body, exec_.clock().monotonic_ms(), err)) {
+  std::unique_lock parked = writer_.park_syncer();
+  const bool started =
+      child_.start(ChildKind::kRdb, temp_path, body, exec_.clock().monotonic_ms(), err);
+  parked.unlock();
+  if (!started) {
     last_bgsave_ok_ = false;
     return Status::error(fmt::format("ERR Can't save in background: fork: {}", err));
   }

@@ -65,6 +65,10 @@ class AofWriter {
   void close();
   /// Starts the everysec thread (idempotent).
   void start_syncer();
+  /// Held across a fork(): the fsync thread is then parked in its wait and holds no lock, so
+  /// the child inherits none locked (ASan's allocator does not reset its locks at fork; a child
+  /// forked while that thread allocated deadlocked on its first allocation).
+  [[nodiscard]] std::unique_lock<std::mutex> park_syncer() { return std::unique_lock(mu_); }
   /// Exits if the everysec thread's fsync failed (cron, once a second).
   void check_background_fsync() {
     if (sync_error_.load() != 0) flush();
