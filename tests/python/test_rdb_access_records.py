@@ -13,17 +13,9 @@ import shutil
 import pytest
 import redis
 
-from listd_testing import ListdServer
+from listd_testing import ListdServer, RedisServer
 
 HELLO = (b"\x00\x05hello\x0a\x00\x63\x72\xdf\x76\x65\x34\x20\x0a")
-
-
-class RedisServer(ListdServer):
-    def __init__(self, args):
-        super().__init__(args, binary="/usr/bin/redis-server")
-
-    def _check_kind(self, fields):
-        assert fields.get("redis_version", "").startswith("7.0."), fields
 
 
 def client(srv):

@@ -16,7 +16,7 @@ import threading
 import pytest
 import redis
 
-from listd_testing import ListdServer, RawConn, encode, parse_info, wait_until
+from listd_testing import ListdServer, RawConn, RedisServer, encode, parse_info, wait_until
 
 # Disk-based sync on both kinds of master: Redis 7.0's default (diskless, 5 s delay) would only
 # make the Redis run slower; listd has only the disk form. No stream ping during a test, so
@@ -24,15 +24,9 @@ from listd_testing import ListdServer, RawConn, encode, parse_info, wait_until
 MASTER_ARGS = ["--repl-diskless-sync", "no", "--repl-ping-replica-period", "3600"]
 
 
-class RedisReplica(ListdServer):
+def redis_replica(master_port):
     """redis-server 7.0 as a replica of `master_port` (whatever the tests' target is)."""
-
-    def __init__(self, master_port):
-        super().__init__(["--replicaof", "127.0.0.1", str(master_port), "--save", "",
-                          "--appendonly", "no"], binary="/usr/bin/redis-server")
-
-    def _check_kind(self, fields):
-        assert fields.get("redis_version", "").startswith("7.0."), fields
+    return RedisServer(["--replicaof", "127.0.0.1", str(master_port)])
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +47,7 @@ def m(master):
 
 @contextlib.contextmanager
 def redis_replica_of(master):
-    srv = RedisReplica(master.port).start()
+    srv = redis_replica(master.port).start()
     client = redis.Redis(port=srv.port, decode_responses=True, socket_timeout=30)
     try:
         yield client

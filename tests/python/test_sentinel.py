@@ -39,7 +39,7 @@ import threading
 import redis
 import redis.sentinel
 
-from listd_testing import ListdServer, scaled, wait_until
+from listd_testing import REDIS_SERVER_BINARY, ListdServer, scaled, wait_until
 from test_replication import in_sync
 
 QUEUE = "task:queue"
@@ -47,7 +47,7 @@ REVIEW = "review:queue"
 PROCESSING = "task:processing:"
 MASTER_NAME = "mymaster"
 # Debian's redis-sentinel is a link to this binary; `--sentinel` is the same start-up.
-SENTINEL_BINARY = "/usr/bin/redis-server"
+SENTINEL_BINARY = REDIS_SERVER_BINARY
 RECOVERABLE = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError,
                redis.exceptions.ReadOnlyError, redis.sentinel.MasterNotFoundError)
 

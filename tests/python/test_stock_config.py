@@ -16,24 +16,13 @@ import subprocess
 import pytest
 import redis
 
-from listd_testing import ListdServer, free_port, scaled, wait_until
+from listd_testing import ListdServer, RedisServer, free_port, scaled, wait_until
 from listd_testing.server import listd_binary, target
 
 DEBIAN_CONF = "/etc/redis/redis.conf"
 
 
-class RedisOracle(ListdServer):
-    """Debian's redis-server 7.0, whatever the tests' target is."""
-
-    def __init__(self, args=()):
-        super().__init__(["--save", "", "--appendonly", "no", *args],
-                         binary="/usr/bin/redis-server")
-
-    def _check_kind(self, fields):
-        assert fields.get("redis_version", "").startswith("7.0."), fields
-
-
-class RedisOracleOnFile(RedisOracle):
+class RedisOracleOnFile(RedisServer):
     def __init__(self, conf):
         super().__init__()
         self.conf = conf
@@ -58,7 +47,7 @@ class ConfFileServer(ListdServer):
 
 @pytest.fixture(scope="module")
 def servers():
-    oracle = RedisOracle().start()
+    oracle = RedisServer().start()
     tested = ListdServer().start()
     yield oracle, tested
     for srv in (tested, oracle):

@@ -210,3 +210,17 @@ class ListdServer:
 
     def __exit__(self, *exc):
         self.close()
+
+
+REDIS_SERVER_BINARY = "/usr/bin/redis-server"  # Debian's redis-server 7.0.15
+
+
+class RedisServer(ListdServer):
+    """Debian's redis-server 7.0, the oracle beside the server under test (whatever the tests'
+    target is): no snapshot rules and no AOF unless `args` sets them (later arguments win)."""
+
+    def __init__(self, args=()):
+        super().__init__(["--save", "", "--appendonly", "no", *args], binary=REDIS_SERVER_BINARY)
+
+    def _check_kind(self, fields):
+        assert fields.get("redis_version", "").startswith("7.0."), fields
