@@ -124,7 +124,8 @@ std::string Executor::rejection(const Client& c, std::span<const std::string_vie
   if (!c.authenticated && !(spec->flags & kNoAuth)) return std::string(kNoAuthErr);
   // One load and test for a user that may run anything (`default` unless restricted).
   if (c.user && !c.user->unrestricted())
-    if (std::string error = acl_refusal(c, *spec, argv); !error.empty()) return error;
+    if (const AclDenial denial = acl_refusal(c, *spec, argv); denial != AclDenial::kNone)
+      return acl_denial_error(denial, *spec);
   if (pre_command_oom_ && denied_on_oom(c, *spec, argv)) return std::string(kOomErr);
   if (persistence_->refusing_writes() && (spec->flags & (kWrite | kDeniedOnDiskError)))
     return std::string(kMisconfRdbErr);
@@ -133,18 +134,20 @@ std::string Executor::rejection(const Client& c, std::span<const std::string_vie
     return (scripting_->command_flags(*spec, argv) & kWrite) ||
            ((spec->flags & kExecCommand) && (c.queued_flags & kWrite));
   };
-  if (config_.settings().min_replicas_to_write != 0 && !replication_->enough_good_replicas() &&
-      is_write())
+  const config::ServerSettings& settings = config_.settings();
+  if (settings.min_replicas_to_write != 0 && !replication_->enough_good_replicas() && is_write())
     return std::string(kNoReplicasErr);
-  if (replica_side_->active() && config_.settings().replica_read_only && is_write())
-    return std::string(kReadOnlyReplicaErr);
+  // A master (the common case) pays one test for both replica checks below.
+  const bool replica = replica_side_->active();
+  if (replica && settings.replica_read_only && is_write()) return std::string(kReadOnlyReplicaErr);
   // RESP2 subscribed mode: only the commands flagged for it (RESP3 may mix in anything).
   if (c.resp == protocol::RespVersion::kResp2 && c.pubsub.subscribed() &&
       !(spec->flags & kAllowedWhenSubscribed))
     return subscribed_mode_error(spec->full_name);
   // A script's shebang flags decide (allow-stale); EXEC's queued commands were checked when
   // queued.
-  if (replica_side_->stale_refused() && !(scripting_->command_flags(*spec, argv) & kStale))
+  if (replica && replica_side_->stale_refused() &&
+      !(scripting_->command_flags(*spec, argv) & kStale))
     return std::string(kMasterDownErr);
   // Last, as in Redis processCommand: a busy script leaves only the allow-busy commands.
   if (scripting_->busy() && !(spec->flags & kAllowBusy))
@@ -278,15 +281,11 @@ void Executor::run_queued(Client& c, std::span<const std::string_view> argv) {
   if (spec && !spec->subcommands.empty()) spec = spec->find_subcommand(argv[1]);
   // The command was validated when queued; the table does not change at run time, but the
   // user's ACL rules may have (Redis execCommand checks them again).
-  if (c.user && !c.user->unrestricted()) {
-    std::size_t at = 0;
-    if (const AclDenial denial = c.user->check(*spec, argv, at); denial != AclDenial::kNone) {
-      acl_log(c, acl_log_reason(denial),
-              denial == AclDenial::kCommand ? spec->full_name : std::string(argv[at]));
+  if (c.user && !c.user->unrestricted())
+    if (const AclDenial denial = acl_refusal(c, *spec, argv); denial != AclDenial::kNone) {
       c.reply().error(acl_exec_denial_error(denial));
       return;
     }
-  }
   if (clients_.has_monitors()) feed_monitors(c, argv);
   dispatch(c, *spec, argv, true);
 }
