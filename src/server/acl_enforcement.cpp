@@ -22,14 +22,14 @@ bool has_revoked_subscription(const Client& c, const AclUser& user) {
 
 }  // namespace
 
-std::string Executor::acl_refusal(const Client& c, const CommandSpec& spec,
-                                  std::span<const std::string_view> argv) const {
+AclDenial Executor::acl_refusal(const Client& c, const CommandSpec& spec,
+                                std::span<const std::string_view> argv) const {
   std::size_t at = 0;
   const AclDenial denial = c.user->check(spec, argv, at);
-  if (denial == AclDenial::kNone) return {};
-  acl_log(c, acl_log_reason(denial),
-          denial == AclDenial::kCommand ? spec.full_name : std::string(argv[at]));
-  return acl_denial_error(denial, spec);
+  if (denial != AclDenial::kNone)
+    acl_log(c, acl_log_reason(denial),
+            denial == AclDenial::kCommand ? spec.full_name : std::string(argv[at]));
+  return denial;
 }
 
 void Executor::acl_log(const Client& c, AclLogReason reason, std::string object,

@@ -44,6 +44,8 @@
 
 namespace listd::server {
 
+enum class AclDenial : std::uint8_t;  // acl_user.h
+
 class Acl;
 class AclUser;
 enum class AclLogReason : std::uint8_t;
@@ -234,9 +236,10 @@ class Executor {
   /// Resolves `spec` to the subcommand when there is one.
   std::string rejection(const Client& client, std::span<const std::string_view> argv,
                         const CommandSpec*& spec) const;
-  /// The NOPERM error for `c` running `argv` (logged in ACL LOG), or "".
-  std::string acl_refusal(const Client& c, const CommandSpec& spec,
-                          std::span<const std::string_view> argv) const;
+  /// Why `c`'s ACL rules refuse `argv` (logged in ACL LOG when they do), or kNone. At the
+  /// command's arrival and again when EXEC runs it (the errors differ: acl.h).
+  AclDenial acl_refusal(const Client& c, const CommandSpec& spec,
+                        std::span<const std::string_view> argv) const;
   void active_expire_step();
   /// Redis processCommand's maxmemory rule: a denyoom command (EXEC: one queued; a script:
   /// its shebang's), or any command but EXEC, DISCARD, QUIT and RESET inside MULTI.
