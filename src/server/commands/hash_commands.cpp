@@ -21,6 +21,7 @@
 #include "listd/server/executor.h"
 #include "listd/server/scan_args.h"
 #include "listd/server/text.h"
+#include "member_removal.h"
 
 namespace listd::server {
 namespace {
@@ -139,21 +140,10 @@ void cmd_hvals(CommandContext& ctx) { getall_generic(ctx, Part::kValues); }
 
 // HDEL key field [field ...]
 void cmd_hdel(CommandContext& ctx) {
-  auto [e, wrong_type] = ctx.write(ctx.arg(1), store::ValueType::kHash);
-  if (wrong_type) return;
-  long long deleted = 0;
-  if (e) {
-    store::HashValue& h = e->value.as_hash();
-    for (std::size_t i = 2; i < ctx.argc() && !h.empty(); ++i)
-      if (h.erase(ctx.arg(i))) ++deleted;
-    if (deleted != 0) ctx.notify(config::kNotifyHash, "hdel", ctx.arg(1));
-    if (h.empty()) {
-      ctx.notify(config::kNotifyGeneric, "del", ctx.arg(1));
-      ctx.delete_key(ctx.arg(1));
-    }
-  }
-  ctx.mark_dirty(deleted);
-  ctx.reply().integer(deleted);
+  remove_members<&store::HashValue::erase>(
+      ctx, store::ValueType::kHash,
+      [](store::Value& v) -> store::HashValue& { return v.as_hash(); }, config::kNotifyHash,
+      "hdel");
 }
 
 // HLEN key

@@ -22,6 +22,7 @@
 #include "listd/server/executor.h"
 #include "listd/server/scan_args.h"
 #include "listd/server/text.h"
+#include "member_removal.h"
 
 namespace listd::server {
 namespace {
@@ -42,21 +43,9 @@ void cmd_sadd(CommandContext& ctx) {
 
 // SREM key member [member ...]
 void cmd_srem(CommandContext& ctx) {
-  auto [e, wrong_type] = ctx.write(ctx.arg(1), store::ValueType::kSet);
-  if (wrong_type) return;
-  long long removed = 0;
-  if (e) {
-    store::SetValue& s = e->value.as_set();
-    for (std::size_t i = 2; i < ctx.argc() && !s.empty(); ++i)
-      if (s.remove(ctx.arg(i))) ++removed;
-    if (removed != 0) ctx.notify(config::kNotifySet, "srem", ctx.arg(1));
-    if (s.empty()) {
-      ctx.notify(config::kNotifyGeneric, "del", ctx.arg(1));
-      ctx.delete_key(ctx.arg(1));
-    }
-  }
-  ctx.mark_dirty(removed);
-  ctx.reply().integer(removed);
+  remove_members<&store::SetValue::remove>(
+      ctx, store::ValueType::kSet, [](store::Value& v) -> store::SetValue& { return v.as_set(); },
+      config::kNotifySet, "srem");
 }
 
 void reply_members(protocol::ReplyWriter r, const store::SetValue& s) {

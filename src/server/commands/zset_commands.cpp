@@ -33,6 +33,7 @@
 #include "listd/server/scan_args.h"
 #include "listd/server/text.h"
 #include "listd/server/zset_range.h"
+#include "member_removal.h"
 
 namespace listd::server {
 namespace {
@@ -171,21 +172,10 @@ void cmd_zincrby(CommandContext& ctx) { zadd_generic(ctx, kZaddIncr); }
 
 // ZREM key member [member ...]
 void cmd_zrem(CommandContext& ctx) {
-  auto [e, wrong_type] = ctx.write(ctx.arg(1), store::ValueType::kZSet);
-  if (wrong_type) return;
-  long long removed = 0;
-  if (e) {
-    store::ZSetValue& z = e->value.as_zset();
-    for (std::size_t i = 2; i < ctx.argc() && !z.empty(); ++i)
-      if (z.erase(ctx.arg(i))) ++removed;
-    if (removed != 0) ctx.notify(config::kNotifyZset, "zrem", ctx.arg(1));
-    if (z.empty()) {
-      ctx.notify(config::kNotifyGeneric, "del", ctx.arg(1));
-      ctx.delete_key(ctx.arg(1));
-    }
-  }
-  ctx.mark_dirty(removed);
-  ctx.reply().integer(removed);
+  remove_members<&store::ZSetValue::erase>(
+      ctx, store::ValueType::kZSet,
+      [](store::Value& v) -> store::ZSetValue& { return v.as_zset(); }, config::kNotifyZset,
+      "zrem");
 }
 
 // ZCARD key
