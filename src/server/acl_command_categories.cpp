@@ -53,6 +53,7 @@ const AclCommandCategories kAclCommandCategoryTable[] = {
     {"command|count", kAclSlow | kAclConnection},
     {"command|docs", kAclSlow | kAclConnection},
     {"command|getkeys", kAclSlow | kAclConnection},
+    {"command|getkeysandflags", kAclSlow | kAclConnection},
     {"command|help", kAclSlow | kAclConnection},
     {"command|info", kAclSlow | kAclConnection},
     {"command|list", kAclSlow | kAclConnection},
