@@ -1,7 +1,7 @@
 // Finding a command's keys and what it does to each, as Redis 7.0's getKeysFromCommandWithSpecs:
 // the key specs of its reference row (command_reference.h) first; when a spec cannot be followed
 // (incomplete, a bad key count) or its flags vary with the arguments, the command's own key
-// function (Redis' getkeys_proc). Drives COMMAND GETKEYS and GETKEYSANDFLAGS.
+// function (Redis' getkeys_proc). Drives COMMAND GETKEYS / GETKEYSANDFLAGS and the ACL key checks.
 #pragma once
 
 #include <cstdint>
