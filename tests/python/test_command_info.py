@@ -142,6 +142,8 @@ FLAG_SAMPLES = [
     ["LMPOP", "-1", "a", "LEFT"], ["XREAD", "STREAMS", "s1"], ["SORT", "k", "STORE", "d"],
     ["SORT_RO", "k", "GET", "#"], ["XREADGROUP", "GROUP", "g", "c", "STREAMS", "s", ">"],
     ["OBJECT", "FREQ", "k"], ["DEL", "a", "b"], ["LMOVE", "a", "b", "LEFT", "LEFT"],
+    # more keys than Redis' 256-key static buffer
+    ["DEL"] + [f"k{i}" for i in range(300)], ["ZUNION", "300"] + [f"z{i}" for i in range(300)],
 ]
 
 
