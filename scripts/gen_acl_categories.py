@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Writes src/server/acl_command_categories.cpp: the ACL categories Redis 7.0 gives each of
-listd's commands and subcommands and the access of each key spec, read from a running redis-server's COMMAND INFO (element 7)
-for the names a running listd's COMMAND lists.
+listd's commands and subcommands, read from a running redis-server's COMMAND INFO (element 7)
+for the names a running listd's COMMAND lists. (The key access of each key spec is in
+src/server/command_reference_data.cpp, scripts/gen_command_reference.py.)
 
     scripts/gen_acl_categories.py <redis-port> <listd-port> > src/server/acl_command_categories.cpp
 """
@@ -18,32 +19,13 @@ def constant(cat):
     return "kAcl" + {"sortedset": "SortedSet", "hyperloglog": "HyperLogLog"}.get(cat, cat.title())
 
 
-# Where listd's key positions are not Redis' key specs one for one: SORT's second spec (the
-# BY / GET patterns) names no argument, so its positions (sortGetKeys: the key, then the STORE
-# key) take the first and third specs' access.
-KEY_ACCESS_OVERRIDES = {"sort": "rw"}
-
-
-def key_access(specs):
-    """One letter per key spec: r (access), w (insert, delete, update), b (both), - (neither)."""
-    out = ""
-    for spec in specs:
-        fields = dict(zip(spec[::2], spec[1::2]))
-        flags = {f.decode() for f in fields.get(b"flags", [])}
-        read = "access" in flags
-        write = bool(flags & {"insert", "delete", "update"})
-        out += "b" if read and write else "r" if read else "w" if write else "-"
-    return out
-
-
 def rows(info, names):
     for entry in info:
         name = entry[0].decode()
         if name not in names:
             continue
         cats = [c.decode()[1:] for c in entry[6]]
-        keys = KEY_ACCESS_OVERRIDES.get(name) or key_access(entry[8])
-        yield name, " | ".join(constant(c) for c in CATEGORIES if c in cats), keys
+        yield name, " | ".join(constant(c) for c in CATEGORIES if c in cats)
         yield from rows(entry[9], names)
 
 
@@ -64,8 +46,8 @@ def main():
     print("#include <iterator>\n")
     print("namespace listd::server {\n")
     print("const AclCommandCategories kAclCommandCategoryTable[] = {")
-    for name, cats, keys in found:
-        print(f'    {{"{name}", {cats}, "{keys}"}},' if keys else f'    {{"{name}", {cats}}},')
+    for name, cats in found:
+        print(f'    {{"{name}", {cats}}},')
     print("};")
     print("const std::size_t kAclCommandCategoryCount = std::size(kAclCommandCategoryTable);\n")
     print("}  // namespace listd::server")

@@ -67,9 +67,9 @@ std::vector<AclCommandInfo> acl_command_info(const CommandTable& table) {
   std::vector<AclCommandInfo> info(table.by_slot().size());
   for (const CommandSpec* spec : table.by_slot()) {
     if (const AclCommandCategories* row = acl_command_row(spec->full_name))
-      info[spec->slot] = {row->categories, row->key_access};
+      info[spec->slot] = {row->categories};
     else
-      info[spec->slot] = {acl_implicit_categories(spec->flags), {}};
+      info[spec->slot] = {acl_implicit_categories(spec->flags)};
   }
   return info;
 }

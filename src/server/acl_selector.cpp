@@ -6,7 +6,9 @@
 #include "listd/base/glob.h"
 #include "listd/base/redis_text.h"
 #include "listd/server/acl_user.h"
+#include "listd/server/command_reference.h"
 #include "listd/server/command_table.h"
+#include "listd/server/key_finder.h"
 #include "listd/server/text.h"
 
 namespace listd::server {
@@ -23,16 +25,13 @@ void append_pattern(std::string& out, const AclKeyPattern& p) {
   out += p.pattern;
 }
 
-// The access the index-th key of `argv` needs: the key spec at that index in Redis' order, the
-// last one for the keys after it (a destination first, then sources).
-std::uint8_t key_access(std::string_view letters, std::size_t index) {
-  if (letters.empty()) return kAclKeyRead | kAclKeyWrite;
-  switch (letters[std::min(index, letters.size() - 1)]) {
-    case 'r': return kAclKeyRead;
-    case 'w': return kAclKeyWrite;
-    case 'b': return kAclKeyRead | kAclKeyWrite;
-    default: return 0;
-  }
+// The permissions a key found with these key-spec flags needs (Redis ACLSelectorCheckKey):
+// ACCESS reads it; INSERT, DELETE and UPDATE write it. RO / RW / OW / RM alone need neither.
+std::uint8_t key_permission(std::uint16_t key_spec_flags) {
+  std::uint8_t needed = 0;
+  if (key_spec_flags & kKeySpecAccess) needed |= kAclKeyRead;
+  if (key_spec_flags & (kKeySpecInsert | kKeySpecDelete | kKeySpecUpdate)) needed |= kAclKeyWrite;
+  return needed;
 }
 
 // The channels `argv` names for Redis' channel checks (publish and subscribe, not unsubscribe):
@@ -312,12 +311,10 @@ AclDenial AclSelector::check(const CommandSpec& spec, std::span<const std::strin
         }))
       return AclDenial::kCommand;
   }
-  if (!all_keys_) {
-    const std::vector<int> positions = spec.key_positions(argv);
-    const std::string_view letters = catalog_->info[spec.slot].key_access;
-    for (std::size_t i = 0; i < positions.size(); ++i) {
-      const auto at = static_cast<std::size_t>(positions[i]);
-      if (!allows_key(argv[at], key_access(letters, i))) {
+  if (!all_keys_ && command_has_keys(spec)) {
+    for (const KeyReference& key : find_command_keys(spec, argv)) {
+      const auto at = static_cast<std::size_t>(key.pos);
+      if (!allows_key(argv[at], key_permission(key.flags))) {
         denied_at = at;
         return AclDenial::kKey;
       }

@@ -1,7 +1,7 @@
 """redis-cli 7.0 interactive mode against listd, driven through a tmux pseudo-terminal.
 
-On start redis-cli sends COMMAND DOCS; listd answers with an error on purpose, so redis-cli
-falls back to its built-in help table (hints, HELP, completion) - CLIENTS.md section 1.3.
+On start redis-cli sends COMMAND DOCS; listd answers Redis 7.0.15's docs, from which redis-cli
+builds its hints, HELP and completion (CLIENTS.md section 1.3).
 """
 
 import os
@@ -88,7 +88,7 @@ def test_interactive_session(session):
     pane = t.wait(re.escape(prompt))
     assert "ERR" not in pane and "Error" not in pane, pane
 
-    # hints from redis-cli's built-in help table
+    # hints from the server's COMMAND DOCS
     t.keys("LPUSH ", enter=False)
     t.wait(re.escape("LPUSH key element [element ...]"))
     t.ctrl("C-u")

@@ -1,5 +1,5 @@
 // ACL command categories (Redis 7.0 acl.c ACLCommandCategories): the category bits, their names
-// in ACL CAT order, and each command's categories and key access. The per-command rows are
+// in ACL CAT order, and each command's categories. The per-command rows are
 // generated from redis-server 7.0.15 (src/server/acl_command_categories.cpp,
 // scripts/gen_acl_categories.py); a command without a row gets the categories Redis derives
 // from its flags (server.c setImplicitACLCategories).
@@ -41,8 +41,8 @@ enum AclCategory : std::uint32_t {
   kAclScripting = 1u << 20,
 };
 
-/// What a key argument lets the command do to the key (Redis' key-spec flags: access -> read;
-/// insert, delete, update -> write).
+/// The permissions a key pattern grants (%R~, %W~, ~); what a key needs follows from the key-spec
+/// flags it was found with (key_finder.h: access -> read; insert, delete, update -> write).
 enum AclKeyAccess : std::uint8_t { kAclKeyRead = 1, kAclKeyWrite = 2 };
 
 struct AclCategoryName {
@@ -50,12 +50,10 @@ struct AclCategoryName {
   std::uint32_t flag;
 };
 
-/// One generated row: a command's full name ("config|get"), its categories and, per key spec in
-/// Redis' order, the key access ('r', 'w', 'b' for both, '-' for none).
+/// One generated row: a command's full name ("config|get") and its categories.
 struct AclCommandCategories {
   std::string_view name;
   std::uint32_t categories;
-  std::string_view key_access = {};
 };
 
 /// The generated rows, sorted by name (src/server/acl_command_categories.cpp).
@@ -69,10 +67,9 @@ std::uint32_t acl_category_flag(std::string_view name) noexcept;
 /// The categories Redis derives from the command flags alone.
 std::uint32_t acl_implicit_categories(std::uint32_t command_flags) noexcept;
 
-/// Per command slot: categories and key access, computed once from the table.
+/// Per command slot: its categories, computed once from the table.
 struct AclCommandInfo {
   std::uint32_t categories = 0;
-  std::string_view key_access;  ///< as AclCommandCategories::key_access; empty: read and write
 };
 std::vector<AclCommandInfo> acl_command_info(const CommandTable& table);
 /// The generated row of `full_name`, or null.

@@ -62,6 +62,14 @@ TEST(AclEnforcement, ReadAndWritePatternsFollowTheKeySpecs) {
   EXPECT_EQ(t.run(u, {"LPOP", "w1"}), kKeyErr);  // access + delete: both
   // LMOVE reads and deletes its source, inserts into its destination.
   EXPECT_EQ(t.run(u, {"LMOVE", "r1", "w2", "LEFT", "LEFT"}), kKeyErr);
+  // Variable flags, from Redis' key functions: SET overwrites (write only) unless GET reads too;
+  // BITFIELD only reads while it only GETs.
+  EXPECT_EQ(t.run(u, {"SET", "w3", "v"}), "+OK\r\n");
+  EXPECT_EQ(t.run(u, {"SET", "w3", "v", "GET"}), kKeyErr);
+  EXPECT_EQ(t.run(u, {"BITFIELD", "r3", "GET", "u8", "0"}), "*1\r\n:0\r\n");
+  EXPECT_EQ(t.run(u, {"BITFIELD", "r3", "SET", "u8", "0", "1"}), kKeyErr);
+  // EXISTS neither reads nor writes the value (RO without ACCESS): any pattern.
+  EXPECT_EQ(t.run(u, {"EXISTS", "w3", "r3"}), integer(1));
 }
 
 TEST(AclEnforcement, ChannelsArePatternsAndPsubscribeMatchesLiterally) {
