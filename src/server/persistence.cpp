@@ -140,6 +140,16 @@ void Persistence::shutdown() {
 
 bool Persistence::save_before_exit(bool save, bool nosave) {
   if (nosave || (!save && settings_.save.empty())) return true;
+  // A transfer to replicas is no snapshot to wait for: Redis kills it. (Its end may start the
+  // next one for replicas that waited: each goes the same way, dropping its replicas.)
+  while (rdb_to_sockets_) {
+    ps::BackgroundChild::Exit killed;
+    killed.kind = ChildKind::kRdb;
+    killed.start_ms = child_.start_ms();
+    log_.warning("There is a child saving an .rdb. Killing it!");
+    child_.kill();
+    finish_rdb_transfer(killed);  // its replicas are dropped: they sync again
+  }
   wait_for_child();  // a BGSAVE or rewrite in flight finishes first; then the final snapshot
   log_.notice("Saving the final RDB snapshot before exiting.");
   if (!this->save()) {
