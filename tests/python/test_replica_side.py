@@ -32,7 +32,8 @@ class RedisMaster(ListdServer):
         assert fields.get("redis_version", "").startswith("7.0."), fields
 
 
-# A master under test sends `$<len>` (listd has no other form); no stream pings meanwhile.
+# A master under test sends `$<len>` (its diskless form is test_diskless_sync.py's); no stream
+# pings meanwhile.
 TARGET_ARGS = ["--repl-diskless-sync", "no", "--repl-ping-replica-period", "3600"]
 
 
