@@ -247,14 +247,12 @@ void append_signed_numbers(std::vector<OptionSpec>& t) {
   add(number("active-defrag-cycle-max", kNone, 1, 99, "25"));
   add(number("active-defrag-threshold-lower", kNone, 0, 1000, "10"));
   add(number("active-defrag-threshold-upper", kNone, 0, 1000, "100"));
-  add(number("repl-diskless-sync-delay", kNone, 0, INT_MAX, "5"));
   add(number("cluster-port", kImm, 0, 65535, "0"));
   add(number("cluster-announce-bus-port", kNone, 0, 65535, "0"));
   add(number("cluster-announce-port", kNone, 0, 65535, "0"));
   add(number("cluster-announce-tls-port", kNone, 0, 65535, "0"));
   add(number("active-expire-effort", kNone, 1, 10, "1"));
   add(number("shutdown-timeout", kNone, 0, INT_MAX, "10"));
-  add(number("repl-diskless-sync-max-replicas", kNone, 0, INT_MAX, "0"));
   add(number("active-defrag-max-scan-fields", kNone, 1, LONG_MAX, "1000"));
   add(number("cluster-node-timeout", kNone, 0, LLONG_MAX, "15000"));
 }

@@ -49,10 +49,6 @@ void store_enum(ServerSettings& s, int v) {
 
 // ---- Validators ------------------------------------------------------------------------------
 
-const char* disk_sync_only(bool value) {
-  return value ? "listd sends a replica its RDB from disk only (repl-diskless-sync no)" : nullptr;
-}
-
 // A writable replica would serve blocking pops from its own data and diverge (the research
 // note's E5): listd offers the read-only form only.
 const char* read_only_replica_only(bool value) {
@@ -380,7 +376,10 @@ void add_replication_options(std::vector<OptionSpec>& t) {
       integer<&S::repl_ping_replica_period>("repl-ping-replica-period", kNone, 1, INT_MAX, 10,
                                             "repl-ping-slave-period"),
       integer<&S::repl_timeout>("repl-timeout", kNone, 1, INT_MAX, 60),
-      boolean("repl-diskless-sync", kNone, &S::repl_diskless_sync, false, &disk_sync_only),
+      boolean("repl-diskless-sync", kNone, &S::repl_diskless_sync, true),
+      integer<&S::repl_diskless_sync_delay>("repl-diskless-sync-delay", kNone, 0, INT_MAX, 5),
+      integer<&S::repl_diskless_sync_max_replicas>("repl-diskless-sync-max-replicas", kNone, 0,
+                                                   INT_MAX, 0),
       aliased(special("replicaof", kOptionImmutable | kOptionMultiArg,
                       {&set_replicaof, &get_replicaof, &rewrite_replicaof}),
               "slaveof"),

@@ -160,6 +160,12 @@ bool write_rdb(int fd, const store::Keyspace& keyspace, const RdbSaveOptions& op
   return write_all_parts(out, keyspace, options);
 }
 
+bool stream_rdb(const RdbSink& sink, const store::Keyspace& keyspace,
+                const RdbSaveOptions& options) {
+  Out out(sink);
+  return write_all_parts(out, keyspace, options);
+}
+
 bool write_rdb_file(const std::string& path, const store::Keyspace& keyspace,
                     const RdbSaveOptions& options, std::string& err) {
   bool ok = false;

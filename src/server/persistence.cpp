@@ -140,6 +140,16 @@ void Persistence::shutdown() {
 
 bool Persistence::save_before_exit(bool save, bool nosave) {
   if (nosave || (!save && settings_.save.empty())) return true;
+  // A transfer to replicas is no snapshot to wait for: Redis kills it. (Its end may start the
+  // next one for replicas that waited: each goes the same way, dropping its replicas.)
+  while (rdb_to_sockets_) {
+    ps::BackgroundChild::Exit killed;
+    killed.kind = ChildKind::kRdb;
+    killed.start_ms = child_.start_ms();
+    log_.warning("There is a child saving an .rdb. Killing it!");
+    child_.kill();
+    finish_rdb_transfer(killed);  // its replicas are dropped: they sync again
+  }
   wait_for_child();  // a BGSAVE or rewrite in flight finishes first; then the final snapshot
   log_.notice("Saving the final RDB snapshot before exiting.");
   if (!this->save()) {
@@ -201,6 +211,10 @@ Status Persistence::start_bgsave(const std::optional<ps::RdbReplInfo>& repl) {
 }
 
 void Persistence::finish_bgsave(const ps::BackgroundChild::Exit& exit) {
+  if (rdb_to_sockets_) {
+    finish_rdb_transfer(exit);
+    return;
+  }
   last_bgsave_secs_ =
       static_cast<std::int64_t>((exec_.clock().monotonic_ms() - exit.start_ms) / 1000);
   last_bgsave_ok_ = exit.ok;
@@ -219,6 +233,39 @@ void Persistence::finish_bgsave(const ps::BackgroundChild::Exit& exit) {
 Status Persistence::bgsave_for_replication(const ps::RdbReplInfo& repl) {
   if (child_.running()) return Status::error("ERR a child process is active");
   return start_bgsave(repl);
+}
+
+Status Persistence::start_rdb_transfer(const ps::RdbReplInfo& repl, TransferBody transfer) {
+  if (child_.running()) return Status::error("ERR a child process is active");
+  const auto no_file = [](pid_t) { return std::string(); };
+  // In the child: the snapshot goes wherever `transfer` sends it, then _exit.
+  const auto body = [this, &repl, &transfer](const std::string&) {
+    ps::RdbSaveOptions options = snapshot_options(exec_);
+    options.repl = repl;
+    return transfer(
+        [&](const ps::RdbSink& sink) { return ps::stream_rdb(sink, exec_.keyspace(), options); });
+  };
+  std::string err;
+  std::unique_lock parked = writer_.park_syncer();
+  const bool started =
+      child_.start(ChildKind::kRdb, no_file, body, exec_.clock().monotonic_ms(), err);
+  parked.unlock();
+  if (!started) return Status::error(fmt::format("ERR Can't save in background: fork: {}", err));
+  rdb_to_sockets_ = true;
+  log_.notice(fmt::format("Background RDB transfer started by pid {}", child_.pid()));
+  return {};
+}
+
+// Redis backgroundSaveDoneHandlerSocket: no snapshot was saved, so only the time is recorded.
+void Persistence::finish_rdb_transfer(const ps::BackgroundChild::Exit& exit) {
+  rdb_to_sockets_ = false;
+  last_bgsave_secs_ =
+      static_cast<std::int64_t>((exec_.clock().monotonic_ms() - exit.start_ms) / 1000);
+  if (exit.ok)
+    log_.notice("Background RDB transfer terminated with success");
+  else
+    log_.warning("Background transfer error");
+  if (rdb_done_hook_) rdb_done_hook_(exit.ok);
 }
 
 std::string Persistence::rdb_path() const {

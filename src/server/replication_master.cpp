@@ -84,10 +84,10 @@ void ReplicationMaster::feed(std::string_view bytes) {
   master_repl_offset_ = backlog_->end_offset();
   for (Replica& r : replicas_) {
     if (r.client->close_asap) continue;
-    if (r.state == State::kOnline) {
+    if (r.state == State::kOnline && !r.stream_on_ack) {
       r.client->out.append(bytes);
       exec_.clients().queue_flush(*r.client);
-    } else if (r.state == State::kWaitBgsaveEnd) {
+    } else if (r.state != State::kWaitBgsaveStart) {
       r.pending.append(bytes);  // after its RDB (Redis accumulates it in the output buffer)
     }
   }
@@ -186,8 +186,8 @@ void ReplicationMaster::sync(Client& c, std::string_view replid, long long offse
   r.hs = take_handshake(c);
   r.legacy_sync = legacy_sync;
   r.ack_unix_s = unix_s();
-  const std::string name = fmt::format("{}:{}", peer_ip(c.addr), r.hs.listening_port);
-  log_.notice(fmt::format("Replica {} asks for synchronization", name));
+  r.asked_ms = exec_.clock().monotonic_ms();
+  log_.notice(fmt::format("Replica {} asks for synchronization", name_of(r)));
   c.replica = true;
   if (!legacy_sync) {
     if (try_partial(r, replid, offset)) {
@@ -245,14 +245,26 @@ bool ReplicationMaster::try_partial(Replica& r, std::string_view replid, long lo
 // ---- full sync ----------------------------------------------------------------------------
 
 void ReplicationMaster::start_full_sync(Replica& r) {
+  const config::ServerSettings& s = exec_.config().settings();
   if (!exec_.persistence().child_running()) {
+    if (s.repl_diskless_sync && s.repl_diskless_sync_delay > 0 && can_take_eof(r)) {
+      // The child starts in cron, once more replicas had time to join it.
+      log_.notice("Delay next BGSAVE for diskless SYNC");
+      return;
+    }
     start_bgsave_for_waiting();
     return;
   }
+  if (socket_child_) {  // it writes to its own replicas' sockets only
+    log_.notice("Current BGSAVE has socket target. Waiting for next BGSAVE for SYNC");
+    return;
+  }
   // A BGSAVE for another replica is running: share it, with a copy of what that replica
-  // buffered since the fork (Redis syncCommand, case 1).
+  // buffered since the fork (Redis syncCommand, case 1), if `r` has the capabilities of the
+  // first replica waiting for it.
   for (const Replica& other : replicas_) {
     if (&other == &r || other.state != State::kWaitBgsaveEnd) continue;
+    if (other.hs.capa_eof && !r.hs.capa_eof) break;
     r.state = State::kWaitBgsaveEnd;
     r.fork_offset = other.fork_offset;
     r.pending = other.pending;
@@ -269,8 +281,16 @@ void ReplicationMaster::start_bgsave_for_waiting() {
   info.stream_db = upstream_ ? upstream_->db : std::max(encoder_.selected_db(), 0);
   info.replid = replid_;
   info.offset = master_repl_offset_;
-  log_.notice(fmt::format("Starting BGSAVE for SYNC with target: disk"));
-  if (Status s = exec_.persistence().bgsave_for_replication(info); !s) {
+  // The batch goes to sockets only if every replica in it can take the EOF form (Redis'
+  // mincapa: the capabilities they all have).
+  bool to_sockets = exec_.config().settings().repl_diskless_sync;
+  for (const Replica& r : replicas_)
+    if (r.state == State::kWaitBgsaveStart && !can_take_eof(r)) to_sockets = false;
+  log_.notice(fmt::format("Starting BGSAVE for SYNC with target: {}",
+                          to_sockets ? "replicas sockets" : "disk"));
+  if (Status s = to_sockets ? start_socket_transfer(info)
+                            : exec_.persistence().bgsave_for_replication(info);
+      !s) {
     log_.warning(fmt::format("BGSAVE for replication failed: {}", s.error()));
     std::vector<Client*> failed;
     for (Replica& r : replicas_)
@@ -282,6 +302,7 @@ void ReplicationMaster::start_bgsave_for_waiting() {
     return;
   }
   encoder_.reset_selected_db();  // the stream after the snapshot starts with a SELECT
+  if (to_sockets) return;        // start_socket_transfer set its replicas up
   for (Replica& r : replicas_) {
     if (r.state != State::kWaitBgsaveStart) continue;
     r.state = State::kWaitBgsaveEnd;
@@ -298,6 +319,15 @@ void ReplicationMaster::send_fullresync(Replica& r) {
 }
 
 void ReplicationMaster::rdb_done(bool ok) {
+  if (socket_child_)
+    socket_transfer_done(ok);
+  else
+    disk_transfer_done(ok);
+  // Redis replicationStartPendingFork after a child: the replicas that waited for this one.
+  if (should_start_child()) start_bgsave_for_waiting();
+}
+
+void ReplicationMaster::disk_transfer_done(bool ok) {
   std::vector<Replica*> waiting;
   for (Replica& r : replicas_)
     if (r.state == State::kWaitBgsaveEnd) waiting.push_back(&r);
@@ -320,15 +350,14 @@ void ReplicationMaster::rdb_done(bool ok) {
     r->state = State::kOnline;
     r->ack_unix_s = unix_s();
     exec_.clients().queue_flush(*r->client);
-    log_.notice(fmt::format("Synchronization with replica {}:{} succeeded",
-                            peer_ip(r->client->addr), r->hs.listening_port));
+    log_.notice(fmt::format("Synchronization with replica {} succeeded", name_of(*r)));
   }
   for (Client* c : failed) drop(*c, "SYNC failed. BGSAVE child returned an error");
-  for (const Replica& r : replicas_) {
-    if (r.state != State::kWaitBgsaveStart) continue;
-    start_bgsave_for_waiting();
-    break;
-  }
+}
+
+std::string ReplicationMaster::name_of(const Replica& r) const {
+  return fmt::format("{}:{}", r.hs.ip.empty() ? peer_ip(r.client->addr) : r.hs.ip,
+                     r.hs.listening_port);
 }
 
 void ReplicationMaster::drop(Client& c, std::string_view why) {
@@ -419,6 +448,9 @@ void ReplicationMaster::ack(Client& c, long long offset) {
   if (!r) return;
   r->ack_offset = std::max(r->ack_offset, offset);
   r->ack_unix_s = unix_s();
+  // A replica acks only once it loaded the RDB: the diskless child has written its last byte.
+  if (r->state == State::kWaitBgsaveEnd && r->socket_target) r->acked_in_transfer = true;
+  if (r->state == State::kOnline && r->stream_on_ack) start_stream(*r);
   if (!waiting_.empty()) release_waiting(exec_.clock().monotonic_ms());
 }
 
@@ -431,20 +463,20 @@ std::vector<Client*> ReplicationMaster::cron() {
       cron_loops_ % static_cast<std::uint64_t>(s.repl_ping_replica_period) == 0)
     feed(kStreamPing);  // no SELECT: a ping applies to no db
   std::vector<Client*> timed_out;
-  bool waiting_start = false;
   for (Replica& r : replicas_) {
     if (r.state != State::kOnline) {
-      // Keep-alive while the snapshot is made; replicas skip newlines before the payload.
+      // Keep-alive while the snapshot is made (replicas skip newlines before the payload),
+      // but never into a socket the diskless child is writing to.
+      if (r.socket_target) continue;
       r.client->out += '\n';
       exec_.clients().queue_flush(*r.client);
-      waiting_start = waiting_start || r.state == State::kWaitBgsaveStart;
     } else if (!r.legacy_sync && now - r.ack_unix_s > s.repl_timeout) {
       log_.warning(fmt::format("Disconnecting timedout replica (streaming sync): {}:{}",
                                peer_ip(r.client->addr), r.hs.listening_port));
       timed_out.push_back(r.client);
     }
   }
-  if (waiting_start && !exec_.persistence().child_running()) start_bgsave_for_waiting();
+  if (should_start_child()) start_bgsave_for_waiting();
   if (replicas_.empty() && backlog_ && s.repl_backlog_ttl > 0 &&
       now - no_replicas_since_s_ > s.repl_backlog_ttl) {
     // Without replicas for repl-backlog-ttl: free it; the next one starts a new history.

@@ -25,7 +25,8 @@ def redis_master_server(extra=()):
     return RedisServer(["--repl-diskless-sync", "yes", "--repl-diskless-sync-delay", "0", *extra])
 
 
-# A master under test sends `$<len>` (listd has no other form); no stream pings meanwhile.
+# A master under test sends `$<len>` (its diskless form is test_diskless_sync.py's); no stream
+# pings meanwhile.
 TARGET_ARGS = ["--repl-diskless-sync", "no", "--repl-ping-replica-period", "3600"]
 
 

@@ -18,9 +18,9 @@ import redis
 
 from listd_testing import ListdServer, RawConn, RedisServer, encode, parse_info, wait_until
 
-# Disk-based sync on both kinds of master: Redis 7.0's default (diskless, 5 s delay) would only
-# make the Redis run slower; listd has only the disk form. No stream ping during a test, so
-# that the raw replica below sees exactly the bytes of the writes.
+# Disk-based sync on both kinds of master (`$<len>`): Redis 7.0's default (diskless, 5 s delay)
+# would only make the runs slower; the diskless form is test_diskless_sync.py's. No stream ping
+# during a test, so that the raw replica below sees exactly the bytes of the writes.
 MASTER_ARGS = ["--repl-diskless-sync", "no", "--repl-ping-replica-period", "3600"]
 
 

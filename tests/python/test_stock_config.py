@@ -4,8 +4,8 @@ Compared with a live redis-server 7.0.15 (the oracle, started here): the names C
 lists, CONFIG SET's reply and the CONFIG GET that follows for a sample of every option type,
 and the lines CONFIG REWRITE writes. Debian's own /etc/redis/redis.conf (read as it is
 installed: root or the redis group may read it) starts the server under test daemonized, as
-the file says, with port, dir, pidfile, logfile and repl-diskless-sync overridden on the command
-line.
+the file says, with port, dir, pidfile and logfile overridden on the command line (its
+`repl-diskless-sync yes` is taken as it is).
 python.against_redis runs this module against redis-server itself: every expectation is Redis'.
 """
 
@@ -148,8 +148,7 @@ def test_debian_redis_conf_starts_the_server(tmp_path):
     port = free_port()
     launcher = subprocess.run(
         [listd_binary(), str(conf), "--port", str(port), "--dir", str(tmp_path),
-         "--pidfile", str(pidfile), "--logfile", str(log), "--repl-diskless-sync", "no",
-         "--io-threads", "2"], stdin=subprocess.DEVNULL, capture_output=True,
+         "--pidfile", str(pidfile), "--logfile", str(log), "--io-threads", "2"], stdin=subprocess.DEVNULL, capture_output=True,
         timeout=scaled(30), cwd=tmp_path)
     assert launcher.returncode == 0, launcher.stderr
     assert wait_until(pidfile.exists), log.read_text() if log.exists() else "no log"
@@ -166,6 +165,7 @@ def test_debian_redis_conf_starts_the_server(tmp_path):
         assert conn.config_get("dir") == {"dir": str(tmp_path)}
         assert conn.config_get("hash-max-ziplist-entries") == {"hash-max-ziplist-entries": "512"}
         assert conn.config_get("io-threads") == {"io-threads": "2"}
+        assert conn.config_get("repl-diskless-sync") == {"repl-diskless-sync": "yes"}
         assert conn.config_get("client-output-buffer-limit") == {
             "client-output-buffer-limit":
                 "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60"}

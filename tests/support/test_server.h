@@ -26,6 +26,7 @@ class FakeTransport final : public server::ClientTransport {
   std::size_t query_buffer_bytes() const override { return 0; }
   std::size_t query_buffer_free() const override { return qbuf_free; }
   std::size_t pending_output_bytes() const override { return pending; }
+  int raw_socket() const override { return socket; }
   void flush() override {}
   void resume() override {}
   void close() override { closed = true; }
@@ -33,6 +34,7 @@ class FakeTransport final : public server::ClientTransport {
   bool closed = false;
   std::size_t pending = 0;    ///< bytes the transport holds unwritten (output-buffer limits)
   std::size_t qbuf_free = 0;  ///< the read buffer's spare room (CLIENT LIST qbuf-free)
+  int socket = -1;            ///< a socket a diskless sync's child may write to (a test's pair)
 };
 
 class TestServer {

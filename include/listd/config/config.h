@@ -164,8 +164,10 @@ struct ServerSettings {
   long long repl_backlog_ttl = 3600;            // s without replicas before the backlog is freed
   int repl_ping_replica_period = 10;            // s between the stream's pings
   int repl_timeout = 60;                        // s of replica silence before it is dropped
-  bool repl_diskless_sync = false;  // the RDB goes to a replica from dump.rdb; "yes" is refused
-  std::string replicaof_host;       // `replicaof <host> <port>` at start-up; empty: a master
+  bool repl_diskless_sync = true;    // yes: the RDB goes to capa-eof replicas' sockets, no disk
+  int repl_diskless_sync_delay = 5;  // s a diskless sync waits for more replicas to join
+  int repl_diskless_sync_max_replicas = 0;  // that many waiting start it at once (0: no limit)
+  std::string replicaof_host;  // `replicaof <host> <port>` at start-up; empty: a master
   int replicaof_port = 0;
   std::string masterauth;  // AUTH [masteruser] masterauth in the handshake
   std::string masteruser;

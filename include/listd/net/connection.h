@@ -66,6 +66,8 @@ class Connection final : public server::ClientTransport, public IoHandler {
   std::size_t pending_output_bytes() const override {
     return writing_.size() - written_ + tls_out_.size();
   }
+  /// TLS wraps every byte in its records: only a plain socket is handed to a diskless child.
+  int raw_socket() const override { return tls_ || closed_ ? -1 : fd_; }
   /// Writes the client's pending output; closes afterwards if the client asked for it.
   void flush() override;
   /// Runs the requests already buffered (after the client was unblocked).

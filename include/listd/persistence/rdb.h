@@ -6,11 +6,11 @@
 // code each, as Redis 7.0 writes them; FUNCTION DUMP's payload is the same records, the RDB
 // version (10) and the CRC-64 (encode/decode_function_payload).
 //
-// API: write_rdb (to a file descriptor, streaming), write_rdb_file (a new file, fdatasynced: the
-// AOF rewrite child's base), save_rdb_file (temp file then rename: SAVE, BGSAVE's child, a new
-// AOF's first base), rdb_to_string (tests), load_rdb (from bytes into a Keyspace; also reads
-// what Redis 7.0 writes for lists, sets, hashes and sorted sets: LZF and integer strings,
-// intset, ziplist, listpack, quicklist and quicklist2 encodings).
+// API: write_rdb (to a file descriptor, streaming), stream_rdb (to a chunk sink: a diskless
+// sync), write_rdb_file (a new file, fdatasynced: the AOF rewrite child's base), save_rdb_file
+// (temp file then rename: SAVE, BGSAVE's child, a new AOF's first base), rdb_to_string (tests),
+// load_rdb (from bytes into a Keyspace; also reads what Redis 7.0 writes for lists, sets, hashes
+// and sorted sets: LZF and integer strings, intset, ziplist, listpack, quicklist and quicklist2).
 // Invariant of the writer: keys already expired at `now_ms` are not written; empty containers
 // are never written (the store deletes them).
 #pragma once
@@ -52,6 +52,12 @@ struct RdbSaveOptions {
   std::function<std::uint64_t(std::uint32_t lru)> access_value;
 };
 
+/// Takes each chunk of a snapshot being written; false stops the writer.
+using RdbSink = std::function<bool(std::string_view chunk)>;
+/// Writes the keyspace to `sink` in chunks of about 64 KB (a diskless sync's sockets). False
+/// when the sink refused a chunk.
+bool stream_rdb(const RdbSink& sink, const store::Keyspace& keyspace,
+                const RdbSaveOptions& options);
 /// Writes the keyspace to `fd` (buffered, one write per 64 KB). False with `err` on failure.
 bool write_rdb(int fd, const store::Keyspace& keyspace, const RdbSaveOptions& options,
                std::string& err);

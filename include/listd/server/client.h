@@ -35,6 +35,9 @@ class ClientTransport {
   /// Bytes flush() took from Client::out and has not yet written to the socket (with
   /// Client::out, the output the limits count: output_buffer_limits.h).
   virtual std::size_t pending_output_bytes() const = 0;
+  /// The socket whose bytes reach the peer as written (plain TCP), or -1 (TLS, no socket): a
+  /// diskless sync's child writes the RDB there itself (replication_master.h).
+  virtual int raw_socket() const { return -1; }
 
   // The end of a loop turn (net::Server::finish_turn) drives the client through these.
   /// Writes Client::out; closes afterwards if close_after_reply. No-op once closed.

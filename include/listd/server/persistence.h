@@ -83,6 +83,14 @@ class Persistence final : public EffectConsumer {
   /// A BGSAVE for a replica's full sync (Redis startBgsaveForReplication, disk target): the
   /// snapshot carries the repl-* AUX fields. Refused while any child runs.
   Status bgsave_for_replication(const persistence::RdbReplInfo& repl);
+  /// Writes this server's snapshot (with the repl-* AUX fields) to a sink, in the child.
+  using SnapshotWriter = std::function<bool(const persistence::RdbSink& sink)>;
+  /// What a diskless sync's child does with the snapshot; true is success.
+  using TransferBody = std::function<bool(const SnapshotWriter& write_snapshot)>;
+  /// A BGSAVE whose RDB goes to replicas' sockets, never to disk (Redis rdbSaveToSlavesSockets):
+  /// the child runs `transfer`. Refused while any child runs. Its end calls the rdb-done hook
+  /// but counts as no BGSAVE (lastsave, dirty and rdb_last_bgsave_status stay as they were).
+  Status start_rdb_transfer(const persistence::RdbReplInfo& repl, TransferBody transfer);
   /// Called after every BGSAVE ends (true: dump.rdb at rdb_path() is the new snapshot).
   void set_rdb_done_hook(std::function<void(bool ok)> hook) { rdb_done_hook_ = std::move(hook); }
   /// True while a BGSAVE or an AOF rewrite child runs.
@@ -109,6 +117,7 @@ class Persistence final : public EffectConsumer {
   bool start_save_point_bgsave(std::int64_t now_ms);
   Status start_bgsave(const std::optional<persistence::RdbReplInfo>& repl = std::nullopt);
   void finish_bgsave(const persistence::BackgroundChild::Exit& exit);
+  void finish_rdb_transfer(const persistence::BackgroundChild::Exit& exit);
   std::int64_t now_ms() const;
 
   Executor& exec_;
@@ -126,6 +135,7 @@ class Persistence final : public EffectConsumer {
   std::int64_t last_bgsave_try_ms_ = 0;
   std::uint64_t rdb_saves_ = 0;
   std::function<void(bool ok)> rdb_done_hook_;
+  bool rdb_to_sockets_ = false;  // the running kRdb child is a diskless transfer
   std::shared_ptr<bool> alive_;  // the config observer checks it (config::Config outlives us)
 };
 

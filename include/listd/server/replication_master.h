@@ -1,5 +1,7 @@
 // The master side of Redis 7.0's replication protocol (replication.c): replicas that connect
-// as clients (REPLCONF, PSYNC/SYNC), a full sync from a forked BGSAVE sent as `$<len>\r\n<rdb>`,
+// as clients (REPLCONF, PSYNC/SYNC), a full sync from a forked child: a BGSAVE sent as
+// `$<len>\r\n<rdb>`, or (repl-diskless-sync, replicas with capa eof) the RDB written by the child
+// straight to the replicas' sockets as `$EOF:<mark>\r\n<rdb><mark>` (replication_socket_sync.cpp),
 // then the replication stream: the executor's effect stream encoded as the AOF encodes it, a
 // SELECT whenever the db changes (forced after each full sync), and a `ping` every
 // repl-ping-replica-period. The stream goes through a byte backlog (repl-backlog-size) so that
@@ -10,7 +12,10 @@
 // forget (a client is destroyed), and the INFO/ROLE figures.
 // Invariants: a replica client gets the stream on its output and never a reply to what it
 // sends (REPLCONF ACK); master_repl_offset() counts every stream byte since the backlog was
-// created; a replica waiting for its RDB buffers the stream from the fork's offset.
+// created; a replica waiting for its RDB buffers the stream from the fork's offset; nothing
+// is written to a replica's socket while a diskless child writes there, and after a diskless
+// transfer the stream waits for the replica's first REPLCONF ACK (it finds the mark at the end
+// of what it read, so nothing may follow the mark before it answers).
 #pragma once
 
 #include <cstdint>
@@ -27,6 +32,11 @@
 #include "listd/server/effect_stream.h"
 #include "listd/server/persistence_log.h"
 #include "listd/server/replication_backlog.h"
+#include "listd/server/status.h"
+
+namespace listd::persistence {
+struct RdbReplInfo;
+}
 
 namespace listd::server {
 
@@ -166,7 +176,11 @@ class ReplicationMaster final : public EffectConsumer {
     long long ack_offset = 0;
     std::int64_t ack_unix_s = 0;
     long long fork_offset = 0;  // the stream offset its RDB was taken at
-    std::string pending;        // stream bytes after the fork, while kWaitBgsaveEnd
+    std::string pending;  // stream bytes after the fork, while kWaitBgsaveEnd or stream_on_ack
+    std::uint64_t asked_ms = 0;      // monotonic, its PSYNC: the diskless delay counts from it
+    bool socket_target = false;      // a diskless child is writing its RDB to its socket
+    bool acked_in_transfer = false;  // its first ACK came before the child was reaped
+    bool stream_on_ack = false;      // online after a diskless transfer, stream held until ACK
   };
 
   struct WaitingClient {
@@ -190,7 +204,23 @@ class ReplicationMaster final : public EffectConsumer {
   /// Starts a BGSAVE for the replicas in kWaitBgsaveStart, or attaches `r` to the running one.
   void start_full_sync(Replica& r);
   void start_bgsave_for_waiting();
+  /// The BGSAVE that ended was a disk one: the replicas waiting for it get dump.rdb.
+  void disk_transfer_done(bool ok);
   void send_fullresync(Replica& r);
+  // ---- diskless (replication_socket_sync.cpp) ----
+  /// capa eof and a plain socket the child can write to, with nothing queued in the transport.
+  bool can_take_eof(const Replica& r) const;
+  /// Redis shouldStartChildReplication: no child runs, replicas wait, and diskless sync is off,
+  /// or repl-diskless-sync-max-replicas of them wait, or one waited repl-diskless-sync-delay.
+  bool should_start_child() const;
+  /// Forks the child that writes the RDB to every kWaitBgsaveStart replica's socket.
+  Status start_socket_transfer(const persistence::RdbReplInfo& info);
+  /// The diskless child ended: its replicas are online, each stream held until its ACK.
+  void socket_transfer_done(bool ok);
+  /// Sends what was held for `r` since the fork and streams to it from now on.
+  void start_stream(Replica& r);
+  /// "ip:port" as Redis' replicationGetSlaveName (the listening port announced).
+  std::string name_of(const Replica& r) const;
   void drop(Client& c, std::string_view why);
   std::int64_t unix_s() const;
   void on_backlog_size_changed();
@@ -215,6 +245,7 @@ class ReplicationMaster final : public EffectConsumer {
   std::vector<WaitingClient> waiting_;                          // WAIT, in arrival order
   std::unordered_map<std::uint64_t, long long> write_offsets_;  // by client id
   bool following_ = false;                                      // we are a replica: set_following
+  bool socket_child_ = false;  // the running child is our diskless transfer
   const Client* upstream_ = nullptr;
 };
 
