@@ -16,7 +16,7 @@ import socket
 import redis
 
 from listd_testing import ListdServer, RawConn, encode, wait_until
-from test_replication import RedisReplica, in_sync, snapshot, write_every_type
+from test_replication import redis_replica, in_sync, snapshot, write_every_type
 
 NO_PINGS = ["--repl-ping-replica-period", "3600"]  # the raw replicas see the writes' bytes only
 SOCKETS_LINE = "Starting BGSAVE for SYNC with target: replicas sockets"
@@ -109,7 +109,7 @@ def ack_until_streamed(conn, offset, attempts=20):
 def test_a_redis_replica_syncs_diskless():
     with running(diskless_master()) as (master, m):
         write_every_type(m, "before")  # reaches the replica in the RDB
-        rep_srv = RedisReplica(master.port).start()
+        rep_srv = redis_replica(master.port).start()
         rep = redis.Redis(port=rep_srv.port, decode_responses=True, socket_timeout=30)
         try:
             assert wait_until(lambda: in_sync(m, rep), timeout=20), rep.info("replication")
