@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "support/resp_client.h"
-#include "support/stream_reply_masks.h"
 #include "support/server_process.h"
+#include "support/stream_reply_masks.h"
 #include "support/temp_dir.h"
 
 namespace listd::testing {

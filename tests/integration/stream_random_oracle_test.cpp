@@ -104,7 +104,7 @@ class StreamGenerator {
   // Keys: s1 and s2 are the streams most commands use, s3 where RENAME/COPY/RESTORE put them,
   // fut the stream `*` appends to, str a string (WRONGTYPE), none never written.
   std::string key(std::mt19937_64& r) const {
-    static const std::vector<std::string> kKeys = {"s1", "s1", "s1", "s1", "s2", "s2",
+    static const std::vector<std::string> kKeys = {"s1", "s1", "s1",  "s1",  "s2",  "s2",
                                                    "s2", "s3", "fut", "str", "none"};
     return one_of(r, kKeys);
   }
@@ -122,8 +122,8 @@ class StreamGenerator {
 
   /// An id near the top of the streams, one redis returned, or a malformed one.
   std::string id(std::mt19937_64& r) const {
-    static const std::vector<std::string> kOdd = {"0-0", "0", "abc", "-1", "1-x", "+",
-                                                  "18446744073709551615-18446744073709551615"};
+    static const std::vector<std::string> kOdd = {
+        "0-0", "0", "abc", "-1", "1-x", "+", "18446744073709551615-18446744073709551615"};
     const int roll = pick(r, 100);
     if (roll < 60 && !seen_.empty())
       return seen_[static_cast<std::size_t>(pick(r, static_cast<int>(seen_.size())))];
@@ -297,7 +297,9 @@ class StreamGenerator {
     const int roll = pick(r, 100);
     if (roll < 45) {
       OracleArgs a = {"XGROUP", "CREATE", key(r), group(r),
-                      chance(r, 35) ? "$" : chance(r, 50) ? "0" : id(r)};
+                      chance(r, 35)   ? "$"
+                      : chance(r, 50) ? "0"
+                                      : id(r)};
       if (chance(r, 50)) a.push_back("MKSTREAM");
       if (chance(r, 20)) a.insert(a.end(), {"ENTRIESREAD", num(r, -2, 20)});
       return a;
@@ -341,7 +343,9 @@ class StreamGenerator {
     OracleArgs a = {"XPENDING", p.key, p.group};
     if (chance(r, 30)) return a;
     if (chance(r, 30)) a.insert(a.end(), {"IDLE", chance(r, 50) ? "0" : "100000000"});
-    a.insert(a.end(), {chance(r, 50) ? "-" : chance(r, 50) ? p.id : "(" + pending_id_of(r, p),
+    a.insert(a.end(), {chance(r, 50)   ? "-"
+                       : chance(r, 50) ? p.id
+                                       : "(" + pending_id_of(r, p),
                        chance(r, 60) ? "+" : pending_id_of(r, p), num(r, -1, 6)});
     if (chance(r, 40)) a.push_back(consumer(r));
     return a;
@@ -349,8 +353,7 @@ class StreamGenerator {
 
   OracleArgs xclaim(std::mt19937_64& r) const {
     const Pending p = pending(r);
-    OracleArgs a = {"XCLAIM", p.key, p.group, consumer(r), chance(r, 80) ? "0" : "100000000",
-                    p.id};
+    OracleArgs a = {"XCLAIM", p.key, p.group, consumer(r), chance(r, 80) ? "0" : "100000000", p.id};
     const int n = pick(r, 3);
     for (int i = 0; i < n; ++i) a.push_back(pending_id_of(r, p));
     if (chance(r, 15)) a.insert(a.end(), {"IDLE", chance(r, 50) ? "0" : "200000000"});
@@ -364,8 +367,14 @@ class StreamGenerator {
 
   OracleArgs xautoclaim(std::mt19937_64& r) const {
     const Pending p = pending(r);
-    OracleArgs a = {"XAUTOCLAIM", p.key, p.group, consumer(r), chance(r, 75) ? "0" : "100000000",
-                    chance(r, 40) ? "0" : chance(r, 20) ? "-" : p.id};
+    OracleArgs a = {"XAUTOCLAIM",
+                    p.key,
+                    p.group,
+                    consumer(r),
+                    chance(r, 75) ? "0" : "100000000",
+                    chance(r, 40)   ? "0"
+                    : chance(r, 20) ? "-"
+                                    : p.id};
     if (chance(r, 60)) a.insert(a.end(), {"COUNT", num(r, -1, 4)});
     if (chance(r, 35)) a.push_back("JUSTID");
     return a;
@@ -441,9 +450,8 @@ std::string stream_credit(const OracleArgs& cmd, const std::string& reply) {
   }
   if (name == "XADD" && cmd[1] == "fut") return "XADD *";
   if (name == "XADD" || name == "XTRIM") {
-    const bool trims = std::find_if(cmd.begin(), cmd.end(), [](const std::string& a) {
-                         return a == "~";
-                       }) != cmd.end();
+    const bool trims = std::find_if(cmd.begin(), cmd.end(),
+                                    [](const std::string& a) { return a == "~"; }) != cmd.end();
     return trims ? name + " ~" : name;
   }
   return name;

@@ -1,13 +1,13 @@
 // A small oracle for one command family: the commands a generator makes from a fixed seed are
 // sent to listd and to a real redis-server, one at a time, and every reply must match byte for
 // byte. The first mismatch fails the test with the seed, the step, the command and both
-// replies, FAMILY_ORACLE_COVERAGE=1 prints each seed's coverage counts. Used by the per-family oracle tests (bitmap_oracle_test.cpp, ...); the big mixed
-// oracle is oracle/oracle_test.cpp.
+// replies. Used by the per-family oracle tests (bitmap_oracle_test.cpp, ...); the big mixed
+// oracle is oracle/oracle_test.cpp. A generator may also see redis' previous reply
+// (OracleReplyGenerator), and a run may check coverage per command (FamilyOracleOptions).
 //   FAMILY_ORACLE_SEED=42 FAMILY_ORACLE_STEPS=100000 integration_tests
 //   --gtest_filter='BitmapOracle*'
 // replays one seed, or runs longer; FAMILY_ORACLE_TRACE=<file> writes every command and both
-// replies. A generator may also see redis' previous reply
-// (OracleReplyGenerator), and a run may check coverage per command (FamilyOracleOptions).
+// replies, FAMILY_ORACLE_COVERAGE=1 prints each seed's coverage counts.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -75,7 +75,8 @@ inline std::string upper_command_name(const OracleArgs& cmd) {
 }
 
 /// Fails the test (seed named) when a coverage class of `counts` is under its minimum.
-inline void expect_family_coverage(std::uint64_t seed, const std::map<std::string, long long>& counts,
+inline void expect_family_coverage(std::uint64_t seed,
+                                   const std::map<std::string, long long>& counts,
                                    const std::map<std::string, int>& minimums, double scale) {
   std::string all;
   for (const auto& [name, n] : counts) all += " " + name + "=" + std::to_string(n);
@@ -124,8 +125,9 @@ inline void run_family_oracle(std::vector<std::uint64_t> seeds, int steps,
       std::string want = previous;
       std::string got = ours.call(cmd);
       if (trace.is_open())
-        trace << seed << ' ' << i << ' ' << describe_command(cmd) << "\n  redis: "
-              << escape_bytes(previous) << "\n  listd: " << escape_bytes(got) << '\n';
+        trace << seed << ' ' << i << ' ' << describe_command(cmd)
+              << "\n  redis: " << escape_bytes(previous) << "\n  listd: " << escape_bytes(got)
+              << '\n';
       if (options.normalize) {
         want = options.normalize(cmd, want);
         got = options.normalize(cmd, got);
@@ -161,9 +163,8 @@ inline void run_family_oracle(std::vector<std::uint64_t> seeds, int steps,
   run_family_oracle(
       std::move(seeds), steps,
       [&make_generator]() -> OracleReplyGenerator {
-        return [next = make_generator()](std::mt19937_64& r, const std::string&) {
-          return next(r);
-        };
+        return
+            [next = make_generator()](std::mt19937_64& r, const std::string&) { return next(r); };
       },
       options);
 }

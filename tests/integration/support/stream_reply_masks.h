@@ -42,7 +42,8 @@ inline std::string mask_info_times(const std::string& reply, const std::string& 
 }
 
 /// The reply of `request` with the times it carries masked (XPENDING's extended form, XINFO).
-inline std::string mask_stream_times(const std::vector<std::string>& request, const std::string& reply, const std::string& what) {
+inline std::string mask_stream_times(const std::vector<std::string>& request,
+                                     const std::string& reply, const std::string& what) {
   if (request[0] == "XPENDING" && request.size() > 3) return mask_idle_times(reply, what);
   if (request[0] == "XINFO") return mask_info_times(reply, what);
   return reply;

@@ -115,16 +115,14 @@ TEST_F(StreamGroupTest, AKeyNamedTwiceIsServedAfterWhatItsFirstReadDelivered) {
   t.run(c, {"XADD", "s", "3-1", "f", "c"});
   t.run(c, {"XADD", "s", "4-1", "f", "d"});
   const std::string key = "*2\r\n" + bulk("s");
-  EXPECT_EQ(t.run(c, {"XREADGROUP", "GROUP", "g", "c", "COUNT", "1", "STREAMS", "s", "s", ">",
-                      ">"}),
-            "*2\r\n" + key + "*1\r\n" + entry("3-1", "f", "c") + key + "*1\r\n" +
-                entry("4-1", "f", "d"));
+  EXPECT_EQ(
+      t.run(c, {"XREADGROUP", "GROUP", "g", "c", "COUNT", "1", "STREAMS", "s", "s", ">", ">"}),
+      "*2\r\n" + key + "*1\r\n" + entry("3-1", "f", "c") + key + "*1\r\n" + entry("4-1", "f", "d"));
   t.run(c, {"XADD", "s", "5-1", "f", "e"});
-  EXPECT_EQ(t.run(c, {"XREADGROUP", "GROUP", "g", "d", "STREAMS", "s", "s", ">", "0"}),
-            "*2\r\n" + key + "*1\r\n" + entry("5-1", "f", "e") + key + "*1\r\n" +
-                entry("5-1", "f", "e"));
-  EXPECT_EQ(t.run(c, {"XREADGROUP", "GROUP", "g", "d", "STREAMS", "s", "s", ">", ">"}),
-            "*-1\r\n");
+  EXPECT_EQ(
+      t.run(c, {"XREADGROUP", "GROUP", "g", "d", "STREAMS", "s", "s", ">", "0"}),
+      "*2\r\n" + key + "*1\r\n" + entry("5-1", "f", "e") + key + "*1\r\n" + entry("5-1", "f", "e"));
+  EXPECT_EQ(t.run(c, {"XREADGROUP", "GROUP", "g", "d", "STREAMS", "s", "s", ">", ">"}), "*-1\r\n");
 }
 
 TEST(StreamGroupWake, AStreamRemovedOrReplacedWakesGroupReadersWithRedis70sReply) {
