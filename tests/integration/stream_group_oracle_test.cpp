@@ -6,12 +6,12 @@
 // same XINFO STREAM FULL (times included: the file carries them) after each load.
 #include <gtest/gtest.h>
 
-#include <regex>
 #include <string>
 #include <vector>
 
 #include "support/resp_client.h"
 #include "support/server_process.h"
+#include "support/stream_reply_masks.h"
 #include "support/temp_dir.h"
 
 namespace listd::testing {
@@ -236,41 +236,6 @@ std::vector<Script> scripts() {
   };
 }
 
-// Each XPENDING entry's idle time (its third element) as "<ms>", checked to be non-negative
-// (TIME 1000 puts a delivery in 1970, so there is no upper bound to check).
-std::string mask_idle_times(const std::string& reply, const std::string& what) {
-  static const std::regex kEntry("(\\*4\r\n\\$\\d+\r\n[^\r]*\r\n\\$\\d+\r\n[^\r]*\r\n):(\\d+)\r\n");
-  std::string out;
-  auto begin = std::sregex_iterator(reply.begin(), reply.end(), kEntry);
-  std::size_t last = 0;
-  for (auto it = begin; it != std::sregex_iterator(); ++it) {
-    const long long ms = std::stoll((*it)[2].str());
-    EXPECT_GE(ms, 0) << what;
-    out += reply.substr(last, static_cast<std::size_t>(it->position()) - last);
-    out += (*it)[1].str() + ":<ms>\r\n";
-    last = static_cast<std::size_t>(it->position() + it->length());
-  }
-  return out + reply.substr(last);
-}
-
-// XINFO's times: a consumer's idle ms, and the unix-ms seen and delivery times of FULL (the
-// only 13-digit integers these scripts produce), as "<ms>" / "<time>".
-std::string mask_info_times(const std::string& reply, const std::string& what) {
-  static const std::regex kIdle("(\\$4\r\nidle\r\n):(\\d+)\r\n");
-  static const std::regex kUnixMs(":(\\d{13})\r\n");
-  for (auto it = std::sregex_iterator(reply.begin(), reply.end(), kIdle);
-       it != std::sregex_iterator(); ++it)
-    EXPECT_GE(std::stoll((*it)[2].str()), 0) << what;
-  const std::string out = std::regex_replace(reply, kIdle, "$1:<ms>\r\n");
-  return std::regex_replace(out, kUnixMs, ":<time>\r\n");
-}
-
-std::string comparable(const Args& request, const std::string& reply, const std::string& what) {
-  if (request[0] == "XPENDING" && request.size() > 3) return mask_idle_times(reply, what);
-  if (request[0] == "XINFO") return mask_info_times(reply, what);
-  return reply;
-}
-
 TEST(StreamGroupOracle, RepliesMatchRedisByteForByte) {
   ServerProcess listd = ServerProcess::start_listd();
   ServerProcess redis = ServerProcess::start_redis();
@@ -288,8 +253,8 @@ TEST(StreamGroupOracle, RepliesMatchRedisByteForByte) {
         std::string what;
         for (const std::string& s : request) what += s.substr(0, 40) + " ";
         what = (resp3 ? "RESP3: " : "RESP2: ") + what;
-        EXPECT_EQ(comparable(request, a.call(request), what),
-                  comparable(request, b.call(request), what))
+        EXPECT_EQ(mask_stream_times(request, a.call(request), what),
+                  mask_stream_times(request, b.call(request), what))
             << what;
       }
     }

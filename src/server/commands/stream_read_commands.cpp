@@ -19,6 +19,7 @@
 
 #include "listd/base/redis_text.h"
 #include "listd/server/blocking_service.h"
+#include "listd/server/client.h"
 #include "listd/server/command_context.h"
 #include "listd/server/command_table.h"
 #include "listd/server/errors.h"
@@ -220,15 +221,42 @@ bool serves_now(CommandContext& ctx, const XreadArgs& a, std::string_view key, s
   return s.length() != 0 && s.edge_id(false) > s.groups().find(a.group)->second.last_id;
 }
 
+/// XREADGROUP serves its keys in order, each deciding after the ones before it ran (a key named
+/// twice with `>` finds the first read's deliveries, as Redis' loop does), so the reply's length
+/// is known only at the end: it goes in front of the served keys' replies (Redis' deferred
+/// length). Returns whether any key was served.
+bool serve_group_keys(CommandContext& ctx, const XreadArgs& a,
+                      const std::vector<store::StreamId>& ids) {
+  std::string& out = ctx.client().out;
+  const std::size_t at = out.size();
+  std::size_t served = 0;
+  for (std::size_t k = 0; k < a.streams; ++k) {
+    const std::string_view key = ctx.arg(a.streams_at + k);
+    if (!serves_now(ctx, a, key, ids[k])) continue;
+    reply_group_entries(ctx, a, key, ids[k]);
+    ++served;
+  }
+  if (served == 0) return false;
+  std::string header;
+  protocol::ReplyWriter h(header, ctx.client().resp);
+  if (h.resp3())
+    h.map_header(served);
+  else
+    h.array_header(served);
+  out.insert(at, header);
+  return true;
+}
+
 void xread_generic(CommandContext& ctx, bool xreadgroup) {
   XreadArgs a;
   a.xreadgroup = xreadgroup;
   if (!parse_xread_args(ctx, a)) return;
   std::vector<store::StreamId> ids;
   if (!resolve_ids(ctx, a, ids)) return;
-  // Which keys have something to serve (the reply's length comes first).
+  if (a.group_given && serve_group_keys(ctx, a, ids)) return;
+  // XREAD changes nothing: which keys have something to serve is known before the reply.
   std::vector<std::size_t> ready;
-  for (std::size_t k = 0; k < a.streams; ++k)
+  for (std::size_t k = 0; k < a.streams && !a.group_given; ++k)
     if (serves_now(ctx, a, ctx.arg(a.streams_at + k), ids[k])) ready.push_back(k);
   if (!ready.empty()) {
     auto r = ctx.reply();
@@ -238,11 +266,8 @@ void xread_generic(CommandContext& ctx, bool xreadgroup) {
       r.array_header(ready.size());
     for (const std::size_t k : ready) {
       const std::string_view key = ctx.arg(a.streams_at + k);
-      if (a.group_given)
-        reply_group_entries(ctx, a, key, ids[k]);
-      else
-        reply_key_entries(r, key, ctx.db().lookup(key, ctx.now_ms())->value.as_stream(), ids[k],
-                          a.count);
+      reply_key_entries(r, key, ctx.db().lookup(key, ctx.now_ms())->value.as_stream(), ids[k],
+                        a.count);
     }
     return;
   }

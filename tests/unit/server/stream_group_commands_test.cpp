@@ -104,6 +104,27 @@ TEST_F(StreamGroupTest, IdleTimesFollowTheClockAndClaimsMoveOwnership) {
 
 // Each way a waited-for stream can leave its key, with the reply redis-server 7.0.15 gave its
 // blocked XREADGROUP client (checked by hand, one blocked redis-py connection per case).
+// Redis serves XREADGROUP's keys in order: a key named twice with `>` finds the first read's
+// deliveries, so it is left out (found by the random stream oracle); with a COUNT that leaves
+// entries it is served twice, and a history id after `>` sees what `>` just delivered.
+TEST_F(StreamGroupTest, AKeyNamedTwiceIsServedAfterWhatItsFirstReadDelivered) {
+  t.run(c, {"XADD", "s", "1-1", "f", "a"});
+  t.run(c, {"XADD", "s", "2-1", "f", "b"});
+  EXPECT_EQ(t.run(c, {"XREADGROUP", "GROUP", "g", "c", "STREAMS", "s", "s", ">", ">"}),
+            one_key("s", entry("1-1", "f", "a") + entry("2-1", "f", "b"), 2));
+  t.run(c, {"XADD", "s", "3-1", "f", "c"});
+  t.run(c, {"XADD", "s", "4-1", "f", "d"});
+  const std::string key = "*2\r\n" + bulk("s");
+  EXPECT_EQ(
+      t.run(c, {"XREADGROUP", "GROUP", "g", "c", "COUNT", "1", "STREAMS", "s", "s", ">", ">"}),
+      "*2\r\n" + key + "*1\r\n" + entry("3-1", "f", "c") + key + "*1\r\n" + entry("4-1", "f", "d"));
+  t.run(c, {"XADD", "s", "5-1", "f", "e"});
+  EXPECT_EQ(
+      t.run(c, {"XREADGROUP", "GROUP", "g", "d", "STREAMS", "s", "s", ">", "0"}),
+      "*2\r\n" + key + "*1\r\n" + entry("5-1", "f", "e") + key + "*1\r\n" + entry("5-1", "f", "e"));
+  EXPECT_EQ(t.run(c, {"XREADGROUP", "GROUP", "g", "d", "STREAMS", "s", "s", ">", ">"}), "*-1\r\n");
+}
+
 TEST(StreamGroupWake, AStreamRemovedOrReplacedWakesGroupReadersWithRedis70sReply) {
   const std::string unblocked = error("UNBLOCKED the stream key no longer exists");
   const std::string nogroup =
