@@ -154,6 +154,13 @@ TEST(AclRules, RulesNameRedisCommandsListdLacks) {
             error("ERR Command 'cluster' not found"));
 }
 
+// 7.0.15 splits a selector's rules with sdssplitargs and, when its quotes do not balance,
+// applies none of them: the selector is added empty (found by integration.AclOracle).
+TEST(AclRules, SelectorWithUnbalancedQuotesIsAddedEmpty) {
+  TestServer t;
+  EXPECT_EQ(describe(t, {"(~a \"b)"}), "user u off resetchannels -@all (resetchannels -@all)");
+}
+
 TEST(AclRules, GetuserListsEachField) {
   TestServer t;
   auto& c = t.client();
