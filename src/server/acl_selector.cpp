@@ -35,6 +35,28 @@ std::uint8_t key_access(std::string_view letters, std::size_t index) {
   }
 }
 
+// The access of the one key of a command whose key spec has Redis' VARIABLE_FLAGS, from its
+// arguments (db.c setGetKeys, bitfieldGetKeys); 0 for every other command.
+std::uint8_t variable_key_access(std::string_view name, std::span<const std::string_view> argv) {
+  constexpr std::uint8_t kBoth = kAclKeyRead | kAclKeyWrite;
+  if (name == "set") {
+    for (std::size_t i = 3; i < argv.size(); ++i)
+      if (base::iequals(argv[i], "get")) return kBoth;
+    return kAclKeyWrite;
+  }
+  if (name != "bitfield") return 0;
+  for (std::size_t i = 2; i < argv.size(); ++i) {
+    const std::size_t remaining = argv.size() - i - 1;
+    if (base::iequals(argv[i], "get") && remaining >= 2)
+      i += 2;
+    else if (base::iequals(argv[i], "overflow") && remaining >= 1)
+      i += 1;
+    else
+      return kBoth;  // SET / INCRBY, or a syntax error (Redis: safer to assume a write)
+  }
+  return kAclKeyRead;
+}
+
 // The channels `argv` names for Redis' channel checks (publish and subscribe, not unsubscribe):
 // from `first` on (or just argv[1]), as patterns for PSUBSCRIBE.
 struct ChannelArgs {
@@ -299,9 +321,10 @@ AclDenial AclSelector::check(const CommandSpec& spec, std::span<const std::strin
   if (!all_keys_) {
     const std::vector<int> positions = spec.key_positions(argv);
     const std::string_view letters = catalog_->info[spec.slot].key_access;
+    const std::uint8_t variable = variable_key_access(spec.full_name, argv);
     for (std::size_t i = 0; i < positions.size(); ++i) {
       const auto at = static_cast<std::size_t>(positions[i]);
-      if (!allows_key(argv[at], key_access(letters, i))) {
+      if (!allows_key(argv[at], variable ? variable : key_access(letters, i))) {
         denied_at = at;
         return AclDenial::kKey;
       }
