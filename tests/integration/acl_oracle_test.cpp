@@ -187,7 +187,12 @@ class RuleGenerator {
 
   void append_user_rule(Args& cmd) {
     switch (pick(22)) {
-      case 0: cmd.push_back(count(Kind::kOnOff, any<std::string>({"on", "off", "ON"}))); return;
+      case 0: {
+        static const std::vector<std::string> kFlags = {"on", "off", "ON", "sanitize-payload",
+                                                        "skip-sanitize-payload"};
+        cmd.push_back(count(Kind::kOnOff, any(kFlags)));
+        return;
+      }
       case 1: cmd.push_back(count(Kind::kAddPass, pick(2) ? ">p1" : ">p2")); return;
       case 2: cmd.push_back(count(Kind::kDelPass, pick(2) ? "<p1" : "<p2")); return;
       case 3:
