@@ -51,24 +51,12 @@ ChannelArgs channel_args(const CommandSpec& spec, std::size_t argc) {
 
 }  // namespace
 
-AclCatalog::AclCatalog(const CommandTable& t) : table(t), info(acl_command_info(t)) {}
-
-const CommandSpec* AclCatalog::lookup(std::string_view full_name) const {
-  const std::size_t bar = full_name.find('|');
-  if (bar == std::string_view::npos) return table.find(full_name);
-  const std::string_view sub = full_name.substr(bar + 1);
-  if (sub.find('|') != std::string_view::npos) return nullptr;
-  const CommandSpec* cmd = table.find(full_name.substr(0, bar));
-  if (!cmd || cmd->subcommands.empty()) return nullptr;
-  return cmd->find_subcommand(sub);
-}
-
 AclSelector::AclSelector(const AclCatalog& catalog, bool root, bool all_channels)
     : catalog_(&catalog),
       root_(root),
       all_channels_(all_channels),
-      allowed_(catalog.table.by_slot().size() + 1, false),
-      first_args_(catalog.table.by_slot().size()) {}
+      allowed_(catalog.by_slot.size() + 1, false),
+      first_args_(catalog.by_slot.size()) {}
 
 void AclSelector::set_bit(std::size_t slot, bool on) {
   allowed_[slot] = on;
@@ -79,15 +67,13 @@ void AclSelector::set_bit(std::size_t slot, bool on) {
 void AclSelector::change_command(const CommandSpec& cmd, bool allow) {
   set_bit(cmd.slot, allow);
   first_args_[cmd.slot].clear();
-  for (const auto& sub : cmd.subcommands) set_bit(sub->slot, allow);
+  for (const CommandSpec* sub : catalog_->children[cmd.slot]) set_bit(sub->slot, allow);
 }
 
 void AclSelector::change_category(std::uint32_t category, bool allow) {
-  const auto visit = [&](const CommandSpec& cmd, auto& self) -> void {
+  catalog_->for_each([&](const CommandSpec& cmd) {
     if (catalog_->info[cmd.slot].categories & category) change_command(cmd, allow);
-    for (const auto& sub : cmd.subcommands) self(*sub, self);
-  };
-  catalog_->table.for_each([&](const CommandSpec& cmd) { visit(cmd, visit); });
+  });
 }
 
 void AclSelector::add_first_arg(std::size_t slot, std::string_view arg) {
@@ -144,7 +130,7 @@ AclRuleError AclSelector::apply_allow(std::string_view name) {
   if (cmd->parent) return AclRuleError::kSubcommandFirstArg;
   const std::string_view sub = name.substr(bar + 1);
   if (sub.empty()) return AclRuleError::kSyntax;
-  if (!cmd->subcommands.empty()) {
+  if (!catalog_->children[cmd->slot].empty()) {
     const CommandSpec* subcmd = catalog_->lookup(name);
     if (!subcmd) return AclRuleError::kUnknownCommand;
     change_command(*subcmd, true);
@@ -201,14 +187,14 @@ AclRuleError AclSelector::apply(std::string_view op) {
 
 void AclSelector::count_category(std::uint32_t category, std::size_t& on, std::size_t& off) const {
   on = off = 0;
-  for (const CommandSpec* spec : catalog_->table.by_slot())
+  for (const CommandSpec* spec : catalog_->by_slot)
     if (catalog_->info[spec->slot].categories & category) ++(bit(spec->slot) ? on : off);
 }
 
-// The commands the categories did not account for, in table order (Redis walks its command
+// The commands the categories did not account for, in catalog order (Redis walks its command
 // dict, whose order is its hash's), then the allowed first arguments.
 void AclSelector::describe_single_commands(AclSelector& fake, std::string& rules) const {
-  const auto visit = [&](const CommandSpec& cmd, auto& self) -> void {
+  catalog_->for_each([&](const CommandSpec& cmd) {
     const bool user_bit = bit(cmd.slot);
     if (user_bit != fake.bit(cmd.slot)) {
       rules += user_bit ? '+' : '-';
@@ -216,11 +202,9 @@ void AclSelector::describe_single_commands(AclSelector& fake, std::string& rules
       rules += ' ';
       fake.change_command(cmd, user_bit);
     }
-    for (const auto& sub : cmd.subcommands) self(*sub, self);
     if (!user_bit)
       for (const auto& arg : first_args_[cmd.slot]) rules += '+' + cmd.full_name + '|' + arg + ' ';
-  };
-  catalog_->table.for_each([&](const CommandSpec& cmd) { visit(cmd, visit); });
+  });
 }
 
 // Redis' best fit: from +@all or -@all, apply the category that agrees with the user's bits

@@ -87,10 +87,12 @@ AclRuleError AclUser::apply_rule(std::string_view op) {
     passwords_.erase(it);
   } else if (op[0] == '(' && op.back() == ')' && op.size() >= 2) {
     AclSelector selector(*catalog_, false, all_channels_default_);
+    // Unbalanced quotes inside leave the selector empty, as 7.0's aclCreateSelectorFromOpSet
+    // does (sdssplitargs fails with no arguments): it grants nothing.
     const auto rules = base::split_args(op.substr(1, op.size() - 2));
-    if (!rules) return AclRuleError::kSyntax;
-    for (const auto& rule : *rules)
-      if (AclRuleError e = selector.apply(rule); e != AclRuleError::kNone) return e;
+    if (rules)
+      for (const auto& rule : *rules)
+        if (AclRuleError e = selector.apply(rule); e != AclRuleError::kNone) return e;
     selectors_.push_back(std::move(selector));
   } else if (base::iequals(op, "clearselectors")) {
     selectors_.erase(selectors_.begin() + 1, selectors_.end());

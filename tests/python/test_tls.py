@@ -127,7 +127,7 @@ def test_brpop_on_tls_served_by_a_push_on_the_plaintext_port(tls_server, certs, 
     assert wait_until(lambda: any(c.get("name") == "tls-waiter" and c.get("cmd") == "brpop"
                                   for c in plain.client_list()))
     plain.lpush("jobs", "job-1")
-    thread.join(timeout=scaled(20))
+    thread.join(timeout=20)
     assert result.get("v") == ("jobs", "job-1")
     waiter.connection_pool.disconnect()
 
@@ -215,3 +215,43 @@ def test_tls_port_alone_with_port_0(certs):
     finally:
         proc.terminate()
         proc.wait(timeout=scaled(10))
+
+
+class RedisTlsReplica(ListdServer):
+    """redis-server 7.0 replicating from a TLS port (tls-replication yes), presenting
+    `cert` as its client certificate: Redis uses tls-cert-file / tls-key-file for outgoing
+    links when no tls-client-cert-file is set."""
+
+    def __init__(self, certs, master_tls_port, cert="client"):
+        super().__init__(["--replicaof", "127.0.0.1", str(master_tls_port), "--save", "",
+                          "--appendonly", "no", "--tls-replication", "yes",
+                          "--tls-cert-file", os.path.join(certs, cert + ".crt"),
+                          "--tls-key-file", os.path.join(certs, cert + ".key"),
+                          "--tls-ca-cert-file", os.path.join(certs, "ca.crt")],
+                         binary="/usr/bin/redis-server")
+
+    def _check_kind(self, fields):
+        assert fields.get("redis_version", "").startswith("7.0."), fields
+
+
+def test_a_redis_replica_syncs_over_tls_from_the_tls_port(certs):
+    # Disk-based sync: Redis' own default (diskless, 5 s delay) would only slow its run.
+    master = start_tls_server(certs, extra=["--repl-diskless-sync", "no"])
+    replica = RedisTlsReplica(certs, master.tls_port)
+    m = redis.Redis(port=master.port, decode_responses=True, socket_timeout=10)
+    try:
+        m.rpush("q", "a", "b")
+        replica.start()
+        r = redis.Redis(port=replica.port, decode_responses=True, socket_timeout=10)
+        assert wait_until(lambda: r.lrange("q", 0, -1) == ["a", "b"], timeout=20)
+        m.rpush("q", "c")  # then the stream, over the same TLS link
+        assert wait_until(lambda: r.lrange("q", 0, -1) == ["a", "b", "c"], timeout=20)
+        assert r.info("replication")["master_link_status"] == "up"
+        assert m.info("replication")["connected_slaves"] == 1
+        r.connection_pool.disconnect()
+    finally:
+        m.connection_pool.disconnect()
+        replica.stop()
+        replica.close()
+        master.stop()
+        master.close()

@@ -9,6 +9,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -21,15 +23,32 @@ namespace listd::server {
 class CommandTable;
 struct CommandSpec;
 
-/// What the rules are applied against: the command table and each slot's categories.
+/// What the rules are applied against: listd's commands, and the Redis 7.0.15 commands listd
+/// lacks (CLUSTER, MODULE, CLIENT CACHING, ...) as entries without a handler, so that rules
+/// naming them are accepted and the best-fit categories of ACL LIST count them as Redis does.
+/// Those entries never run: the executor finds only the table's commands.
 struct AclCatalog {
   const CommandTable& table;
-  std::vector<AclCommandInfo> info;  ///< by CommandSpec::slot
+  std::vector<const CommandSpec*> by_slot;    ///< the table's slots, then the absent commands
+  std::vector<AclCommandInfo> info;           ///< by slot
+  std::vector<const CommandSpec*> top_level;  ///< the table's commands, then the absent ones
+  /// By slot: a container's subcommands, the table's then the absent ones.
+  std::vector<std::vector<const CommandSpec*>> children;
 
   explicit AclCatalog(const CommandTable& t);
+  AclCatalog(const AclCatalog&) = delete;  // by_slot points into absent_
+  AclCatalog& operator=(const AclCatalog&) = delete;
+  ~AclCatalog();
   /// A command by its full name ("get", "config|get"; case-insensitive), Redis
   /// ACLLookupCommand: null if unknown or if it names a subcommand the command lacks.
   const CommandSpec* lookup(std::string_view full_name) const;
+  /// Calls f on every command, each container before its subcommands.
+  void for_each(const std::function<void(const CommandSpec&)>& f) const;
+
+ private:
+  void add_absent(const AclCommandCategories& row);
+
+  std::vector<std::unique_ptr<CommandSpec>> absent_;
 };
 
 /// Why a rule was refused (Redis' errno values in ACLSetUser).

@@ -72,6 +72,33 @@ TEST(AclEnforcement, ReadAndWritePatternsFollowTheKeySpecs) {
   EXPECT_EQ(t.run(u, {"EXISTS", "w3", "r3"}), integer(1));
 }
 
+// SET and BITFIELD have Redis' VARIABLE_FLAGS key specs: the access follows the arguments
+// (setGetKeys, bitfieldGetKeys; found by integration.AclOracle: SET k v needs write only).
+TEST(AclEnforcement, SetAndBitfieldNeedTheAccessTheirArgumentsAskFor) {
+  TestServer t;
+  auto& admin = t.client();
+  t.run(admin, {"ACL", "SETUSER", "u", "on", "nopass", "+@all", "%W~a*", "%R~b*"});
+  const auto dryrun = [&](std::vector<std::string> cmd) {
+    cmd.insert(cmd.begin(), {"ACL", "DRYRUN", "u"});
+    return t.run_strings(admin, cmd);
+  };
+  const auto denied = [](const std::string& key) {
+    return bulk("This user has no permissions to access the '" + key + "' key");
+  };
+  EXPECT_EQ(dryrun({"SET", "a1", "v"}), "+OK\r\n");
+  EXPECT_EQ(dryrun({"SET", "a1", "v", "GET"}), denied("a1"));
+  EXPECT_EQ(dryrun({"SET", "b1", "v"}), denied("b1"));
+  EXPECT_EQ(dryrun({"BITFIELD", "b1", "GET", "u8", "0"}), "+OK\r\n");
+  EXPECT_EQ(dryrun({"BITFIELD", "b1", "OVERFLOW", "WRAP", "GET", "u8", "0"}), "+OK\r\n");
+  EXPECT_EQ(dryrun({"BITFIELD", "b1"}), "+OK\r\n");
+  EXPECT_EQ(dryrun({"BITFIELD", "b1", "GET", "u8", "0", "SET", "u8", "0", "1"}), denied("b1"));
+  EXPECT_EQ(dryrun({"BITFIELD", "b1", "GET", "u8"}), denied("b1"));  // a syntax error: a write
+  EXPECT_EQ(dryrun({"BITFIELD", "a1", "INCRBY", "u8", "0", "1"}), denied("a1"));  // reads too
+  auto& u = t.client();
+  t.run(u, {"AUTH", "u", "x"});
+  EXPECT_EQ(t.run(u, {"SET", "a1", "v"}), "+OK\r\n");
+}
+
 TEST(AclEnforcement, ChannelsArePatternsAndPsubscribeMatchesLiterally) {
   TestServer t;
   auto& admin = t.client();
