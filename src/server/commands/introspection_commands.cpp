@@ -28,7 +28,7 @@ constexpr FlagName kFlagNames[] = {
     {kSkipSlowlog, "skip_slowlog"},
     {kFast, "fast"},
     {kNoAuth, "no_auth"},
-    {kMayReplicate, "may_replicate"},
+    // kMayReplicate is not shown: Redis 7.0 hides it on purpose.
     {kNoMulti, "no_multi"},
     {kAllowBusy, "allow_busy"},
 };
