@@ -234,6 +234,20 @@ TEST_F(ClientPauseTest, KeysDoNotExpireWhilePausedButReadsHideThem) {
   EXPECT_EQ(t.run(c, {"DBSIZE"}), integer(1));
 }
 
+TEST_F(ClientPauseTest, APromotionDuringThePauseKeepsExpiredKeys) {
+  Client& c = t.client();
+  EXPECT_EQ(t.run(c, {"SET", "k", "v", "PX", "100"}), kOk);
+  EXPECT_EQ(t.run(c, {"CLIENT", "PAUSE", "10000", "WRITE"}), kOk);
+  EXPECT_EQ(t.run(c, {"REPLICAOF", "127.0.0.1", "9"}), kOk);  // no transport: never connects
+  EXPECT_EQ(t.run(c, {"REPLICAOF", "NO", "ONE"}), kOk);
+  t.clock().advance_ms(200);
+  EXPECT_EQ(t.run(c, {"GET", "k"}), kNullBulk);
+  EXPECT_EQ(t.run(c, {"DBSIZE"}), integer(1));  // still paused: nothing deleted it
+  EXPECT_EQ(t.run(c, {"CLIENT", "UNPAUSE"}), kOk);
+  EXPECT_EQ(t.run(c, {"GET", "k"}), kNullBulk);
+  EXPECT_EQ(t.run(c, {"DBSIZE"}), integer(0));
+}
+
 TEST_F(ClientPauseTest, NothingIsEvictedWhilePaused) {
   Client& c = t.client();
   for (int i = 0; i < 20; ++i)
