@@ -114,7 +114,7 @@ void Connection::read_ready() {
   bool filled = true;
   for (int i = 0; i < kMaxReadsPerReport && filled; ++i) {
     if (!read_from_socket(filled)) return;
-    if (!client_->blocked()) process_input();
+    if (!client_->waiting()) process_input();
     if (closed_) return;
     if (in_end_ - in_begin_ > server_.query_buffer_limit()) {
       spdlog::warn("Closing client that reached max query buffer length: id={} addr={} qbuf={}",
@@ -133,7 +133,7 @@ void Connection::process_input() {
   server::Executor& exec = server_.executor();
   parser_.set_limits(server_.parser_limits());
   exec.begin_batch();
-  while (!closed_ && !client_->blocked() && !client_->closing() && in_begin_ < in_end_ &&
+  while (!closed_ && !client_->waiting() && !client_->closing() && in_begin_ < in_end_ &&
          !exec.shutdown_requested()) {
     const std::string_view buf(in_.data() + in_begin_, in_end_ - in_begin_);
     parser_.set_auth_required(!client_->authenticated);  // Redis authRequired(), per request
@@ -144,6 +144,7 @@ void Connection::process_input() {
       break;
     }
     if (!parser_.argv().empty()) exec.execute(*client_, parser_.argv());
+    if (client_->postponed) break;  // CLIENT PAUSE: the request stays, parsed again on resume
     in_begin_ += parser_.consumed();
   }
   exec.end_batch();

@@ -15,7 +15,7 @@ std::string client_flags(const Client& c) {
   if (c.monitor) f += 'O';
   if (c.pubsub.subscribed()) f += 'P';
   if (c.in_multi) f += 'x';
-  if (c.blocked()) f += 'b';
+  if (c.waiting()) f += 'b';
   if (c.watch_dirty) f += 'd';
   if (c.close_after_reply) f += 'c';
   if (c.close_asap) f += 'A';

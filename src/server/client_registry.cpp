@@ -113,7 +113,7 @@ void ClientRegistry::feed_monitors(const Client& c, std::int64_t unix_us,
 std::vector<Client*> ClientRegistry::idle_clients(std::uint64_t now_ms, std::uint64_t limit_ms) {
   std::vector<Client*> idle;
   for (auto& [id, c] : clients_) {
-    if (!c->transport || c->blocked() || c->replica || c->master) continue;  // repl-timeout
+    if (!c->transport || c->waiting() || c->replica || c->master) continue;  // repl-timeout
     if (now_ms - c->last_interaction_ms > limit_ms) idle.push_back(c.get());
   }
   return idle;

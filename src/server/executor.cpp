@@ -87,6 +87,7 @@ Client& Executor::create_client(ClientTransport* transport, std::string addr, st
 
 void Executor::destroy_client(Client& c) {
   blocking_.end_wait(c);
+  client_pause_.forget(c);
   slowlog_.drop_parked(c.id);  // a blocked command whose client left is never filed
   transactions_.unwatch_all(c);
   pubsub_.leave_all(c);
@@ -170,8 +171,9 @@ void Executor::execute(Client& c, std::span<const std::string_view> argv) {
   // Never from inside a busy script (its DELs would land in the middle of its effects).
   const std::size_t maxmemory = config_.settings().maxmemory;
   // A replica neither evicts nor refuses (7.0's replica-ignore-maxmemory yes): its master's
-  // DELs keep it in step, and its own evictions would make it diverge.
-  if (maxmemory == 0 || replica_side_->active())
+  // DELs keep it in step, and its own evictions would make it diverge. Paused, neither (Redis
+  // performEvictions: the dataset stays as it is).
+  if (maxmemory == 0 || replica_side_->active() || client_pause_.active())
     pre_command_oom_ = false;
   else if (scripting_->busy())
     pre_command_oom_ = memory_.over_limit(maxmemory, persistence_->pending_bytes().capacity());
@@ -193,6 +195,8 @@ void Executor::execute(Client& c, std::span<const std::string_view> argv) {
       c.reply().error(error);
       Transaction::flag(c);  // inside MULTI, EXEC will abort
     }
+  } else if (client_pause_.active() && postpone_if_paused(c, *spec, argv)) {
+    return;  // CLIENT PAUSE: runs again, from its checks, when the pause ends
   } else if (c.in_multi && !(spec->flags & kNotQueued)) {
     transactions_.queue(c, argv);
     c.queued_flags |= scripting_->command_flags(*spec, argv);
@@ -312,8 +316,11 @@ void Executor::tick() {
   if (scripting_->running()) return;  // no timeouts, expiry or serving inside a script
   blocking_.fire_timeouts(clock_.monotonic_ms());
   replication_->fire_wait_timeouts(clock_.monotonic_ms());
-  active_expire_step();
-  if (evictor_.background_pending() && !replica_side_->active()) evictor_.background_step();
+  if (client_pause_.active() && clock_.monotonic_ms() >= client_pause_.end_ms()) unpause_clients();
+  if (!client_pause_.active()) {  // paused: no key expires or is evicted
+    active_expire_step();
+    if (evictor_.background_pending() && !replica_side_->active()) evictor_.background_step();
+  }
   blocking_.drain_ready_keys();
 }
 
@@ -367,6 +374,9 @@ std::optional<std::uint64_t> Executor::next_wakeup_ms() const {
   std::optional<std::uint64_t> next = blocking_.next_deadline();
   if (const auto wait = replication_->next_wait_deadline(); wait && (!next || *wait < *next))
     next = wait;
+  // Paused, the end of the pause is the only other wakeup: nothing expires or is evicted.
+  if (client_pause_.active())
+    return next && *next < client_pause_.end_ms() ? *next : client_pause_.end_ms();
   const std::int64_t now_unix = clock_.unix_ms();
   const std::uint64_t now = clock_.monotonic_ms();
   if (evictor_.background_pending() && !replica_side_->active()) return now;  // evict again

@@ -67,7 +67,9 @@ void section_clients(Executor& exec, std::string& out) {
                      exec.output_buffer_guard().recent_max_input());
   out += fmt::format("client_recent_max_output_buffer:{}\r\n",
                      exec.output_buffer_guard().recent_max_output());
-  out += fmt::format("blocked_clients:{}\r\n", exec.blocking().waiters().blocked_count());
+  // Redis counts a client postponed by CLIENT PAUSE as blocked (blockClient BLOCKED_POSTPONE).
+  out += fmt::format("blocked_clients:{}\r\n", exec.blocking().waiters().blocked_count() +
+                                                   exec.client_pause().postponed_count());
   out += "tracking_clients:0\r\n";
   out += "clients_in_timeout_table:0\r\n";
   out += fmt::format("total_blocking_keys:{}\r\n", exec.blocking().waiters().blocking_key_count());

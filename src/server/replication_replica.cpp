@@ -126,7 +126,7 @@ void ReplicationReplica::unset_master() {
   down_since_s_ = 0;
   exec_.replication().set_following(false, nullptr);
   exec_.replication().shift_replid();
-  exec_.keyspace().set_keep_expired(false);
+  exec_.keyspace().set_keep_expired(exec_.client_pause().active());  // a pause still holds them
   record_replicaof_option(exec_.config(), {}, 0);
 }
 

@@ -125,7 +125,8 @@ std::uint32_t Scripting::command_flags(const CommandSpec& spec,
     if (shebang.error.empty()) flags = shebang.flags;
   }
   if (flags & script::kScriptCompatMode) return spec.flags;
-  std::uint32_t out = spec.flags & ~(kStale | kDenyOom | kWrite);  // scriptFlagsToCmdFlags
+  // scriptFlagsToCmdFlags: declared flags say whether it writes, so may-replicate goes too.
+  std::uint32_t out = spec.flags & ~(kStale | kDenyOom | kWrite | kMayReplicate);
   if (!(flags & (script::kScriptAllowOom | script::kScriptNoWrites))) out |= kDenyOom;
   if (!(flags & script::kScriptNoWrites)) out |= kWrite;
   if (flags & script::kScriptAllowStale) out |= kStale;

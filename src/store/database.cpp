@@ -14,10 +14,18 @@ Entry* Database::lookup(std::string_view key, std::int64_t now_ms) {
 }
 
 Entry* Database::add(std::string_view key, Value value) {
+  if (keep_expired_) drop_kept_expired(key);
   return dict_.insert(key, std::move(value));
 }
 
+void Database::drop_kept_expired(std::string_view key) {
+  // lookup hid it, so the caller adds it anew: a write replaces what reads saw as gone
+  // (Redis deletes an expired key before a write to it on a writable replica).
+  if (Entry* e = dict_.find(key)) delete_expired(e);
+}
+
 void Database::add_entry(Entry* entry) {
+  if (keep_expired_) drop_kept_expired(entry->key());
   dict_.insert_entry(entry);
   if (entry->has_expire()) {
     const std::int64_t at = entry->expire_at_ms;

@@ -83,6 +83,8 @@ struct Client {
 
   protocol::ReplyWriter reply() noexcept { return protocol::ReplyWriter(out, resp); }
   bool blocked() const noexcept { return waiter.blocked(); }
+  /// Blocked on keys or postponed by CLIENT PAUSE: its buffered requests wait (flags `b`).
+  bool waiting() const noexcept { return blocked() || postponed; }
   /// No more requests are run for this client (it is closed once its turn ends).
   bool closing() const noexcept { return close_after_reply || close_asap; }
 
@@ -133,6 +135,9 @@ struct Client {
   blocking::Waiter waiter;
   BlockSpec block;
   std::uint64_t blocked_since_ms = 0;  ///< monotonic, when it last blocked (the queue view)
+  /// Its request waits for the end of a CLIENT PAUSE (client_pause.h): it stays unconsumed in
+  /// the transport's buffer and runs again, from the start, when the pause ends.
+  bool postponed = false;
 
   PubSubState pubsub;  ///< channels, patterns, shard channels (pubsub.h)
 

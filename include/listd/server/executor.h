@@ -25,6 +25,7 @@
 #include "listd/config/config.h"
 #include "listd/server/blocking_service.h"
 #include "listd/server/client.h"
+#include "listd/server/client_pause.h"
 #include "listd/server/client_registry.h"
 #include "listd/server/clock.h"
 #include "listd/server/command_table.h"
@@ -192,6 +193,12 @@ class Executor {
   void count_queue_event(int db, std::string_view key, QueueEvent kind, std::uint32_t n) {
     if (!replaying_) queue_stats_.record(db, key, kind, n, now_.mono_us / 1'000'000);
   }
+  /// CLIENT PAUSE (client_pause.h): pauses `mode` for `timeout_ms` from the running command's
+  /// time (0: no new pause), or widens the pause on.
+  void pause_clients(PauseMode mode, long long timeout_ms);
+  /// Ends the pause (CLIENT UNPAUSE, or its end in tick()): the postponed clients resume.
+  void unpause_clients();
+  const ClientPause& client_pause() const noexcept { return client_pause_; }
   /// Monotonic ms as the running command sees it (a waiter's blocking time).
   std::uint64_t command_mono_ms() const noexcept { return now_.mono_ms(); }
 
@@ -241,6 +248,9 @@ class Executor {
   AclDenial acl_refusal(const Client& c, const CommandSpec& spec,
                         std::span<const std::string_view> argv) const;
   void active_expire_step();
+  /// Parks `c`'s request if the pause covers it (client_pause.cpp); true if it did.
+  bool postpone_if_paused(Client& c, const CommandSpec& spec,
+                          std::span<const std::string_view> argv);
   /// Redis processCommand's maxmemory rule: a denyoom command (EXEC: one queued; a script:
   /// its shebang's), or any command but EXEC, DISCARD, QUIT and RESET inside MULTI.
   bool denied_on_oom(const Client& client, const CommandSpec& spec,
@@ -253,6 +263,7 @@ class Executor {
   ClientRegistry clients_;
   OutputBufferGuard output_buffer_guard_{config_, clock_};
   BlockingService blocking_;
+  ClientPause client_pause_;
   Transaction transactions_;
   std::vector<CommandStats> command_stats_;  // by CommandSpec::slot
   ServerStats stats_;

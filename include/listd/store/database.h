@@ -80,6 +80,8 @@ class Database {
     bool operator>(const Deadline& o) const noexcept { return at_ms > o.at_ms; }
   };
   void forget_expire(const Entry& e) noexcept;
+  /// With expired keys kept, an add may meet the hidden expired `key`: it goes first.
+  void drop_kept_expired(std::string_view key);
   void delete_expired(Entry* e);
   void compact_heap();
 

@@ -1,5 +1,5 @@
 // CLIENT and its subcommands: ID, SETNAME, GETNAME, LIST, INFO, KILL, SETINFO, REPLY, NO-EVICT,
-// NO-TOUCH, UNBLOCK, HELP.
+// NO-TOUCH, UNBLOCK, PAUSE, UNPAUSE, HELP.
 #include <fmt/format.h>
 
 #include "listd/base/number.h"
@@ -278,6 +278,40 @@ void cmd_client_unblock(CommandContext& ctx) {
   ctx.reply().integer(1);
 }
 
+// CLIENT PAUSE timeout [WRITE|ALL]
+void cmd_client_pause(CommandContext& ctx) {
+  if (ctx.argc() > 4) {  // Redis matches `argc == 3 || argc == 4` inside CLIENT's handler
+    ctx.reply().error(subcommand_syntax_error(ctx.arg(0), ctx.arg(1)));
+    return;
+  }
+  PauseMode mode = PauseMode::kAll;
+  if (ctx.argc() == 4) {  // the mode is checked before the timeout, as in Redis
+    if (base::iequals(ctx.arg(3), "write")) {
+      mode = PauseMode::kWrite;
+    } else if (!base::iequals(ctx.arg(3), "all")) {
+      ctx.reply().error("ERR CLIENT PAUSE mode must be WRITE or ALL");
+      return;
+    }
+  }
+  long long timeout = 0;  // milliseconds (Redis getTimeoutFromObjectOrReply, UNIT_MILLISECONDS)
+  if (!base::parse_strict_integer(ctx.arg(2), timeout)) {
+    ctx.reply().error("ERR timeout is not an integer or out of range");
+    return;
+  }
+  if (timeout < 0) {
+    ctx.reply().error("ERR timeout is negative");
+    return;
+  }
+  ctx.exec().pause_clients(mode, timeout);
+  ctx.reply().ok();
+}
+
+// CLIENT UNPAUSE
+void cmd_client_unpause(CommandContext& ctx) {
+  ctx.exec().unpause_clients();
+  ctx.reply().ok();
+}
+
 // CLIENT HELP
 void cmd_client_help(CommandContext& ctx) {
   static constexpr std::string_view kLines[] = {
@@ -293,6 +327,10 @@ void cmd_client_help(CommandContext& ctx) {
       "    Kill connections. Options are: ID, ADDR, LADDR, TYPE, USER, SKIPME, MAXAGE.",
       "LIST [options ...]",
       "    Return information about client connections (TYPE, ID).",
+      "UNPAUSE",
+      "    Stop the current client pause, resuming traffic.",
+      "PAUSE <timeout> [WRITE|ALL]",
+      "    Suspend all, or just write, clients for <timeout> milliseconds.",
       "UNBLOCK <clientid> [TIMEOUT|ERROR]",
       "    Unblock the specified blocked client.",
       "REPLY (ON|OFF|SKIP)",
@@ -338,6 +376,10 @@ void register_client_commands(CommandTable& table) {
                    "of the keys they access.");
   t.add_subcommand(client, "unblock", -3, kAdmin | conn, kNoKeys, &cmd_client_unblock, "5.0.0",
                    "Unblock a client blocked in a blocking command from a different connection");
+  t.add_subcommand(client, "pause", -3, kAdmin | conn, kNoKeys, &cmd_client_pause, "2.9.50",
+                   "Stop processing commands from clients for some time");
+  t.add_subcommand(client, "unpause", 2, kAdmin | conn, kNoKeys, &cmd_client_unpause, "6.2.0",
+                   "Resume processing of clients that were paused");
   t.add_subcommand(client, "help", 2, kLoading | kStale, kNoKeys, &cmd_client_help, "5.0.0",
                    "Show helpful text about the different subcommands");
 }

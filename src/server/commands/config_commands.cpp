@@ -84,7 +84,7 @@ void register_config_commands(CommandTable& table) {
                               "A container for server configuration commands");
   t.add_subcommand(config, "get", -3, admin, kNoKeys, &cmd_config_get, "2.0.0",
                    "Get the values of configuration parameters");
-  t.add_subcommand(config, "set", -4, admin | kMayReplicate, kNoKeys, &cmd_config_set, "2.0.0",
+  t.add_subcommand(config, "set", -4, admin, kNoKeys, &cmd_config_set, "2.0.0",
                    "Set configuration parameters to the given values");
   t.add_subcommand(config, "resetstat", 2, admin, kNoKeys, &cmd_config_resetstat, "2.0.0",
                    "Reset the stats returned by INFO");

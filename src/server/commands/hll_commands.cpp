@@ -222,7 +222,8 @@ void register_hll_commands(CommandTable& table) {
   CommandFamily t = table.family("hyperloglog");
   t.add("pfadd", -2, kWrite | kDenyOom | kFast, kFirstKey, &cmd_pfadd, "2.8.9",
         "Adds the specified elements to the specified HyperLogLog.");
-  t.add("pfcount", -2, kReadonly, kAllKeys, &cmd_pfcount, "2.8.9",
+  // may-replicate: PFCOUNT may store the cardinality it computed (Redis 7.0's flag).
+  t.add("pfcount", -2, kReadonly | kMayReplicate, kAllKeys, &cmd_pfcount, "2.8.9",
         "Return the approximated cardinality of the set(s) observed by the HyperLogLog at "
         "key(s).");
   t.add("pfmerge", -2, kWrite | kDenyOom, kAllKeys, &cmd_pfmerge, "2.8.9",

@@ -153,12 +153,15 @@ void register_pubsub_commands(CommandTable& table) {
         "Listen for messages published to channels matching the given patterns");
   t.add("punsubscribe", -1, subscriber, kNoKeys, &cmd_punsubscribe, "2.0.0",
         "Stop listening for messages posted to channels matching the given patterns");
-  t.add("publish", 3, publisher, kNoKeys, &cmd_publish, "2.0.0", "Post a message to a channel");
+  // may-replicate (Redis 7.0): replicas get PUBLISH, so CLIENT PAUSE WRITE postpones it and a
+  // read-only script may not call it.
+  t.add("publish", 3, publisher | kMayReplicate, kNoKeys, &cmd_publish, "2.0.0",
+        "Post a message to a channel");
   t.add("ssubscribe", -2, subscriber, all_channels, &cmd_ssubscribe, "7.0.0",
         "Listen for messages published to the given shard channels");
   t.add("sunsubscribe", -1, subscriber, all_channels, &cmd_sunsubscribe, "7.0.0",
         "Stop listening for messages posted to the given shard channels");
-  t.add("spublish", 3, publisher, one_channel, &cmd_spublish, "7.0.0",
+  t.add("spublish", 3, publisher | kMayReplicate, one_channel, &cmd_spublish, "7.0.0",
         "Post a message to a shard channel");
 
   const std::uint32_t introspection = kPubsub | kLoading | kStale;

@@ -122,8 +122,11 @@ void register_script_commands(CommandTable& table) {
   CommandFamily t = table.family("scripting");
   const std::uint32_t eval = kNoScript | kStale | kSkipMonitor;
   const KeySpec keys = KeySpec::numkeys(2);
-  t.add("eval", -3, eval, keys, &cmd_eval, "2.6.0", "Execute a Lua script server side");
-  t.add("evalsha", -3, eval, keys, &cmd_evalsha, "2.6.0", "Execute a Lua script server side");
+  // may-replicate: a script without a shebang may write (CLIENT PAUSE WRITE postpones it).
+  t.add("eval", -3, eval | kMayReplicate, keys, &cmd_eval, "2.6.0",
+        "Execute a Lua script server side");
+  t.add("evalsha", -3, eval | kMayReplicate, keys, &cmd_evalsha, "2.6.0",
+        "Execute a Lua script server side");
   t.add("eval_ro", -3, eval | kReadonly, keys, &cmd_eval_ro, "7.0.0",
         "Execute a read-only Lua script server side");
   t.add("evalsha_ro", -3, eval | kReadonly, keys, &cmd_evalsha_ro, "7.0.0",
