@@ -187,7 +187,7 @@ void register_connection_commands(CommandTable& table) {
   CommandFamily t = table.family("connection");
   t.add("ping", -1, kFast | kSentinel | kDeniedOnDiskError | kAllowedWhenSubscribed, kNoKeys,
         &cmd_ping, "1.0.0", "Ping the server");
-  t.add("echo", 2, kFast, kNoKeys, &cmd_echo, "1.0.0", "Echo the given string");
+  t.add("echo", 2, kLoading | kStale | kFast, kNoKeys, &cmd_echo, "1.0.0", "Echo the given string");
   t.add("quit", -1,
         kNoScript | kAllowBusy | kNoAuth | kLoading | kStale | kFast | kNotQueued |
             kAllowedWhenSubscribed,
