@@ -71,16 +71,15 @@ void ignore_stop_signals(asio::signal_set& signals) {
   ::pthread_sigmask(SIG_UNBLOCK, &stop_signals, nullptr);
 }
 
-// Loggers, ACL users, then the data (AOF in manifest order with appendonly yes, else
-// dump.rdb): all before the port opens.
+// Loggers and ACL users, before the port opens. The data is loaded once it is open, as Redis
+// does: clients then get -LOADING instead of "connection refused".
 bool prepare_executor(server::Executor& executor, const config::ServerSettings& settings,
                       std::string& error) {
   executor.persistence().set_logger(&log_persistence);
   executor.output_buffer_guard().set_logger(&log_persistence);
   executor.replication().set_logger(&log_persistence);
   executor.replica_side().set_logger(&log_persistence);
-  return server::load_users_at_startup(executor.acl(), settings, error) &&
-         executor.persistence().load_at_startup(error);
+  return server::load_users_at_startup(executor.acl(), settings, error);
 }
 
 // The client ports, then the queue view's HTTP endpoint on the same loop (listd's own
@@ -98,6 +97,34 @@ void log_start(const net::Server& server, const config::Config& config) {
                server::kListdVersion, server::kRedisCompatVersion, server.bound_port(),
                server.bound_tls_port(), ::getpid(),
                config.config_file().empty() ? "(none)" : config.config_file());
+}
+
+// A stop signal while loading: no snapshot of half the data set; the load stops and listd
+// exits, as Redis does. False when nothing is loading.
+bool stop_if_loading(server::Executor& executor, int signo) {
+  if (!executor.persistence().loading()) return false;
+  spdlog::warn("Received {} while loading: shutting down without saving",
+               signo == SIGINT ? "SIGINT" : "SIGTERM");
+  executor.request_shutdown();
+  return true;
+}
+
+// The data (the AOF in manifest order with appendonly yes, else dump.rdb), loaded once the port
+// is open so that clients get -LOADING meanwhile, then the loop until shutdown. False when the
+// load failed; a shutdown asked for during the load is a clean exit.
+bool load_and_serve(server::Executor& executor, net::Server& server,
+                    config::SupervisedMode supervised, const config::ServerSettings& settings) {
+  std::string error;
+  if (executor.persistence().load_at_startup(error)) {
+    spdlog::info("Ready to accept connections tcp");
+    app::notify_ready(supervised, !settings.replicaof_host.empty());
+    server.run();
+    return true;
+  }
+  spdlog::warn("{}", error);
+  if (!executor.shutdown_requested()) return false;
+  server.shutdown();
+  return true;
 }
 
 }  // namespace
@@ -150,6 +177,7 @@ int main(int argc, char** argv) {
   std::function<void(const asio::error_code&, int)> on_signal = [&](const asio::error_code& ec,
                                                                     int signo) {
     if (ec) return;
+    if (stop_if_loading(executor, signo)) return;
     if (executor.busy_script()) {
       if (!shutdown_deferred) {
         spdlog::warn(
@@ -170,9 +198,10 @@ int main(int argc, char** argv) {
     server.shutdown();
   };
   signals.async_wait(on_signal);
-  spdlog::info("Ready to accept connections tcp");
-  app::notify_ready(supervised, !settings.replicaof_host.empty());
-  server.run();
+  if (!load_and_serve(executor, server, supervised, settings)) {
+    app::remove_pidfile(pidfile);
+    return 1;
+  }
   ignore_stop_signals(signals);
   app::notify_stopping(supervised);
   executor.persistence().shutdown();  // write + fsync what is pending, stop children

@@ -89,6 +89,7 @@ Config::NameValueList Config::get(std::span<const std::string_view> patterns) co
     }
     for (std::size_t i = 0; i < specs.size(); ++i) {
       const OptionInfo& info = specs[i].info;
+      if (info.flags & kOptionHidden) continue;  // Redis HIDDEN_CONFIG: exact names only
       const std::string_view names[2] = {info.name, info.alias};
       for (std::size_t k = 0; k < 2; ++k) {
         if (names[k].empty() || taken[i * 2 + k]) continue;

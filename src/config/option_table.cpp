@@ -429,9 +429,7 @@ void add_tls_options(std::vector<OptionSpec>& t) {
   t.insert(t.end(), options.begin(), options.end());
 }
 
-// Mutability follows Redis 7.0 except `port` and `bind`, which Redis can change at run time by
-// re-listening; listd's network layer cannot, so they are immutable here.
-// Every option but the replication ones, in table order.
+// All but the ACL, replication and TLS options; `port` and `bind` immutable (Redis re-listens).
 std::vector<OptionSpec> base_options() {
   using S = ServerSettings;
   constexpr unsigned kNone = 0;
@@ -497,9 +495,10 @@ std::vector<OptionSpec> base_options() {
               {&set_percentiles, &get_percentiles, &rewrite_percentiles}),
       integer<&S::busy_reply_threshold>("busy-reply-threshold", kNone, 0, LONG_MAX, 5000,
                                         "lua-time-limit"),
-      // listd's own (Redis 7.0 has no bound; 7.4 keeps 500 EVAL scripts, not configurable).
+      integer<&S::loading_process_events_interval_bytes>("loading-process-events-interval-bytes",
+                                                         kOptionHidden, 1024, INT_MAX, 2 * kMb),
+      // listd's own: an EVAL cache bound (7.0 has none), the queue view's port (queue_view.h).
       integer<&S::script_cache_max_eval>("script-cache-max-eval", kNone, 0, LONG_MAX, 500),
-      // listd's own: the queue view's HTTP port (queue_view.h), bound at start-up only.
       integer<&S::metrics_port>("metrics-port", kOptionImmutable, 0, 65535, 0),
       special("notify-keyspace-events", kNone, {&set_notify, &get_notify, &rewrite_notify}),
       boolean("lazyfree-lazy-user-del", kNone, &S::lazyfree_lazy_user_del, false),

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <cstring>
 
 #include "listd/net/connection.h"
@@ -90,9 +91,25 @@ Server::Server(asio::io_context& io, server::Executor& exec, NetOptions options)
       exec_(exec),
       options_(std::move(options)),
       loop_in_asio_(io),
-      keep_asio_running_(io.get_executor()) {
+      keep_asio_running_(io.get_executor()),
+      child_signals_(io, SIGCHLD) {
   refresh_limits();
   exec_.set_event_loop_yield(this);
+  watch_children();
+}
+
+void Server::watch_children() {
+  // The signal interrupts the loop's wait, which polls asio then (wait_for_events).
+  child_signals_.async_wait([this](const asio::error_code& ec, int) {
+    if (ec || stopping_) return;
+    watch_children();
+    // Inside a busy script (or a load) nothing of the cron runs: the cron's check reaps later.
+    if (exec_.busy_script() || exec_.persistence().loading()) return;
+    if (!exec_.persistence().reap_child()) return;
+    // The end of a BGSAVE may have sent replicas their RDB: written this turn.
+    if (exec_.clients().has_flush()) schedule_flush();
+    arm_timer();
+  });
 }
 
 Server::~Server() {

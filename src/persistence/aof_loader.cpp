@@ -175,7 +175,7 @@ Step parse_step(Source& src, std::vector<std::string_view>& argv, std::size_t& c
   return Step::kCommand;
 }
 
-AofLoadResult run(Source& src, const AofCommandSink& sink) {
+AofLoadResult run(Source& src, const AofCommandSink& sink, const AofProgress& progress) {
   AofLoadResult r;
   const std::uint64_t start = src.offset();
   r.valid_up_to = start;
@@ -234,19 +234,27 @@ AofLoadResult run(Source& src, const AofCommandSink& sink) {
     }
     src.consume(consumed);
     r.valid_up_to = src.offset();
+    if (s == Step::kCommand && progress && r.commands % kAofProgressCommands == 0 &&
+        !progress(src.offset())) {
+      r.status = AofLoadStatus::kFailed;
+      r.interrupted = true;
+      r.error = "Loading interrupted";
+      r.error_offset = r.end_offset = src.offset();
+      return r;
+    }
   }
 }
 
 }  // namespace
 
 AofLoadResult load_aof_bytes(std::string_view data, const AofCommandSink& sink,
-                             std::uint64_t base_offset) {
+                             std::uint64_t base_offset, const AofProgress& progress) {
   BytesSource src(data, base_offset);
-  return run(src, sink);
+  return run(src, sink, progress);
 }
 
 AofLoadResult load_aof_file(const std::string& path, const AofCommandSink& sink,
-                            std::uint64_t start_offset) {
+                            std::uint64_t start_offset, const AofProgress& progress) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     AofLoadResult r;
@@ -262,7 +270,7 @@ AofLoadResult load_aof_file(const std::string& path, const AofCommandSink& sink,
     return r;
   }
   FileSource src(fd, start_offset);
-  AofLoadResult r = run(src, sink);
+  AofLoadResult r = run(src, sink, progress);
   ::close(fd);
   return r;
 }

@@ -80,6 +80,8 @@ bool read_opcode(Reader& r, unsigned type, store::Keyspace& ks, Cursor& at, RdbL
       long long db = 0;
       if (name == "repl-stream-db" && base::parse_strict_integer(value, db))
         res.repl_stream_db = static_cast<int>(db);
+      if (name == "used-mem" && base::parse_strict_integer(value, db) && db > 0)
+        res.rdb_used_mem = static_cast<std::uint64_t>(db);
       return true;
     }
     case kOpFunction2: res.functions.push_back(r.str()); return true;  // loaded by the server
@@ -125,6 +127,17 @@ void check_trailer(Reader& r, std::string_view data, int version, RdbLoadResult&
   res.checksum_checked = true;
 }
 
+// The progress callback, each time the reader passed another interval (Redis calls it per rio
+// chunk; here between two records).
+void report_progress(const Reader& r, const RdbLoadOptions& o, RdbLoadResult& res,
+                     std::size_t& next_report) {
+  if (r.pos() < next_report) return;
+  next_report = (r.pos() / o.progress_interval_bytes + 1) * o.progress_interval_bytes;
+  if (o.progress(r.pos(), res)) return;
+  res.interrupted = true;
+  throw ParseError{"Loading interrupted"};
+}
+
 }  // namespace
 
 RdbLoadResult load_rdb(std::string_view data, store::Keyspace& ks, const RdbLoadOptions& o) {
@@ -133,8 +146,12 @@ RdbLoadResult load_rdb(std::string_view data, store::Keyspace& ks, const RdbLoad
   try {
     res.version = read_header(r);
     Cursor at{&ks.db(0)};
-    for (unsigned type = r.byte(); type != kOpEof; type = r.byte())
+    const bool reports = o.progress && o.progress_interval_bytes > 0;
+    std::size_t next_report = reports ? o.progress_interval_bytes : 0;
+    for (unsigned type = r.byte(); type != kOpEof; type = r.byte()) {
       if (!read_opcode(r, type, ks, at, res)) read_key(r, type, at, o, res);
+      if (reports) report_progress(r, o, res, next_report);
+    }
     check_trailer(r, data, res.version, res);
     res.consumed = r.pos();
     res.ok = true;

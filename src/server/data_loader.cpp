@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "listd/base/scope_exit.h"
 #include "listd/persistence/file_io.h"
 #include "listd/persistence/rdb.h"
 #include "listd/server/executor.h"
@@ -27,6 +28,12 @@ void remove_leftover_temp_files(const std::string& dir, const std::string& prefi
 
 bool prefix_of(std::string_view text, std::string_view prefix) {
   return text.rfind(prefix, 0) == 0;
+}
+
+constexpr std::string_view kInterruptedText = "Loading interrupted by a shutdown";
+
+std::uint64_t size_or_zero(const std::string& path) {
+  return static_cast<std::uint64_t>(std::max(0LL, ps::file_size(path)));
 }
 
 }  // namespace
@@ -53,10 +60,10 @@ class DataLoader::ReplaySession {
         clock_(loader.exec_.clock()) {
     client_.authenticated = true;
     loader_.exec_.set_clock_override(&clock_);
-    loader_.loading_ = true;
+    loader_.replay_clock_ = &clock_;
   }
   ~ReplaySession() {
-    loader_.loading_ = false;
+    loader_.replay_clock_ = nullptr;
     loader_.exec_.set_clock_override(nullptr);
     loader_.exec_.destroy_client(client_);
   }
@@ -83,7 +90,34 @@ Status DataLoader::load_functions(const std::vector<std::string>& codes, const s
   return {};
 }
 
+bool DataLoader::serve_clients(std::uint64_t loaded) {
+  progress_.set_loaded(loaded);
+  // The clients served meanwhile live in the present, not in the replay's epoch.
+  exec_.set_clock_override(nullptr);
+  exec_.run_events_while_busy();
+  exec_.set_clock_override(replay_clock_);
+  return !exec_.shutdown_requested();
+}
+
+void DataLoader::report_rdb_progress(ps::RdbLoadOptions& o, std::uint64_t offset) {
+  o.progress_interval_bytes =
+      static_cast<std::size_t>(exec_.config().settings().loading_process_events_interval_bytes);
+  o.progress = [this, offset](std::size_t loaded, const ps::RdbLoadResult& so_far) {
+    progress_.set_rdb_used_mem(so_far.rdb_used_mem);
+    rdb_keys_loaded_ = so_far.keys;  // INFO counts them as they load, as Redis does
+    rdb_expired_skipped_ = so_far.expired_skipped;
+    return serve_clients(offset + loaded);
+  };
+}
+
+void DataLoader::start_loading(std::uint64_t total_bytes) {
+  progress_.start(exec_.clock().unix_ms() / 1000, total_bytes);
+  rdb_keys_loaded_ = rdb_expired_skipped_ = 0;  // Redis startLoading
+}
+
 Status DataLoader::load_rdb(const std::string& path) {
+  start_loading(size_or_zero(path));
+  const base::ScopeExit stop([this] { progress_.stop(); });
   std::string data, err;
   if (!ps::read_file(path, data, err))
     return Status::error(fmt::format("Fatal error loading the DB: {}. Exiting.", err));
@@ -91,7 +125,9 @@ Status DataLoader::load_rdb(const std::string& path) {
   o.now_ms = exec_.clock().unix_ms();
   o.skip_expired = true;
   restore_access(o, exec_.config().settings(), o.now_ms);
+  report_rdb_progress(o, 0);
   const ps::RdbLoadResult r = ps::load_rdb(data, exec_.keyspace(), o);
+  if (r.interrupted) return Status::error(std::string(kInterruptedText));
   if (!r.ok) return Status::error(fmt::format("Fatal error loading the DB {}: {}", path, r.error));
   if (Status s = load_functions(r.functions, path); !s) return s;
   rdb_keys_loaded_ = r.keys;
@@ -104,13 +140,21 @@ Status DataLoader::load_rdb(const std::string& path) {
 Result<LoadedAof> DataLoader::load_aof(const std::string& dir, const std::string& prefix,
                                        const std::string& legacy_dir) {
   LoadedAof aof;
+  files_loaded_bytes_ = 0;
+  const base::ScopeExit stop([this] { progress_.stop(); });
   if (!ps::file_exists(ps::join_path(dir, ps::manifest_file_name(prefix)))) {
+    start_loading(size_or_zero(ps::join_path(legacy_dir, prefix)));
     if (Status s = load_legacy(legacy_dir, prefix); !s) return s;
     return aof;
   }
   if (Status s = read_manifest(dir, prefix, aof.manifest); !s) return s;
   remove_leftover_temp_files(dir, prefix);
   if (!aof.manifest.base && aof.manifest.incrs.empty()) return aof;
+  // Redis startLoading with the size of the base and every incr file.
+  std::uint64_t total =
+      aof.manifest.base ? size_or_zero(ps::join_path(dir, aof.manifest.base->name)) : 0;
+  for (const auto& i : aof.manifest.incrs) total += size_or_zero(ps::join_path(dir, i.name));
+  start_loading(total);
   if (Status s = load_manifest_files(dir, aof); !s) return s;
   return aof;
 }
@@ -163,6 +207,8 @@ Status DataLoader::load_file(const std::string& dir, const std::string& name, bo
   ReplaySession session(*this);
   ps::AofLoadResult r;
   if (Status s = replay(path, name, session.client(), r); !s) return s;
+  if (r.interrupted) return Status::error(std::string(kInterruptedText));
+  files_loaded_bytes_ += size_or_zero(path);
   if (r.reverted_multi) {
     exec_.transactions().discard(session.client());
     log_.warning(fmt::format("Revert incomplete MULTI/EXEC transaction in AOF file {}", name));
@@ -192,8 +238,12 @@ Status DataLoader::replay(const std::string& path, const std::string& name, Clie
     client.out.clear();
     return true;
   };
+  const std::uint64_t before = files_loaded_bytes_;
+  const ps::AofProgress progress = [this, before](std::uint64_t offset) {
+    return serve_clients(before + offset);
+  };
   if (!ps::file_starts_with(path, "REDIS")) {
-    r = ps::load_aof_file(path, sink);
+    r = ps::load_aof_file(path, sink, 0, progress);
     return {};
   }
   std::string data, err;
@@ -203,12 +253,14 @@ Status DataLoader::replay(const std::string& path, const std::string& name, Clie
   ps::RdbLoadOptions o;
   o.now_ms = 0;
   o.skip_expired = false;  // the AOF DELs what expired
+  report_rdb_progress(o, before);
   const ps::RdbLoadResult rr = ps::load_rdb(data, exec_.keyspace(), o);
+  if (rr.interrupted) return Status::error(std::string(kInterruptedText));
   if (!rr.ok)
     return Status::error(fmt::format(
         "Bad file format reading the RDB preamble of the append only file {}: {}", name, rr.error));
   if (Status s = load_functions(rr.functions, name); !s) return s;
-  r = ps::load_aof_bytes(std::string_view(data).substr(rr.consumed), sink, rr.consumed);
+  r = ps::load_aof_bytes(std::string_view(data).substr(rr.consumed), sink, rr.consumed, progress);
   if (r.status == ps::AofLoadStatus::kEmpty) r.status = ps::AofLoadStatus::kOk;
   return {};
 }

@@ -9,6 +9,7 @@
 #include "listd/server/errors.h"
 #include "listd/server/event_loop_yield.h"
 #include "listd/server/key_access.h"
+#include "listd/server/loading_progress.h"
 #include "listd/server/persistence.h"
 #include "listd/server/replication_master.h"
 #include "listd/server/replication_replica.h"
@@ -150,6 +151,9 @@ std::string Executor::rejection(const Client& c, std::span<const std::string_vie
   if (replica && replica_side_->stale_refused() &&
       !(scripting_->command_flags(*spec, argv) & kStale))
     return std::string(kMasterDownErr);
+  // Loading at start-up: only the kLoading commands (the loader's own replay is obeyed).
+  if (persistence_->loading() && !replaying_ && !(spec->flags & kLoading))
+    return std::string(kLoadingErr);
   // Last, as in Redis processCommand: a busy script leaves only the allow-busy commands.
   if (scripting_->busy() && !(spec->flags & kAllowBusy))
     return std::string(scripting_->busy_error());
@@ -427,16 +431,16 @@ bool Executor::replay(Client& c, std::span<const std::string_view> argv, std::st
     return false;
   }
   pre_command_oom_ = false;  // the log is replayed whatever the memory (Redis mustObeyClient)
+  replaying_ = true;
   if (std::string why = rejection(c, argv, spec); !why.empty()) {
     c.reply().error(why);
     Transaction::flag(c);
   } else if (c.in_multi && !(spec->flags & kNotQueued)) {
     transactions_.queue(c, argv);
   } else {
-    replaying_ = true;
     dispatch(c, *spec, argv, true);
-    replaying_ = false;
   }
+  replaying_ = false;
   return true;
 }
 

@@ -62,8 +62,10 @@ void Persistence::on_effect(int db, std::span<const std::string_view> argv) {
 bool Persistence::load_at_startup(std::string& error) {
   rewrite_.locate();
   const auto t0 = std::chrono::steady_clock::now();
+  // CONFIG SET appendonly while loading takes effect after the load (on_appendonly_changed).
+  const bool appendonly = settings_.appendonly;
   Status s;
-  if (settings_.appendonly) {
+  if (appendonly) {
     Result<LoadedAof> aof = loader_.load_aof(rewrite_.dir(), rewrite_.prefix(), settings_.dir);
     if (!aof)
       s = aof.status();
@@ -86,18 +88,25 @@ bool Persistence::load_at_startup(std::string& error) {
   const std::uint32_t word = initial_access(settings_, now_ms());
   for (int i = 0; i < exec_.keyspace().database_count(); ++i) {
     keys += exec_.keyspace().db(i).size();
-    if (settings_.appendonly)
+    if (appendonly)
       exec_.keyspace().db(i).dict().for_each([word](store::Entry& e) { e.lru = word; });
   }
   log_.notice(fmt::format("DB loaded from disk: {:.3f} seconds ({} keys)", secs, keys));
   exec_.stats().dirty = 0;
   exec_.stats().lastsave_unix_s = now_ms() / 1000;
+  on_appendonly_changed();
   return true;
+}
+
+bool Persistence::reap_child() {
+  auto exit = child_.poll();
+  if (exit) child_exited(*exit);
+  return exit.has_value();
 }
 
 void Persistence::cron() {
   writer_.check_background_fsync();  // exits after a failed everysec fsync
-  if (auto exit = child_.poll()) child_exited(*exit);
+  reap_child();                      // the fallback: a SIGCHLD normally did it already
   writer_.refresh_fsync_pause();
   if (child_.running()) return;
   if (rewrite_.scheduled()) {  // (appendonly no: a scheduled BGREWRITEAOF writes a base-only AOF)
@@ -160,6 +169,8 @@ bool Persistence::save_before_exit(bool save, bool nosave) {
 }
 
 void Persistence::on_appendonly_changed() {
+  // No fork and no new AOF while loading: load_at_startup applies the value once loaded.
+  if (loader_.loading()) return;
   const bool want = settings_.appendonly;
   if (want == rewrite_.enabled()) return;
   if (want)
@@ -350,7 +361,11 @@ void Persistence::info(std::string& out) const {
   out += "aof_rewrites_consecutive_failures:0\r\n";
   out += fmt::format("aof_last_write_status:{}\r\n", status_word(writer_.write_ok()));
   out += "aof_last_cow_size:0\r\nmodule_fork_in_progress:0\r\nmodule_fork_last_cow_size:0\r\n";
-  if (!rewrite_.enabled()) return;
+  if (rewrite_.enabled()) aof_info(out);
+  loader_.progress().info(out, now_ms() / 1000);
+}
+
+void Persistence::aof_info(std::string& out) const {
   out += fmt::format("aof_current_size:{}\r\n", writer_.current_size());
   out += fmt::format("aof_base_size:{}\r\n", writer_.base_size());
   out += fmt::format("aof_pending_rewrite:{}\r\n", rewrite_.scheduled() ? 1 : 0);

@@ -154,7 +154,10 @@ struct ServerSettings {
   std::vector<double> latency_tracking_info_percentiles{50.0, 99.0, 99.9};
   std::size_t hll_sparse_max_bytes = 3000;  // a sparse HyperLogLog's largest size, header included
   long long busy_reply_threshold = 5000;    // ms a script runs before others get -BUSY; 0: never
-  long long script_cache_max_eval = 500;    // EVAL-only scripts kept (LRU); 0: no bound (7.0)
+  // While loading at start-up, clients are served every this many bytes read (Redis' hidden
+  // option of the same name).
+  long long loading_process_events_interval_bytes = 2 * 1024 * 1024;
+  long long script_cache_max_eval = 500;  // EVAL-only scripts kept (LRU); 0: no bound (7.0)
   long long metrics_port = 0;      // listd: the queue view's HTTP endpoint (/metrics, /); 0: off
   int notify_keyspace_events = 0;  // kNotify* bits
   bool lazyfree_lazy_user_del = false;
@@ -218,6 +221,7 @@ inline constexpr unsigned kOptionImmutable = 1U << 0;  // CONFIG SET refuses it
 inline constexpr unsigned kOptionProtected = 1U << 1;  // CONFIG SET needs enable-protected-configs
 inline constexpr unsigned kOptionSensitive = 1U << 2;  // value must be redacted from logs
 inline constexpr unsigned kOptionMultiArg = 1U << 3;   // takes several words (save, bind)
+inline constexpr unsigned kOptionHidden = 1U << 4;     // CONFIG GET names it only exactly
 
 /// Public description of one option of the table.
 struct OptionInfo {

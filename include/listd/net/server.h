@@ -99,6 +99,9 @@ class Server final : public server::EventLoopYield {
   void refresh_limits();
   void run_cron();
   void flush_while_busy();
+  /// Waits for the next SIGCHLD: a BGSAVE or rewrite child that ended is finished in the loop
+  /// turn it wakes, not at the next cron.
+  void watch_children();
 
   asio::io_context& io_;
   server::Executor& exec_;
@@ -108,6 +111,7 @@ class Server final : public server::EventLoopYield {
   asio::posix::stream_descriptor loop_in_asio_;  // a dup of loop_'s descriptor, while asio blocks
   // asio is polled, not run: without work of its own it would count as stopped.
   asio::executor_work_guard<asio::io_context::executor_type> keep_asio_running_;
+  asio::signal_set child_signals_;  // SIGCHLD
   bool loop_wait_armed_ = false;
   // The TLS port's context, shared with the CONFIG SET hook, which outlives the Server.
   std::shared_ptr<std::unique_ptr<TlsContext>> tls_context_;

@@ -28,6 +28,12 @@ namespace listd::persistence {
 using AofCommandSink =
     std::function<bool(std::span<const std::string_view> argv, std::string& error)>;
 
+/// Called every kAofProgressCommands commands with the offset after the last one (Redis serves
+/// its clients as often while it loads an AOF). Return false to stop loading (kFailed,
+/// `interrupted` set).
+using AofProgress = std::function<bool(std::uint64_t offset)>;
+inline constexpr std::uint64_t kAofProgressCommands = 1024;
+
 enum class AofLoadStatus {
   kOk,         ///< every byte was complete commands (or annotations)
   kEmpty,      ///< the file has no bytes after `start_offset`
@@ -41,15 +47,16 @@ struct AofLoadResult {
   std::uint64_t valid_up_to = 0;  ///< offset just after the last command to keep
   std::uint64_t end_offset = 0;   ///< bytes read in total (file size when no error)
   bool reverted_multi = false;
+  bool interrupted = false;
   std::string error;
   std::uint64_t error_offset = 0;
 };
 
 /// Loads `data` as if it were a file; offsets are relative to `data` plus `base_offset`.
 AofLoadResult load_aof_bytes(std::string_view data, const AofCommandSink& sink,
-                             std::uint64_t base_offset = 0);
+                             std::uint64_t base_offset = 0, const AofProgress& progress = {});
 /// Loads the file at `path` starting at `start_offset` (after an RDB preamble, for example).
 AofLoadResult load_aof_file(const std::string& path, const AofCommandSink& sink,
-                            std::uint64_t start_offset = 0);
+                            std::uint64_t start_offset = 0, const AofProgress& progress = {});
 
 }  // namespace listd::persistence

@@ -78,6 +78,8 @@ bool save_rdb_file(const std::string& path, const store::Keyspace& keyspace,
 /// The RDB bytes of the keyspace (tests, small data sets).
 std::string rdb_to_string(const store::Keyspace& keyspace, const RdbSaveOptions& options);
 
+struct RdbLoadResult;
+
 struct RdbLoadOptions {
   std::int64_t now_ms = 0;
   /// Drop keys whose deadline passed (a master loading dump.rdb does; an AOF base does not,
@@ -86,6 +88,11 @@ struct RdbLoadOptions {
   /// When set, each loaded key's store::Entry::lru is this function of the IDLE seconds and the
   /// FREQ counter recorded before it (-1 when absent), as Redis' objectSetLRUOrLFU at load.
   std::function<std::uint32_t(long long idle_s, long long freq)> access_word;
+  /// When set, called each time another `progress_interval_bytes` of the input has been read
+  /// (Redis rdbLoadProgressCallback), with the bytes read and the result so far (keys, the
+  /// "used-mem" AUX field). Returning false stops the load: not ok, `interrupted` set.
+  std::size_t progress_interval_bytes = 0;
+  std::function<bool(std::size_t loaded_bytes, const RdbLoadResult& so_far)> progress;
 };
 
 struct RdbLoadResult {
@@ -98,6 +105,8 @@ struct RdbLoadResult {
   std::uint64_t empty_skipped = 0;
   bool checksum_checked = false;
   int repl_stream_db = -1;             ///< AUX "repl-stream-db" when present (a master's full sync)
+  std::uint64_t rdb_used_mem = 0;      ///< AUX "used-mem" when present
+  bool interrupted = false;            ///< RdbLoadOptions::progress asked to stop
   std::vector<std::string> functions;  ///< the FUNCTION libraries' codes, to load
 };
 

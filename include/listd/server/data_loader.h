@@ -1,6 +1,11 @@
 // Loading at start-up: dump.rdb, or the AOF's files in manifest order (an RDB preamble, then
-// commands replayed through the command table by a loading client). While a file replays:
-//  - loading() is true, so the replayed commands' effects are not logged again;
+// commands replayed through the command table by a loading client). While anything loads:
+//  - loading() is true: the replayed commands' effects are not logged again, and other clients
+//    get -LOADING but for the kLoading commands (loading_progress.h);
+//  - the clients are served every loading-process-events-interval-bytes of an RDB and every
+//    1024 AOF commands (Executor::run_events_while_busy), with the real clock; a shutdown
+//    requested meanwhile (SHUTDOWN, SIGTERM) stops the load, which then fails;
+// While a file replays:
 //  - "now" is the epoch: no key expires in the middle of a replay (Redis does not expire keys
 //    while loading either); the log's own DELs remove what had expired;
 //  - a torn tail of the last file is cut when aof-load-truncated allows it (durably, before
@@ -14,11 +19,17 @@
 
 #include "listd/persistence/aof_loader.h"
 #include "listd/persistence/aof_manifest.h"
+#include "listd/server/loading_progress.h"
 #include "listd/server/persistence_log.h"
 #include "listd/server/status.h"
 
+namespace listd::persistence {
+struct RdbLoadOptions;
+}
+
 namespace listd::server {
 
+class Clock;
 class Executor;
 struct Client;
 
@@ -37,8 +48,10 @@ class DataLoader {
  public:
   DataLoader(Executor& exec, const PersistenceLog& log);
 
-  /// True while AOF commands replay.
-  bool loading() const noexcept { return loading_; }
+  /// True while dump.rdb or the AOF loads.
+  bool loading() const noexcept { return progress_.active(); }
+  /// The figures of the load in progress (INFO loading_*).
+  const LoadingProgress& progress() const noexcept { return progress_; }
   /// Loads dump.rdb at `path` into the keyspace (keys already expired are skipped).
   Status load_rdb(const std::string& path);
   /// Loads the AOF in `dir` (manifest `<prefix>.manifest`), or the old-style single file
@@ -65,10 +78,19 @@ class DataLoader {
   Status check_result(const persistence::AofLoadResult& r, const std::string& path,
                       const std::string& name, bool last);
   Status cut_torn_tail(const std::string& path, const std::string& name, std::uint64_t valid_up_to);
+  /// Redis startLoading: the figures of a load of `total_bytes` (0: unknown) start.
+  void start_loading(std::uint64_t total_bytes);
+  /// The progress callbacks' body: records `loaded` bytes (of the whole load), serves the ready
+  /// clients. False when a shutdown was requested: the load stops.
+  bool serve_clients(std::uint64_t loaded);
+  /// An RDB's options for a load reporting progress from `offset` bytes of the whole load.
+  void report_rdb_progress(persistence::RdbLoadOptions& o, std::uint64_t offset);
 
   Executor& exec_;
   const PersistenceLog& log_;
-  bool loading_ = false;
+  LoadingProgress progress_;
+  std::uint64_t files_loaded_bytes_ = 0;  // the AOF files replayed before the current one
+  const Clock* replay_clock_ = nullptr;   // the epoch clock of the file replaying, if any
   std::uint64_t rdb_keys_loaded_ = 0;
   std::uint64_t rdb_expired_skipped_ = 0;
 };

@@ -68,6 +68,10 @@ class Persistence final : public EffectConsumer {
   bool loading() const noexcept { return loader_.loading(); }
   /// Once a second: children, save points, automatic rewrite, background fsync errors.
   void cron();
+  /// Finishes the BGSAVE or rewrite child if it has exited (Redis checkChildrenDone). Called on
+  /// SIGCHLD by the transport, so a replica's full sync or BGSAVE's bookkeeping does not wait
+  /// for the cron, which calls it too, as a fallback. True when a child was reaped.
+  bool reap_child();
   /// Writes and fsyncs what is pending, stops the fsync thread, kills children.
   void shutdown();
   /// Before exiting (SHUTDOWN, SIGTERM), as Redis: a synchronous dump.rdb when save points are
@@ -106,6 +110,7 @@ class Persistence final : public EffectConsumer {
   void info(std::string& out) const;
 
  private:
+  void aof_info(std::string& out) const;  // the aof_* fields shown while the AOF is on
   using ChildKind = persistence::BackgroundChild::Kind;
 
   /// CONFIG SET appendonly yes|no at run time.

@@ -129,6 +129,11 @@ void cmd_shutdown(CommandContext& ctx) {
     ctx.reply().error(kSyntaxErr);
     return;
   }
+  // Redis: never a snapshot of a half-loaded data set; the load stops (DataLoader).
+  if (ctx.exec().persistence().loading()) {
+    save = false;
+    nosave = true;
+  }
   Scripting& scripting = ctx.exec().scripting();
   if (scripting.busy()) {
     // Only SHUTDOWN NOSAVE ends a busy script: a snapshot now would hold half of it.

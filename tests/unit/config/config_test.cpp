@@ -517,9 +517,10 @@ TEST(ConfigTest, ObserversSeeTheNewValue) {
 TEST(ConfigTest, GetStarReturnsEveryOptionOnceInTableOrder) {
   const Config cfg;
   const auto all = cfg.get("*");
-  // + 19 aliases (list-max-ziplist-size, slaveof, slave-priority, ...): Redis 7.0.15's 192,
-  // and listd's own script-cache-max-eval and metrics-port
-  EXPECT_EQ(all.size(), Config::options().size() + 19);
+  // + 19 aliases (list-max-ziplist-size, slaveof, slave-priority, ...), - 1 hidden option
+  // (loading-process-events-interval-bytes, named only exactly): Redis 7.0.15's 192, and
+  // listd's own script-cache-max-eval and metrics-port
+  EXPECT_EQ(all.size(), Config::options().size() + 19 - 1);
   EXPECT_EQ(all.size(), 194U);
   EXPECT_EQ(all.front().first, "port");
 }

@@ -344,3 +344,28 @@ TEST(AofLoader, AnnotationsAreSkipped) {
   EXPECT_EQ(r.commands, 1u);
   EXPECT_EQ(m.lists[0]["q"].size(), 1u);
 }
+
+// Redis serves its clients every 1024 commands of an AOF: the progress callback's points.
+TEST(AofLoader, ProgressEvery1024CommandsWithTheOffsetAndStopsWhenAsked) {
+  std::string data;
+  const std::string command = "*2\r\n$4\r\nINCR\r\n$1\r\nk\r\n";
+  for (int i = 0; i < 2500; ++i) data += command;
+  std::vector<std::uint64_t> offsets;
+  std::uint64_t seen = 0;
+  const AofCommandSink sink = [&](std::span<const std::string_view>, std::string&) {
+    ++seen;
+    return true;
+  };
+  AofLoadResult r = load_aof_bytes(data, sink, 0, [&](std::uint64_t offset) {
+    offsets.push_back(offset);
+    return true;
+  });
+  EXPECT_EQ(r.status, AofLoadStatus::kOk);
+  EXPECT_EQ(r.commands, 2500u);
+  EXPECT_EQ(offsets, (std::vector<std::uint64_t>{1024 * command.size(), 2048 * command.size()}));
+  seen = 0;
+  r = load_aof_bytes(data, sink, 0, [](std::uint64_t) { return false; });
+  EXPECT_EQ(r.status, AofLoadStatus::kFailed);
+  EXPECT_TRUE(r.interrupted);
+  EXPECT_EQ(seen, 1024u);
+}

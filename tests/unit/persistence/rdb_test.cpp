@@ -248,3 +248,51 @@ TEST(Rdb, AccessRecordsGoBeforeEachKeyAndComeBackToTheLoader) {
     EXPECT_EQ(back.db(0).peek("k")->lru, 42u);
   }
 }
+
+// Redis rdbLoadProgressCallback: a call each time another interval of the input was read.
+TEST(Rdb, LoadReportsProgressEveryIntervalAndStopsWhenAsked) {
+  store::Keyspace ks(16);
+  for (int i = 0; i < 500; ++i)
+    ks.db(0).add("key:" + std::to_string(i), store::Value::make_string(std::string(100, 'v')));
+  const std::string rdb = rdb_to_string(ks, save_opts());
+  std::vector<std::size_t> points;
+  std::vector<std::uint64_t> keys;
+  RdbLoadOptions o;
+  o.progress_interval_bytes = 4096;
+  o.progress = [&](std::size_t loaded, const RdbLoadResult& so_far) {
+    points.push_back(loaded);
+    keys.push_back(so_far.keys);
+    return true;
+  };
+  store::Keyspace back(16);
+  const RdbLoadResult r = load_rdb(rdb, back, o);
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(points.size(), rdb.size() / 4096);
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    EXPECT_GE(points[i], (i + 1) * 4096);  // between two records: just past each interval
+    EXPECT_LT(points[i], (i + 1) * 4096 + 200);
+    if (i > 0) EXPECT_GT(keys[i], keys[i - 1]);
+  }
+  o.progress = [&](std::size_t, const RdbLoadResult&) { return false; };
+  store::Keyspace stopped(16);
+  const RdbLoadResult s = load_rdb(rdb, stopped, o);
+  EXPECT_FALSE(s.ok);
+  EXPECT_TRUE(s.interrupted);
+  EXPECT_LT(stopped.db(0).size(), 500u);
+}
+
+TEST(Rdb, LoadRecordsTheUsedMemAuxField) {
+  // REDIS0009, AUX used-mem 123456, EOF, no checksum (zero).
+  std::string rdb = "REDIS0009";
+  rdb += '\xfa';
+  rdb += '\x08';
+  rdb += "used-mem";
+  rdb += '\x06';
+  rdb += "123456";
+  rdb += '\xff';
+  rdb += std::string(8, '\0');
+  store::Keyspace ks(16);
+  const RdbLoadResult r = load_rdb(rdb, ks, RdbLoadOptions{});
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(r.rdb_used_mem, 123456u);
+}

@@ -1,6 +1,7 @@
 // SAVE, BGSAVE and BGREWRITEAOF reply in Redis' words: Persistence says what happened (a Status
 // or a Result), the handlers word it. Real children (they write tiny files) in a temp dir.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -73,4 +74,24 @@ TEST_F(PersistenceCommandsTest, ABgrewriteaofThatCannotStartRepliesItsError) {
   const std::string r = t_.run(c, {"BGREWRITEAOF"});
   EXPECT_EQ(r.rfind("-ERR Can't open or create append-only dir ", 0), 0u) << r;
   std::filesystem::remove(dir_);
+}
+
+// The SIGCHLD path (net::Server::watch_children): reap_child() alone finishes a BGSAVE whose
+// child exited, without the cron, and does nothing while no child has ended.
+TEST_F(PersistenceCommandsTest, ReapChildFinishesAnEndedBgsaveWithoutTheCron) {
+  auto& c = t_.client();
+  EXPECT_EQ(t_.run(c, {"SET", "k", "v"}), "+OK\r\n");
+  ASSERT_EQ(t_.run(c, {"BGSAVE"}), "+Background saving started\r\n");
+  // Blocks until the child (the only one of this test process) exits, leaving it unreaped.
+  siginfo_t info{};
+  ASSERT_EQ(::waitid(P_ALL, 0, &info, WEXITED | WNOWAIT), 0);
+  EXPECT_TRUE(t_.exec().persistence().reap_child());
+  EXPECT_FALSE(t_.exec().persistence().reap_child());
+  EXPECT_FALSE(t_.exec().persistence().child_running());
+  const std::string info_text = t_.run(c, {"INFO", "persistence"});
+  EXPECT_NE(info_text.find("rdb_bgsave_in_progress:0\r\n"), std::string::npos);
+  EXPECT_NE(info_text.find("rdb_last_bgsave_status:ok\r\n"), std::string::npos);
+  EXPECT_NE(info_text.find("rdb_changes_since_last_save:0\r\n"), std::string::npos);
+  EXPECT_TRUE(std::filesystem::exists(dir_ + "/dump.rdb"));
+  EXPECT_EQ(t_.run(c, {"BGSAVE"}), "+Background saving started\r\n");  // free for the next one
 }
