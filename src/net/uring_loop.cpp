@@ -106,6 +106,9 @@ bool UringLoop::init(std::string& error) {
   }
   buf_ring_ = static_cast<io_uring_buf_ring*>(br);
   buffers_ = static_cast<char*>(bufs);
+  // A snapshot or rewrite child (fork) needs neither, and the kernel holds the ring's pages.
+  ::madvise(br, ring_bytes, MADV_DONTFORK);
+  ::madvise(bufs, std::size_t{kBufferCount} * kBufferSize, MADV_DONTFORK);
   io_uring_buf_reg reg{};
   reg.ring_addr = reinterpret_cast<std::uintptr_t>(br);
   reg.ring_entries = kBufferCount;
