@@ -13,6 +13,7 @@
 # CALLGRIND_KEEP=<file> also keeps the profile for callgrind_annotate. CALLGRIND_TLS=1 runs
 # redis-benchmark over TLS (tls-port, certificates from tests/support/make-test-certs.sh, a
 # client certificate as tls-auth-clients yes wants): the same for listd and redis-server.
+# CALLGRIND_SERVER_ARGS="--io-backend epoll" adds arguments to the server's command line.
 set -euo pipefail
 
 if (($# < 4)); then
@@ -36,7 +37,7 @@ if [[ ${CALLGRIND_TLS:-} == 1 ]]; then
               --key "$work/certs/client.key")
 fi
 valgrind --tool=callgrind --callgrind-out-file="$work/callgrind.out" "$bin" --port "$port" \
-  --bind 127.0.0.1 --save "" --appendonly no --dir "$work" "${server_tls[@]}" \
+  --bind 127.0.0.1 --save "" --appendonly no --dir "$work" "${server_tls[@]}" ${CALLGRIND_SERVER_ARGS:-} \
   >"$work/server.log" 2>&1 &
 server=$!
 for _ in $(seq 300); do

@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake pkg-config libssl-dev openssl
-  libasio-dev libfmt-dev libspdlog-dev libgtest-dev libhiredis-dev
+  libasio-dev liburing-dev libfmt-dev libspdlog-dev libgtest-dev libhiredis-dev
   liblua5.1-0-dev lua-cjson-dev lua-bitop-dev
   redis-server redis-tools python3 python3-redis python3-pytest
   procps util-linux tmux fiu-utils clang-format clang

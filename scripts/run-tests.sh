@@ -81,5 +81,16 @@ ctest --test-dir build/test --output-on-failure -j2 --timeout 600 \
   -LE '^sanitizer_pass$' \
   --output-junit "$PWD/build/test/junit.xml" || status=1
 check_skips "$PWD/build/test/junit.xml" || status=1
+# The second I/O backend: every pass above runs on io_uring (io-backend auto on this kernel);
+# the suites that drive the I/O layer hardest run again on epoll (LISTD_IO_BACKEND, read by the
+# test launchers): pipelining and big arguments (Protocol, QueryBufferLimit), replies the socket
+# cannot take at once and bursts (IoLayer), blocked waiters with half-closed and dead peers
+# (Blocking), disconnects and shutdown (Session, Shutdown), busy scripts (BusyScript), pub/sub,
+# the output-buffer limits on slow readers, and TLS. The optimized build only.
+phase "tests, optimized build, epoll backend"
+LISTD_IO_BACKEND=epoll ctest --test-dir build/test --output-on-failure -j2 --timeout 600 \
+  -R '^integration\.(IoLayer(Test|Idle)|ProtocolTest|QueryBufferLimitTest|BlockingTest|SessionTest|ShutdownTest|BusyScript|PubSubTest)\.|^python\.(tls|output_buffer_limits|pubsub)$' \
+  --output-junit "$PWD/build/test/junit-epoll.xml" || status=1
+check_skips "$PWD/build/test/junit-epoll.xml" || status=1
 phase "done"
 exit $status

@@ -13,7 +13,8 @@
 #   blocking -> store; config -> nothing but base; protocol -> nothing; store -> nothing.
 # Every part may use base (Redis' text and number primitives); base uses nothing of ours.
 # Third-party rules: asio only in net (and src/app/main.cpp); OpenSSL (openssl/...) only in net
-# (the TLS filter, net/tls_session.h); spdlog only in net and app; Lua
+# (the TLS filter, net/tls_session.h); liburing only in net (the io_uring backend,
+# net/uring_loop.h); spdlog only in net and app; Lua
 # (lua.h, lua.hpp, lualib.h, lauxlib.h, luaconf.h, lua-cjson.h, lua-bitop.h) only in script.
 # Includes are recognised as "listd/<part>/...", <listd/<part>/...> and relative "..." paths
 # that resolve into another part's folder. Exit status 1 and one `file:line: message` per
@@ -91,6 +92,10 @@ check_tree() {
         echo "$rel:$lineno: OpenSSL is only for net: $target"
         violations=$((violations + 1))
       fi
+      if [[ ($target == liburing.h || $target == liburing/*) && $part != net ]]; then
+        echo "$rel:$lineno: liburing is only for net: $target"
+        violations=$((violations + 1))
+      fi
       if [[ $target == spdlog/* && $part != net && $part != app ]]; then
         echo "$rel:$lineno: spdlog is only for net and app: $target"
         violations=$((violations + 1))
@@ -151,6 +156,8 @@ self_test() {
   expect 1 spdlog_in_server src/server/l.cpp '#include <spdlog/spdlog.h>'
   expect 0 clean_net_openssl src/net/t.cpp '#include <openssl/ssl.h>'
   expect 1 openssl_in_server src/server/t.cpp '#include <openssl/ssl.h>'
+  expect 0 clean_net_liburing src/net/u.cpp '#include <liburing.h>'
+  expect 1 liburing_in_server src/server/u.cpp '#include <liburing.h>'
   expect 1 base_up src/base/b.cpp '#include "listd/store/value.h"'
   expect 1 base_relative_up include/listd/base/h.h '#include "../protocol/request_parser.h"'
   expect 1 store_to_config src/store/s.cpp '#include "listd/config/config.h"'

@@ -520,13 +520,13 @@ void add_acl_options(std::vector<OptionSpec>& t) {
 }
 
 }  // namespace
-
 const std::vector<OptionSpec>& table() {
   static const std::vector<OptionSpec> kTable = [] {
     std::vector<OptionSpec> t = base_options();
     add_acl_options(t);
     add_replication_options(t);
     add_tls_options(t);
+    t.push_back(io_backend_option());
     return with_inert_options(std::move(t));
   }();
   return kTable;

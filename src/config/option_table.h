@@ -91,6 +91,9 @@ struct OptionSpec {
 
 // ---- Special codecs with a file of their own ---------------------------------------------
 
+/// io-backend (io_backend_option.cpp).
+OptionSpec io_backend_option();
+
 /// client-output-buffer-limit (output_buffer_limit_option.cpp).
 bool set_output_buffer_limits(ServerSettings& s, Args args, bool from_file, std::string& err);
 std::string get_output_buffer_limits(const ServerSettings& s);

@@ -33,7 +33,11 @@ constexpr std::uint64_t kReleaseIdleMs = 2000;
 
 Connection::Connection(Server& server, int fd, const std::string& remote, const std::string& local,
                        std::unique_ptr<TlsSession> tls)
-    : server_(server), fd_(fd), parser_(server.parser_limits()), tls_(std::move(tls)) {
+    : server_(server),
+      fd_(fd),
+      streams_(tls ? nullptr : server.loop().streams()),  // TLS filters bytes on readiness
+      parser_(server.parser_limits()),
+      tls_(std::move(tls)) {
   client_ = &server_.executor().create_client(this, remote, local, fd_);
 }
 
@@ -47,7 +51,7 @@ bool Connection::start() {
   ::setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   // The read buffer is allocated by the first read (make_room), not for a client that never
   // sends anything.
-  return server_.loop().add(fd_, this, true, false);
+  return streams_ ? streams_->open(fd_, this) : server_.loop().add(fd_, this, true, false);
 }
 
 void Connection::on_io(bool readable, bool writable, bool hangup) {
@@ -59,6 +63,10 @@ void Connection::on_io(bool readable, bool writable, bool hangup) {
 void Connection::set_interest(bool read) {
   if (closed_ || read == reading_) return;
   reading_ = read;
+  if (streams_) {
+    streams_->set_receiving(fd_, read);
+    return;
+  }
   server_.loop().modify(fd_, this, reading_, written_ < writing_.size());
 }
 
@@ -113,20 +121,24 @@ void Connection::read_ready() {
   }
   bool filled = true;
   for (int i = 0; i < kMaxReadsPerReport && filled; ++i) {
-    if (!read_from_socket(filled)) return;
-    if (!client_->waiting()) process_input();
-    if (closed_) return;
-    if (in_end_ - in_begin_ > server_.query_buffer_limit()) {
-      spdlog::warn("Closing client that reached max query buffer length: id={} addr={} qbuf={}",
-                   client_->id, client_->addr, in_end_ - in_begin_);
-      close();
-      return;
-    }
+    if (!read_from_socket(filled) || !run_input()) return;
     if (client_->script_running || client_->closing()) break;
   }
   server_.schedule_flush();
   // A closing client reads nothing more (level-triggered: unread bytes would be reported again).
   if (client_->closing()) set_interest(false);
+}
+
+bool Connection::run_input() {
+  if (!client_->waiting()) process_input();
+  if (closed_) return false;
+  if (in_end_ - in_begin_ > server_.query_buffer_limit()) {
+    spdlog::warn("Closing client that reached max query buffer length: id={} addr={} qbuf={}",
+                 client_->id, client_->addr, in_end_ - in_begin_);
+    close();
+    return false;
+  }
+  return true;
 }
 
 void Connection::process_input() {
@@ -160,6 +172,7 @@ void Connection::finish_protected_batch() {
   } else if (read_paused_) {
     read_paused_ = false;
     set_interest(true);  // what arrived meanwhile is reported on the next wait
+    if (streams_) resume_stream_input();
   }
 }
 
@@ -195,6 +208,10 @@ void Connection::flush() {
   // Never a reply before its AOF bytes (output produced after the last finish_turn, written
   // when the socket had room again); a no-op when nothing is pending.
   server_.executor().persistence().flush_turn();
+  if (streams_) {
+    flush_stream();
+    return;
+  }
   if (tls_) encrypt_output();
   std::string& pending = tls_ ? tls_out_ : client_->out;
   if (written_ == writing_.size() && !pending.empty()) {
@@ -230,6 +247,10 @@ void Connection::continue_write() {
 void Connection::flush_for_shutdown() {
   if (closed_ || !client_ || client_->close_asap) return;  // over its limit: never written
   server_.executor().persistence().flush_turn();
+  if (streams_) {  // handed to the backend; the Server waits for the sends (finish_sends)
+    flush_stream();
+    return;
+  }
   if (tls_) encrypt_output();
   ::fcntl(fd_, F_SETFL, ::fcntl(fd_, F_GETFL) & ~O_NONBLOCK);
   for (std::string_view rest : {std::string_view(writing_).substr(written_),
@@ -250,7 +271,11 @@ void Connection::close() {
     return;
   }
   closed_ = true;
-  server_.loop().remove(fd_);
+  if (streams_) {
+    streams_->close(fd_);
+  } else {
+    server_.loop().remove(fd_);
+  }
   ::shutdown(fd_, SHUT_RDWR);
   ::close(fd_);
   // Leave the executor now: a blocked client must not be served after its socket is gone.

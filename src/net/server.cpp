@@ -15,9 +15,11 @@
 #include <cstring>
 
 #include "listd/net/connection.h"
+#include "listd/net/io_backend.h"
 #include "listd/net/replica_link.h"
 #include "listd/net/tls_context.h"
 #include "listd/net/tls_session.h"
+#include "listd/net/uring_loop.h"
 #include "listd/server/persistence.h"
 #include "listd/server/replication_replica.h"
 
@@ -27,7 +29,10 @@ namespace listd::net {
 class Server::Listener final : public IoHandler {
  public:
   Listener(Server& server, int fd, bool tls) : server_(server), fd_(fd), tls_(tls) {}
-  ~Listener() override { ::close(fd_); }
+  ~Listener() override {
+    server_.loop().remove(fd_);  // io_uring's poll would keep the socket open
+    ::close(fd_);
+  }
   Listener(const Listener&) = delete;
   Listener& operator=(const Listener&) = delete;
   int fd() const noexcept { return fd_; }
@@ -48,6 +53,8 @@ constexpr int kMaxAcceptsPerReport = 1000;
 constexpr int kMaxWaitMs = 100;
 // Under load the wait never times out: asio (signals) is polled at least this often.
 constexpr std::uint64_t kAsioPollIntervalMs = 1;
+// At shutdown, how long the replies handed to a completion backend may take to go out.
+constexpr int kShutdownSendMs = 1000;
 // Idle buffers freed in one cron before their pages are handed back (malloc_trim walks the heap).
 constexpr std::size_t kTrimAfterFreedBytes = 256 * 1024;
 
@@ -125,7 +132,13 @@ void Server::refresh_limits() {
 }
 
 bool Server::listen(std::string& error) {
-  if (!loop_.ok(error)) return false;
+  ChosenBackend backend = choose_io_backend(exec_.config().settings().io_backend, &UringLoop::open);
+  if (!backend.loop) {
+    error = backend.reason;
+    return false;
+  }
+  loop_ = std::move(backend.loop);
+  exec_.stats().multiplexing_api = loop_->name();
   if (options_.tls_port != 0 && !configure_tls(error)) return false;
   // Redis: port 0 with a TLS port is the TLS port alone (listd's port 0 alone is any port).
   const bool plain = options_.port != 0 || options_.tls_port == 0;
@@ -137,8 +150,7 @@ bool Server::listen(std::string& error) {
   replica_link_ = std::make_unique<ReplicaLink>(*this);
   exec_.replica_side().set_transport(replica_link_.get());
   cron_due_ms_ = exec_.clock().monotonic_ms() + 1000;
-  spdlog::info("I/O backend: {} (listd's own loop: each socket registered once, level-triggered)",
-               kBackendName);
+  spdlog::info("I/O backend: {} ({})", loop_->name(), backend.reason);
   return true;
 }
 
@@ -175,7 +187,7 @@ bool Server::listen_on(const std::string& word, std::uint16_t port, bool tls, st
   }
   (tls ? bound_tls_port_ : bound_port_) = acceptor.local_endpoint().port();
   auto listener = std::make_unique<Listener>(*this, acceptor.release(ec), tls);
-  if (ec || !loop_.add(listener->fd(), listener.get(), true, false)) {
+  if (ec || !loop_->add(listener->fd(), listener.get(), true, false)) {
     error = "Could not watch the listening socket " + addr + ": " + std::strerror(errno);
     return false;
   }
@@ -276,7 +288,8 @@ void Server::wait_for_events() {
   const int timeout = wait_timeout_ms();
   if (replica_link_ && replica_link_->active()) {
     // The link's socket is asio's: block in asio, with the loop's descriptor as one of its own.
-    if (!loop_in_asio_.is_open()) loop_in_asio_.assign(::dup(loop_.fd()));
+    if (!loop_in_asio_.is_open()) loop_in_asio_.assign(::dup(loop_->fd()));
+    loop_->submit_queued();  // asio's wait would not hand the backend's queued work over
     if (!loop_wait_armed_) {
       loop_wait_armed_ = true;
       loop_in_asio_.async_wait(asio::posix::stream_descriptor::wait_read,
@@ -284,11 +297,11 @@ void Server::wait_for_events() {
     }
     io_.run_one_for(std::chrono::milliseconds(timeout));
     io_.poll();
-    loop_.wait_and_dispatch(0);
+    loop_->wait_and_dispatch(0);
     asio_polled_ms_ = exec_.clock().monotonic_ms();
     return;
   }
-  const int ready = loop_.wait_and_dispatch(timeout);
+  const int ready = loop_->wait_and_dispatch(timeout);
   // Signals (asio's signal set) interrupt the wait; under load it never ends empty, so asio is
   // also polled once per interval: one non-blocking epoll_wait of its own.
   const std::uint64_t now = exec_.clock().monotonic_ms();
@@ -313,7 +326,7 @@ void Server::run_events_while_busy() {
   // allow a nested non-blocking wait. The handlers that run here see the executor busy:
   // commands get -BUSY but for the allow-busy ones, and the caller's connection stops reading
   // (Client::script_running).
-  loop_.wait_and_dispatch(0);
+  loop_->wait_and_dispatch(0);
   io_.poll();
   flush_while_busy();
 }
@@ -429,10 +442,9 @@ void Server::shutdown() {
   stopping_ = true;
   listeners_.clear();  // closes the listening sockets
   if (replica_link_) replica_link_->close();
-  for (auto& [raw, conn] : connections_) {
-    conn->flush_for_shutdown();
-    conn->close();
-  }
+  for (auto& [raw, conn] : connections_) conn->flush_for_shutdown();
+  if (ByteStreams* streams = loop_->streams()) streams->finish_sends(kShutdownSendMs);
+  for (auto& [raw, conn] : connections_) conn->close();
   io_.stop();
 }
 

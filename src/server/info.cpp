@@ -43,7 +43,7 @@ void section_server(Executor& exec, std::string& out) {
   out += "redis_mode:standalone\r\n";
   out += fmt::format("os:{} {} {}\r\n", u.sysname, u.release, u.machine);
   out += fmt::format("arch_bits:{}\r\n", sizeof(void*) * 8);
-  out += "multiplexing_api:epoll\r\n";
+  out += fmt::format("multiplexing_api:{}\r\n", exec.stats().multiplexing_api);
   out += fmt::format("gcc_version:{}.{}.{}\r\n", __GNUC__, __GNUC_MINOR__, __GNUC_PATCHLEVEL__);
   out += fmt::format("process_id:{}\r\n", ::getpid());
   out += fmt::format("run_id:{}\r\n", exec.replication().run_id());

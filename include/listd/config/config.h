@@ -49,6 +49,9 @@ constexpr bool is_allkeys(MaxmemoryPolicy p) noexcept {
 enum class SupervisedMode { kNo, kUpstart, kSystemd, kAuto };
 /// enable-protected-configs: may CONFIG SET touch protected options (dir, dbfilename)?
 enum class ProtectedAction { kNo, kYes, kLocal };
+/// io-backend (listd's own): how client sockets are driven; auto is io_uring when the kernel
+/// allows it, else epoll.
+enum class IoBackend { kAuto, kIoUring, kEpoll };
 /// tls-auth-clients: must a TLS client present a certificate (yes), may it (optional)?
 enum class TlsAuthClients { kNo, kYes, kOptional };
 
@@ -157,9 +160,10 @@ struct ServerSettings {
   // While loading at start-up, clients are served every this many bytes read (Redis' hidden
   // option of the same name).
   long long loading_process_events_interval_bytes = 2 * 1024 * 1024;
-  long long script_cache_max_eval = 500;  // EVAL-only scripts kept (LRU); 0: no bound (7.0)
-  long long metrics_port = 0;      // listd: the queue view's HTTP endpoint (/metrics, /); 0: off
-  int notify_keyspace_events = 0;  // kNotify* bits
+  long long script_cache_max_eval = 500;    // EVAL-only scripts kept (LRU); 0: no bound (7.0)
+  long long metrics_port = 0;  // listd: the queue view's HTTP endpoint (/metrics, /); 0: off
+  IoBackend io_backend = IoBackend::kAuto;  // listd: chosen at start-up (net/io_backend.h)
+  int notify_keyspace_events = 0;           // kNotify* bits
   bool lazyfree_lazy_user_del = false;
   ProtectedAction enable_protected_configs = ProtectedAction::kNo;
   std::array<OutputBufferLimit, kClientClassCount> client_obuf_limits = kDefaultOutputBufferLimits;

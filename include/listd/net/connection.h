@@ -1,5 +1,8 @@
-// One client connection: its socket, read buffer, request parser and write path, on listd's own
-// epoll loop (EpollLoop; the socket is registered once, level-triggered).
+// One client connection: its socket, read buffer, request parser and write path, on the Server's
+// I/O backend (io_loop.h). On a readiness backend (EpollLoop; and on the TLS port of any
+// backend) the connection reads and writes its socket itself, as below; on a completion backend
+// (UringLoop) its bytes arrive in on_received and its replies are handed to ByteStreams::send
+// (src/net/connection_stream.cpp), with the same parse/execute/flush logic.
 //
 // A readiness report reads into the buffer (again only while a read fills the room it had, at
 // most a few times: the rest is reported on the next wait), parses and executes every complete
@@ -22,7 +25,7 @@
 #include <string_view>
 #include <vector>
 
-#include "listd/net/epoll_loop.h"
+#include "listd/net/io_loop.h"
 #include "listd/protocol/request_parser.h"
 #include "listd/server/client.h"
 
@@ -35,7 +38,7 @@ namespace listd::net {
 class Server;
 class TlsSession;
 
-class Connection final : public server::ClientTransport, public IoHandler {
+class Connection final : public server::ClientTransport, public IoHandler, public StreamHandler {
  public:
   /// Takes ownership of the connected, non-blocking socket `fd`. `tls`: a server session for a
   /// connection accepted on the TLS port, else nullptr.
@@ -56,15 +59,20 @@ class Connection final : public server::ClientTransport, public IoHandler {
   /// Returns the bytes of capacity freed.
   std::size_t release_idle_buffers(std::uint64_t now_ms);
 
-  // IoHandler
+  // IoHandler (a readiness backend, or the TLS port)
   void on_io(bool readable, bool writable, bool hangup) override;
+  // StreamHandler (a completion backend; src/net/connection_stream.cpp)
+  void on_received(const char* data, std::size_t n) override;
+  void on_receive_end(int error) override;
+  void on_sent(long result, bool done) override;
 
   // server::ClientTransport
   bool peer_gone() override;
   std::size_t query_buffer_bytes() const override { return in_end_ - in_begin_; }
   std::size_t query_buffer_free() const override { return in_.size() - in_end_; }
   std::size_t pending_output_bytes() const override {
-    return writing_.size() - written_ + tls_out_.size();
+    return writing_.size() - written_ + tls_out_.size() +
+           (streams_ && !closed_ ? streams_->unsent(fd_) : 0);
   }
   /// TLS wraps every byte in its records: only a plain socket is handed to a diskless child.
   int raw_socket() const override { return tls_ || closed_ ? -1 : fd_; }
@@ -83,6 +91,9 @@ class Connection final : public server::ClientTransport, public IoHandler {
   /// took all the room it had (more may be waiting).
   bool read_from_socket(bool& filled);
   void make_room();
+  /// After bytes were added to in_: runs the complete requests and applies the query-buffer
+  /// limit; false once the connection closed.
+  bool run_input();
   void process_input();
   void continue_write();
   /// One send of `bytes`; returns how many the socket took, or -1 after closing on an error.
@@ -94,11 +105,15 @@ class Connection final : public server::ClientTransport, public IoHandler {
   bool decrypt_input(std::size_t n);
   void encrypt_output();
   void protocol_error(std::string_view message);
+  // The completion backend's halves of flush, flush_for_shutdown and finish_protected_batch.
+  void flush_stream();
+  void resume_stream_input();
   /// After a batch whose script went busy: the close or read it put off (Client::script_running).
   void finish_protected_batch();
 
   Server& server_;
   int fd_;
+  ByteStreams* streams_;  // the backend moves this socket's bytes; nullptr: readiness
   server::Client* client_ = nullptr;
   protocol::RequestParser parser_;
   std::vector<char> in_;
@@ -116,6 +131,7 @@ class Connection final : public server::ClientTransport, public IoHandler {
   // for; both are done once the script has ended.
   bool read_paused_ = false;
   bool close_deferred_ = false;
+  std::string held_input_;  // received while this client's script was busy (completion backend)
 };
 
 }  // namespace listd::net

@@ -12,38 +12,29 @@
 #include <cstdint>
 #include <string>
 
+#include "listd/net/io_loop.h"
+
 namespace listd::net {
 
-/// Something registered with the loop: told which events are ready on its descriptor.
-class IoHandler {
- public:
-  virtual ~IoHandler() = default;
-  /// `readable` / `writable` as epoll reported them; `hangup` for EPOLLHUP/EPOLLERR.
-  virtual void on_io(bool readable, bool writable, bool hangup) = 0;
-};
-
-class EpollLoop {
+class EpollLoop final : public IoLoop {
  public:
   EpollLoop();
-  ~EpollLoop();
+  ~EpollLoop() override;
   EpollLoop(const EpollLoop&) = delete;
   EpollLoop& operator=(const EpollLoop&) = delete;
 
   /// False (with the reason) when the kernel refuses an epoll instance.
   bool ok(std::string& error) const;
-  int fd() const noexcept { return epoll_fd_; }
 
-  /// Registers `fd` once; `read`/`write` say which readiness to report. False on failure.
-  bool add(int fd, IoHandler* handler, bool read, bool write);
-  /// Changes what is reported for a registered `fd` (one epoll_ctl).
-  bool modify(int fd, IoHandler* handler, bool read, bool write);
-  /// Unregisters `fd` (call before closing it).
-  void remove(int fd);
-
-  /// One epoll_wait of at most `timeout_ms` (-1: no limit, 0: do not block); runs the handler of
-  /// every ready descriptor. Returns how many were ready (0 on timeout or a signal). Re-entrant:
-  /// a busy script's hook calls it from inside a handler.
-  int wait_and_dispatch(int timeout_ms);
+  // IoLoop (one epoll_ctl per add, modify and remove; one epoll_wait per wait).
+  const char* name() const override { return "epoll"; }
+  int fd() const override { return epoll_fd_; }
+  bool add(int fd, IoHandler* handler, bool read, bool write) override;
+  bool modify(int fd, IoHandler* handler, bool read, bool write) override;
+  void remove(int fd) override;
+  /// Nothing is ever queued: every change was one system call already.
+  void submit_queued() override {}
+  int wait_and_dispatch(int timeout_ms) override;
 
  private:
   int epoll_fd_ = -1;

@@ -1,15 +1,16 @@
 // The network front: listening sockets, the set of connections, end-of-turn flushing, the waiter
 // deadline, the once-a-second cron and shutdown.
 //
-// The loop turn (run()): one epoll_wait on listd's own EpollLoop (client and listening sockets,
-// registered once), every ready socket's handler, then one finish_turn() - Redis' beforeSleep:
-// the turn's AOF bytes (fsynced under appendfsync always) and then one send per client.
+// The loop turn (run()): one wait of the I/O backend chosen at start-up (io_backend.h: io_uring or
+// epoll), every event's handler, then one finish_turn() - Redis' beforeSleep: the turn's AOF
+// bytes (fsynced under appendfsync always) and then one send per client (on io_uring queued,
+// and submitted with the next wait's one io_uring_enter).
 // Everything read in a turn is executed before any reply is written, and under `always` one
 // fsync covers every client that was ready in the turn. The waiter deadline and the cron are
 // the wait's timeout (no timer system call). asio keeps what it does well here and costs nothing
 // per request: the signal set (a signal interrupts the wait, then asio is polled) and the
 // replica's link to its master; while that link is open the loop blocks in asio instead, with
-// the epoll descriptor as one of asio's (see docs/ARCHITECTURE.md, "The I/O layer").
+// the backend's descriptor as one of asio's (see docs/ARCHITECTURE.md, "The I/O layer").
 #pragma once
 
 #include <asio.hpp>
@@ -19,7 +20,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "listd/net/epoll_loop.h"
+#include "listd/net/io_loop.h"
 #include "listd/protocol/request_parser.h"
 #include "listd/server/event_loop_yield.h"
 #include "listd/server/executor.h"
@@ -60,9 +61,8 @@ class Server final : public server::EventLoopYield {
   /// Asks for a finish_turn() at the end of this loop turn.
   void schedule_flush() noexcept { flush_wanted_ = true; }
   void connection_closed(Connection& conn);
-  EpollLoop& loop() noexcept { return loop_; }
-  /// The multiplexing API, as INFO server's multiplexing_api and the start-up log name it.
-  static constexpr const char* kBackendName = "epoll";
+  /// The I/O backend, chosen by listen().
+  IoLoop& loop() noexcept { return *loop_; }
   std::uint16_t bound_port() const noexcept { return bound_port_; }
   std::uint16_t bound_tls_port() const noexcept { return bound_tls_port_; }
 
@@ -106,7 +106,7 @@ class Server final : public server::EventLoopYield {
   asio::io_context& io_;
   server::Executor& exec_;
   NetOptions options_;
-  EpollLoop loop_;
+  std::unique_ptr<IoLoop> loop_;
   std::vector<std::unique_ptr<Listener>> listeners_;
   asio::posix::stream_descriptor loop_in_asio_;  // a dup of loop_'s descriptor, while asio blocks
   // asio is polled, not run: without work of its own it would count as stopped.

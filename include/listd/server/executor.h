@@ -71,6 +71,7 @@ struct ServerStats {
   std::uint64_t unexpected_error_replies = 0;
   std::uint64_t net_input_bytes = 0;
   std::uint64_t net_output_bytes = 0;
+  const char* multiplexing_api = "epoll";  ///< the I/O backend net chose (INFO server)
   long long dirty = 0;  ///< changes since start (Redis rdb_changes_since_last_save)
   std::int64_t lastsave_unix_s = 0;
 };

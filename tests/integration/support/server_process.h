@@ -76,6 +76,12 @@ class ServerProcess {
   static ServerProcess start_listd(std::vector<std::string> args = {}) {
     return start(listd_binary(), std::move(args), false);
   }
+  /// Starts listd through `launcher`, a program that execs it with the same arguments (the
+  /// seccomp wrapper of io_layer_test.cpp).
+  static ServerProcess start_listd_via(const std::string& launcher,
+                                       std::vector<std::string> args = {}) {
+    return start(launcher, std::move(args), false);
+  }
   /// Starts Debian's redis-server as the oracle, without persistence.
   static ServerProcess start_redis(std::vector<std::string> args = {}) {
     std::vector<std::string> a{"--save", "", "--appendonly", "no"};
@@ -153,6 +159,12 @@ class ServerProcess {
       if (redis) {
         full.push_back("--daemonize");
         full.push_back("no");
+      }
+      // LISTD_IO_BACKEND: scripts/run-tests.sh runs the I/O-heavy suites again on epoll.
+      const char* backend = std::getenv("LISTD_IO_BACKEND");
+      if (!redis && backend && *backend) {
+        full.push_back("--io-backend");
+        full.push_back(backend);
       }
       full.insert(full.end(), args.begin(), args.end());
       const pid_t pid = ::fork();

@@ -105,8 +105,11 @@ class ListdServer:
         return self.proc.pid if self.proc is not None else None
 
     def command(self, port):
+        # LISTD_IO_BACKEND: scripts/run-tests.sh runs the I/O-heavy suites again on epoll.
+        backend = os.environ.get("LISTD_IO_BACKEND")
+        chosen = ["--io-backend", backend] if backend and target() == "listd" else []
         return [self.binary or listd_binary(), "--port", str(port), "--bind", "127.0.0.1",
-                *self.args]
+                *chosen, *self.args]
 
     def _spawn(self, port):
         """Starts the child on `port`; True once the port answers with the child's pid.

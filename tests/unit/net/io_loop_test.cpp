@@ -1,13 +1,16 @@
-// EpollLoop on socket pairs: registered once, level-triggered reports, interest changes,
-// removal, and a nested wait from inside a handler (a busy script's hook does that).
-#include "listd/net/epoll_loop.h"
-
+// The readiness half of both I/O backends (EpollLoop, UringLoop) on socket pairs: registered
+// once, level-triggered reports, interest changes, removal, and a nested wait from inside a
+// handler (a busy script's hook does that). Each test runs once per backend.
 #include <gtest/gtest.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <functional>
+#include <memory>
 #include <string>
+
+#include "listd/net/epoll_loop.h"
+#include "listd/net/uring_loop.h"
 
 namespace listd::net {
 namespace {
@@ -50,10 +53,26 @@ TEST(EpollLoop, OpensAnInstance) {
   std::string error;
   EXPECT_TRUE(loop.ok(error)) << error;
   EXPECT_GE(loop.fd(), 0);
+  EXPECT_EQ(loop.streams(), nullptr);  // its connections read and write themselves
 }
 
-TEST(EpollLoop, NothingReadyIsZeroWithoutBlocking) {
-  EpollLoop loop;
+// The backend under test, by name.
+class IoLoopTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    std::string error;
+    if (GetParam() == "epoll") {
+      loop_ = std::make_unique<EpollLoop>();
+    } else {
+      loop_ = UringLoop::open(error);
+    }
+    ASSERT_TRUE(loop_) << error;
+  }
+  std::unique_ptr<IoLoop> loop_;
+};
+
+TEST_P(IoLoopTest, NothingReadyIsZeroWithoutBlocking) {
+  IoLoop& loop = *loop_;
   SocketPair p;
   RecordingHandler h;
   ASSERT_TRUE(loop.add(p.ours, &h, true, false));
@@ -61,8 +80,8 @@ TEST(EpollLoop, NothingReadyIsZeroWithoutBlocking) {
   EXPECT_EQ(h.readable, 0);
 }
 
-TEST(EpollLoop, UnreadBytesAreReportedAgainLevelTriggered) {
-  EpollLoop loop;
+TEST_P(IoLoopTest, UnreadBytesAreReportedAgainLevelTriggered) {
+  IoLoop& loop = *loop_;
   SocketPair p;
   RecordingHandler h;
   ASSERT_TRUE(loop.add(p.ours, &h, true, false));
@@ -78,8 +97,8 @@ TEST(EpollLoop, UnreadBytesAreReportedAgainLevelTriggered) {
   EXPECT_EQ(h.readable, 3);
 }
 
-TEST(EpollLoop, WriteInterestIsReportedOnlyWhileAsked) {
-  EpollLoop loop;
+TEST_P(IoLoopTest, WriteInterestIsReportedOnlyWhileAsked) {
+  IoLoop& loop = *loop_;
   SocketPair p;
   RecordingHandler h;
   ASSERT_TRUE(loop.add(p.ours, &h, true, false));
@@ -96,8 +115,8 @@ TEST(EpollLoop, WriteInterestIsReportedOnlyWhileAsked) {
   EXPECT_EQ(h.readable, 1);
 }
 
-TEST(EpollLoop, PeerCloseIsReportedAsReadable) {
-  EpollLoop loop;
+TEST_P(IoLoopTest, PeerCloseIsReportedAsReadable) {
+  IoLoop& loop = *loop_;
   SocketPair p;
   RecordingHandler h;
   ASSERT_TRUE(loop.add(p.ours, &h, true, false));
@@ -107,8 +126,8 @@ TEST(EpollLoop, PeerCloseIsReportedAsReadable) {
   EXPECT_EQ(h.readable + h.hangup > 0, true);
 }
 
-TEST(EpollLoop, RemovedDescriptorIsNotReported) {
-  EpollLoop loop;
+TEST_P(IoLoopTest, RemovedDescriptorIsNotReported) {
+  IoLoop& loop = *loop_;
   SocketPair p;
   RecordingHandler h;
   ASSERT_TRUE(loop.add(p.ours, &h, true, false));
@@ -118,16 +137,16 @@ TEST(EpollLoop, RemovedDescriptorIsNotReported) {
   EXPECT_FALSE(loop.modify(p.ours, &h, true, false));  // no longer registered
 }
 
-TEST(EpollLoop, AddingTwiceFails) {
-  EpollLoop loop;
+TEST_P(IoLoopTest, AddingTwiceFails) {
+  IoLoop& loop = *loop_;
   SocketPair p;
   RecordingHandler h;
   ASSERT_TRUE(loop.add(p.ours, &h, true, false));
   EXPECT_FALSE(loop.add(p.ours, &h, true, false));
 }
 
-TEST(EpollLoop, NestedWaitFromAHandlerLosesNoReport) {
-  EpollLoop loop;
+TEST_P(IoLoopTest, NestedWaitFromAHandlerLosesNoReport) {
+  IoLoop& loop = *loop_;
   SocketPair a, b;
   RecordingHandler outer, inner;
   int nested_ready = -1;
@@ -147,6 +166,9 @@ TEST(EpollLoop, NestedWaitFromAHandlerLosesNoReport) {
   EXPECT_GE(outer_ready, 1);
   EXPECT_GE(inner.readable, 1);  // seen by the nested wait or the outer one, never lost
 }
+
+INSTANTIATE_TEST_SUITE_P(Backends, IoLoopTest, ::testing::Values("epoll", "io_uring"),
+                         [](const auto& info) { return info.param; });
 
 }  // namespace
 }  // namespace listd::net
