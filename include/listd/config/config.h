@@ -160,7 +160,7 @@ struct ServerSettings {
   // While loading at start-up, clients are served every this many bytes read (Redis' hidden
   // option of the same name).
   long long loading_process_events_interval_bytes = 2 * 1024 * 1024;
-  long long script_cache_max_eval = 500;    // EVAL-only scripts kept (LRU); 0: no bound (7.0)
+  long long script_cache_max_eval = 500;  // EVAL-only scripts kept (LRU); 0: no bound (7.0)
   long long metrics_port = 0;  // listd: the queue view's HTTP endpoint (/metrics, /); 0: off
   IoBackend io_backend = IoBackend::kAuto;  // listd: chosen at start-up (net/io_backend.h)
   int notify_keyspace_events = 0;           // kNotify* bits
