@@ -161,6 +161,7 @@ const AclCommandCategories kAclCommandCategoryTable[] = {
     {"memory|help", kAclSlow},
     {"memory|malloc-stats", kAclSlow},
     {"memory|purge", kAclSlow},
+    {"memory|stats", kAclSlow},
     {"memory|usage", kAclRead | kAclSlow, "-"},
     {"mget", kAclRead | kAclString | kAclFast, "r"},
     {"monitor", kAclAdmin | kAclSlow | kAclDangerous},
