@@ -10,7 +10,9 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <vector>
 
 namespace listd::net {
 
@@ -45,9 +47,18 @@ class EpollLoop {
   /// a busy script's hook calls it from inside a handler.
   int wait_and_dispatch(int timeout_ms);
 
+  /// Takes a handler whose descriptor was removed and frees it once no wait_and_dispatch is
+  /// running (at once outside one): the events of a running wait may still name it, and those
+  /// are not delivered to it.
+  void retire(std::unique_ptr<IoHandler> handler);
+
  private:
+  bool is_retired(const IoHandler* handler) const noexcept;
+
   int epoll_fd_ = -1;
   int open_errno_ = 0;
+  int dispatch_depth_ = 0;  // wait_and_dispatch calls running (a busy script nests one)
+  std::vector<std::unique_ptr<IoHandler>> retired_;
 };
 
 }  // namespace listd::net
