@@ -155,8 +155,9 @@ struct ServerSettings {
   std::size_t hll_sparse_max_bytes = 3000;  // a sparse HyperLogLog's largest size, header included
   long long busy_reply_threshold = 5000;    // ms a script runs before others get -BUSY; 0: never
   long long script_cache_max_eval = 500;    // EVAL-only scripts kept (LRU); 0: no bound (7.0)
-  long long metrics_port = 0;      // listd: the queue view's HTTP endpoint (/metrics, /); 0: off
-  int notify_keyspace_events = 0;  // kNotify* bits
+  long long metrics_port = 0;  // listd: the queue view's HTTP endpoint (/metrics, /); 0: off
+  long long queue_stats_max_keys = 1024;  // listd: keys QueueStats tracks at once; 0: none
+  int notify_keyspace_events = 0;         // kNotify* bits
   bool lazyfree_lazy_user_del = false;
   ProtectedAction enable_protected_configs = ProtectedAction::kNo;
   std::array<OutputBufferLimit, kClientClassCount> client_obuf_limits = kDefaultOutputBufferLimits;

@@ -190,6 +190,12 @@ class Executor {
   void count_queue_event(int db, std::string_view key, QueueEvent kind, std::uint32_t n) {
     if (!replaying_) queue_stats_.record(db, key, kind, n, now_.mono_us / 1'000'000);
   }
+  /// The same for the key of `entry` in `db`, the entry standing for the key on the hot path.
+  void count_queue_event(const store::Entry& entry, int db, QueueEvent kind, std::uint32_t n) {
+    if (!replaying_)
+      queue_stats_.record_for(&entry, store::Entry::destroyed_count(), db, entry.key(), kind, n,
+                              now_.mono_us);
+  }
   /// Monotonic ms as the running command sees it (a waiter's blocking time).
   std::uint64_t command_mono_ms() const noexcept { return now_.mono_ms(); }
 

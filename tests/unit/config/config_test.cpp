@@ -136,13 +136,14 @@ TEST(ConfigTest, EveryOptionHasItsDefault) {
       {"acllog-max-len", "128"},
       {"aclfile", ""},
       {"metrics-port", "0"},
+      {"queue-stats-max-keys", "1024"},
   };
   // The options listd acts on; the inert ones' defaults are in inert_option_test.cpp.
   const std::map<std::string, std::string> all = all_values(cfg);
   for (const auto& [name, value] : expected) EXPECT_EQ(all.at(name), value) << name;
-  // Redis 7.0.15's CONFIG GET *, aliases included, and listd's own script-cache-max-eval and
-  // metrics-port
-  EXPECT_EQ(all.size(), 194U);
+  // Redis 7.0.15's CONFIG GET *, aliases included, and listd's own script-cache-max-eval,
+  // metrics-port and queue-stats-max-keys
+  EXPECT_EQ(all.size(), 195U);
 }
 
 TEST(ConfigTest, TypedSettingsStartAtTheTableDefaults) {
@@ -516,9 +517,9 @@ TEST(ConfigTest, GetStarReturnsEveryOptionOnceInTableOrder) {
   const Config cfg;
   const auto all = cfg.get("*");
   // + 19 aliases (list-max-ziplist-size, slaveof, slave-priority, ...): Redis 7.0.15's 192,
-  // and listd's own script-cache-max-eval and metrics-port
+  // and listd's own script-cache-max-eval, metrics-port and queue-stats-max-keys
   EXPECT_EQ(all.size(), Config::options().size() + 19);
-  EXPECT_EQ(all.size(), 194U);
+  EXPECT_EQ(all.size(), 195U);
   EXPECT_EQ(all.front().first, "port");
 }
 
