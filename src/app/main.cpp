@@ -159,7 +159,7 @@ int main(int argc, char** argv) {
       io, executor,
       net::NetOptions{settings.bind, static_cast<std::uint16_t>(settings.port), settings.maxclients,
                       settings.tcp_backlog, static_cast<std::uint16_t>(settings.tls_port)});
-  net::MetricsHttpServer metrics(io, executor);
+  net::MetricsHttpServer metrics(server.loop(), executor);
   if (!open_listeners(server, metrics, settings, error)) {
     spdlog::warn("{}", error);
     return 1;

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <system_error>
 #include <type_traits>
+#include <utility>
 #include <variant>
 
 #include "listd/base/number.h"
@@ -500,6 +501,7 @@ std::vector<OptionSpec> base_options() {
       // listd's own: an EVAL cache bound (7.0 has none), the queue view's port (queue_view.h).
       integer<&S::script_cache_max_eval>("script-cache-max-eval", kNone, 0, LONG_MAX, 500),
       integer<&S::metrics_port>("metrics-port", kOptionImmutable, 0, 65535, 0),
+      integer<&S::queue_stats_max_keys>("queue-stats-max-keys", kNone, 0, LLONG_MAX, 1024),
       special("notify-keyspace-events", kNone, {&set_notify, &get_notify, &rewrite_notify}),
       boolean("lazyfree-lazy-user-del", kNone, &S::lazyfree_lazy_user_del, false),
       enumeration<&S::enable_protected_configs>("enable-protected-configs", kOptionImmutable,
@@ -765,24 +767,19 @@ std::optional<unsigned long long> parse_memory_size(std::string_view text) noexc
   std::size_t digits = 0;
   while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
   const std::string_view unit = text.substr(digits);
+  static constexpr std::pair<std::string_view, unsigned long long> kUnits[] = {
+      {"", 1},
+      {"b", 1},
+      {"k", 1000},
+      {"kb", 1024},
+      {"m", 1000 * 1000},
+      {"mb", 1024 * 1024},
+      {"g", 1000ULL * 1000 * 1000},
+      {"gb", 1024ULL * 1024 * 1024}};
   unsigned long long mul = 0;
-  if (unit.empty() || base::iequals(unit, "b")) {
-    mul = 1;
-  } else if (base::iequals(unit, "k")) {
-    mul = 1000;
-  } else if (base::iequals(unit, "kb")) {
-    mul = 1024;
-  } else if (base::iequals(unit, "m")) {
-    mul = 1000ULL * 1000;
-  } else if (base::iequals(unit, "mb")) {
-    mul = 1024ULL * 1024;
-  } else if (base::iequals(unit, "g")) {
-    mul = 1000ULL * 1000 * 1000;
-  } else if (base::iequals(unit, "gb")) {
-    mul = 1024ULL * 1024 * 1024;
-  } else {
-    return std::nullopt;
-  }
+  for (const auto& [name, factor] : kUnits)
+    if (base::iequals(unit, name)) mul = factor;
+  if (mul == 0) return std::nullopt;
   // No digits at all ("", "kb") is 0 in Redis: strtoull("") returns 0 without an error.
   unsigned long long value = 0;
   for (std::size_t i = 0; i < digits; ++i) {

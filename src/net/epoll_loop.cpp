@@ -3,6 +3,7 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -57,10 +58,12 @@ int EpollLoop::wait_and_dispatch(int timeout_ms) {
   epoll_event events[kMaxEventsPerWait];  // on the stack: a nested call has its own
   const int n = ::epoll_wait(epoll_fd_, events, kMaxEventsPerWait, timeout_ms);
   if (n <= 0) return 0;  // timeout, or EINTR: a signal for asio's signal_set
+  const DispatchScope scope(*this);
   for (int i = 0; i < n; ++i) {
     const std::uint32_t e = events[i].events;
-    static_cast<IoHandler*>(events[i].data.ptr)
-        ->on_io((e & EPOLLIN) != 0, (e & EPOLLOUT) != 0, (e & (EPOLLHUP | EPOLLERR)) != 0);
+    auto* handler = static_cast<IoHandler*>(events[i].data.ptr);
+    if (any_retired() && is_retired(handler)) continue;
+    handler->on_io((e & EPOLLIN) != 0, (e & EPOLLOUT) != 0, (e & (EPOLLHUP | EPOLLERR)) != 0);
   }
   return n;
 }

@@ -329,6 +329,9 @@ int UringLoop::enter(int timeout_ms) {
 
 int UringLoop::wait_and_dispatch(int timeout_ms) {
   enter(timeout_ms);  // -ETIME, or -EINTR for a signal (asio's): no completions then
+  // A retired handler's descriptor was removed, which cleared its slot: no completion reaches
+  // it; the scope only keeps it alive until the outermost wait ends.
+  const DispatchScope scope(*this);
   return static_cast<int>(run_completions());
 }
 

@@ -58,8 +58,11 @@ Executor::Executor(config::Config& config, Clock& clock)
   acl_ = std::make_unique<Acl>(table_);
   acl_->set_pubsub_default(config_.settings().acl_pubsub_default_all);
   acl_->set_default_password(requirepass());
+  queue_stats_.set_max_keys(static_cast<std::size_t>(config_.settings().queue_stats_max_keys));
   config_.on_change([this](std::string_view name) {
     if (name == "requirepass") acl_->set_default_password(requirepass());
+    if (name == "queue-stats-max-keys")
+      queue_stats_.set_max_keys(static_cast<std::size_t>(config_.settings().queue_stats_max_keys));
     if (name == "acl-pubsub-default")
       acl_->set_pubsub_default(config_.settings().acl_pubsub_default_all);
   });

@@ -10,6 +10,7 @@
 
 #include "listd/server/executor.h"
 #include "listd/server/function_library.h"
+#include "listd/server/memory_stats.h"
 #include "listd/server/memory_usage.h"
 #include "listd/server/persistence.h"
 #include "listd/server/replication_master.h"
@@ -82,8 +83,8 @@ void section_memory(Executor& exec, std::string& out) {
   const std::size_t used = mem.used();
   const std::size_t rss = resident_memory_bytes();
   const std::size_t peak = mem.peak();
-  const std::size_t overhead =
-      std::min(used, mem.startup() + exec.persistence().pending_bytes().capacity());
+  // MEMORY STATS' overhead.total, as Redis (object.c getMemoryOverheadData).
+  const std::size_t overhead = std::min(used, memory_overhead(exec).overhead_total);
   const std::size_t dataset = used - overhead;
   const std::size_t net = used > mem.startup() ? used - mem.startup() : 0;
   auto perc = [](std::size_t part, std::size_t whole) {

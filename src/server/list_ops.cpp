@@ -33,7 +33,7 @@ std::size_t list_pop_reply(protocol::ReplyWriter reply, Executor& exec, store::D
   const std::size_t n = std::min(count, list.size());
   reply.array_header(n);
   if (n == 0) return 0;
-  exec.count_queue_event(db.index(), entry->key(), QueueEvent::kPop, static_cast<std::uint32_t>(n));
+  exec.count_queue_event(*entry, db.index(), QueueEvent::kPop, static_cast<std::uint32_t>(n));
   // Write from the packed bytes, then drop the whole run at once: no per-element string.
   if (end == End::kHead) {
     list.for_each_in_range(0, n - 1, [&](std::string_view v) { reply.bulk(v); });
@@ -53,7 +53,7 @@ std::size_t list_pop_reply(protocol::ReplyWriter reply, Executor& exec, store::D
 void list_pop_one_reply(protocol::ReplyWriter reply, Executor& exec, store::Database& db,
                         store::Entry* entry, End end) {
   store::PackedList& list = entry->value.as_list();
-  exec.count_queue_event(db.index(), entry->key(), QueueEvent::kPop, 1);
+  exec.count_queue_event(*entry, db.index(), QueueEvent::kPop, 1);
   if (end == End::kHead) {
     reply.bulk(list.front());
     list.erase_front(1);
@@ -67,7 +67,7 @@ void list_pop_one_reply(protocol::ReplyWriter reply, Executor& exec, store::Data
 std::size_t list_push(Executor& exec, store::Database& db, std::string_view key,
                       store::Entry* entry, End end, std::span<const std::string_view> values) {
   if (!entry) entry = exec.add_key(db, key, store::Value::make_list());
-  exec.count_queue_event(db.index(), key, QueueEvent::kPush,
+  exec.count_queue_event(*entry, db.index(), QueueEvent::kPush,
                          static_cast<std::uint32_t>(values.size()));
   store::PackedList& list = entry->value.as_list();
   for (std::string_view v : values) {
@@ -96,9 +96,9 @@ void list_move(protocol::ReplyWriter reply, Executor& exec, store::Database& db,
   store::PackedList& src_list = src_entry->value.as_list();
   const std::string value = from == End::kHead ? src_list.pop_front() : src_list.pop_back();
   const std::string_view src = src_entry->key();
-  exec.count_queue_event(db.index(), src, QueueEvent::kPop, 1);
+  exec.count_queue_event(*src_entry, db.index(), QueueEvent::kPop, 1);
   if (src_entry == dst_entry) {
-    exec.count_queue_event(db.index(), src, QueueEvent::kPush, 1);
+    exec.count_queue_event(*src_entry, db.index(), QueueEvent::kPush, 1);
     if (to == End::kHead)
       src_list.push_front(value);
     else

@@ -58,6 +58,7 @@ void Database::set_expire(Entry& e, std::int64_t at_ms) {
   ++expires_;
   expire_sum_ += static_cast<long double>(at_ms);
   heap_.push_back(Deadline{at_ms, std::string(e.key())});
+  heap_key_bytes_ += key_heap_bytes(heap_.back().key);
   std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
   if (heap_.size() > 64 && heap_.size() > 3 * expires_) compact_heap();
 }
@@ -75,11 +76,21 @@ void Database::delete_expired(Entry* e) {
   remove(key);
 }
 
+// A string past its inline buffer holds a heap block of capacity + 1 bytes. Moves between the
+// heap's items hand blocks over whole, so the count changes only as items enter or leave.
+std::size_t Database::key_heap_bytes(const std::string& key) noexcept {
+  static const std::size_t inline_capacity = std::string().capacity();
+  return key.capacity() > inline_capacity ? key.capacity() + 1 : 0;
+}
+
 void Database::compact_heap() {
   std::erase_if(heap_, [this](const Deadline& d) {
     const Entry* e = dict_.find(d.key);
     return !e || e->expire_at_ms != d.at_ms;
   });
+  // Recounted: the moves inside erase_if can leave a short key in a long key's block.
+  heap_key_bytes_ = 0;
+  for (const Deadline& d : heap_) heap_key_bytes_ += key_heap_bytes(d.key);
   std::make_heap(heap_.begin(), heap_.end(), std::greater<>());
 }
 
@@ -92,6 +103,7 @@ std::size_t Database::expire_cycle(std::int64_t now_ms, std::size_t budget) {
     std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());
     Deadline d = std::move(heap_.back());
     heap_.pop_back();
+    heap_key_bytes_ -= key_heap_bytes(d.key);
     Entry* e = dict_.find(d.key);
     if (e && e->expire_at_ms == d.at_ms) {
       delete_expired(e);
@@ -134,6 +146,7 @@ void Database::clear() noexcept {
   expires_ = 0;
   expire_sum_ = 0;
   heap_.clear();
+  heap_key_bytes_ = 0;
 }
 
 void Database::swap_contents(Database& other) noexcept {
@@ -141,6 +154,7 @@ void Database::swap_contents(Database& other) noexcept {
   std::swap(expires_, other.expires_);
   std::swap(expire_sum_, other.expire_sum_);
   std::swap(heap_, other.heap_);
+  std::swap(heap_key_bytes_, other.heap_key_bytes_);
 }
 
 Keyspace::Keyspace(int databases) {

@@ -20,6 +20,7 @@ Entry* Entry::create(std::string_view key, Value value) {
 
 void Entry::destroy(Entry* entry) noexcept {
   if (!entry) return;
+  ++destroyed_count_;
   entry->~Entry();
   std::free(entry);
 }

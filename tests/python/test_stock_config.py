@@ -65,8 +65,9 @@ def test_config_get_star_lists_the_names_redis_lists(servers):
     got = set(client(tested).config_get("*"))
     assert len(expected) == 192  # Redis 7.0.15's table, aliases included
     # listd's own options (docs/COMPATIBILITY.md "Scripting", "Queue view", "The I/O backend"):
-    # the EVAL cache's bound, the queue view's HTTP port and the I/O backend.
-    got -= {"script-cache-max-eval", "metrics-port", "io-backend"}
+    # the EVAL cache's bound, the queue view's HTTP port and its statistics' key bound, and the
+    # I/O backend.
+    got -= {"script-cache-max-eval", "metrics-port", "queue-stats-max-keys", "io-backend"}
     assert got == expected, (sorted(expected - got), sorted(got - expected))
 
 

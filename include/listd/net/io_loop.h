@@ -9,7 +9,9 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
+#include <vector>
 
 namespace listd::net {
 
@@ -82,6 +84,39 @@ class IoLoop {
   /// The byte streams of a completion backend; nullptr for a readiness backend, whose
   /// connections read and write their sockets themselves.
   virtual ByteStreams* streams() noexcept { return nullptr; }
+
+  /// Takes a handler whose descriptor was removed and frees it once no wait_and_dispatch is
+  /// running (at once outside one): a handler may close itself or another from inside a wait,
+  /// and the events of a running wait may still name it; those are not delivered to it.
+  void retire(std::unique_ptr<IoHandler> handler) {
+    if (dispatch_depth_ != 0) retired_.push_back(std::move(handler));
+  }
+
+ protected:
+  /// Held by each backend's wait_and_dispatch while it runs handlers (a busy script nests one):
+  /// the retired handlers are freed when the outermost ends.
+  class DispatchScope {
+   public:
+    explicit DispatchScope(IoLoop& loop) noexcept : loop_(loop) { ++loop_.dispatch_depth_; }
+    ~DispatchScope() {
+      if (--loop_.dispatch_depth_ == 0) loop_.retired_.clear();
+    }
+    DispatchScope(const DispatchScope&) = delete;
+    DispatchScope& operator=(const DispatchScope&) = delete;
+
+   private:
+    IoLoop& loop_;
+  };
+  bool is_retired(const IoHandler* handler) const noexcept {
+    for (const auto& r : retired_)
+      if (r.get() == handler) return true;
+    return false;
+  }
+  bool any_retired() const noexcept { return !retired_.empty(); }
+
+ private:
+  int dispatch_depth_ = 0;
+  std::vector<std::unique_ptr<IoHandler>> retired_;
 };
 
 }  // namespace listd::net

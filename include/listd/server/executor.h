@@ -200,6 +200,12 @@ class Executor {
   /// Ends the pause (CLIENT UNPAUSE, or its end in tick()): the postponed clients resume.
   void unpause_clients();
   const ClientPause& client_pause() const noexcept { return client_pause_; }
+  /// The same for the key of `entry` in `db`, the entry standing for the key on the hot path.
+  void count_queue_event(const store::Entry& entry, int db, QueueEvent kind, std::uint32_t n) {
+    if (!replaying_)
+      queue_stats_.record_for(&entry, store::Entry::destroyed_count(), db, entry.key(), kind, n,
+                              now_.mono_us);
+  }
   /// Monotonic ms as the running command sees it (a waiter's blocking time).
   std::uint64_t command_mono_ms() const noexcept { return now_.mono_ms(); }
 

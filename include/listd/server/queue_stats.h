@@ -2,11 +2,15 @@
 // hand-offs (a blocked client served) of each key, in a ring of 60 one-second buckets, so the
 // rates cover the last minute.
 //
-// API: record (the hot path: one cached key compare and an increment), forget_idle (cron),
-// rates / for_each_key (readers).
-// Invariants: at most kMaxTrackedKeys keys are tracked (a key seen while full is not tracked
-// until cron forgets idle ones: the cost stays O(1) whatever the key count); a key without
-// traffic for kWindowSeconds is forgotten by the next forget_idle.
+// API: record_for (the hot path: the key's keyspace entry as its identity, three compares and
+// an increment), record (by key bytes: hand-offs, tests), forget_idle (cron), rates /
+// for_each_key (readers), set_max_keys (option queue-stats-max-keys).
+// Invariants: at most max_keys() keys are tracked (a key seen while full is not tracked until
+// cron forgets idle ones: the cost stays O(1) whatever the key count; a lowered bound lets the
+// tracked keys run out); a key without traffic for kWindowSeconds is forgotten by the next
+// forget_idle. The hot slot names one key's bucket of one second: it is used only while its
+// owner (an Entry address), the owner epoch (Entry::destroyed_count), the db and the second
+// all match, and is dropped whenever a tracked key is forgotten.
 #pragma once
 
 #include <array>
@@ -30,7 +34,7 @@ struct QueueRates {
 class QueueStats {
  public:
   static constexpr std::uint64_t kWindowSeconds = 60;
-  static constexpr std::size_t kMaxTrackedKeys = 1024;
+  static constexpr std::size_t kDefaultMaxKeys = 1024;
 
   QueueStats() = default;
   QueueStats(const QueueStats&) = delete;
@@ -38,13 +42,20 @@ class QueueStats {
 
   /// Counts `n` events of `kind` on (db, key) in second `now_s` (monotonic; never decreases).
   void record(int db, std::string_view key, QueueEvent kind, std::uint32_t n, std::uint64_t now_s) {
-    Traffic* t =
-        cached_ && cached_db_ == db && cached_key_ == key ? cached_ : find_or_track(db, key, now_s);
-    if (!t) return;
-    if (t->last_s < now_s) roll(*t, now_s);
-    // Into the newest bucket: a clock that went back (a loading override) never writes into
-    // a bucket outside the window.
-    t->ring[t->last_s % kWindowSeconds][static_cast<std::size_t>(kind)] += n;
+    if (std::uint32_t* bucket = bucket_for(db, key, now_s))
+      bucket[static_cast<std::size_t>(kind)] += n;
+  }
+  /// record() at monotonic µs `now_us` for the key whose keyspace entry is `owner` (never null)
+  /// while Entry::destroyed_count() is `epoch`: a run of events on one key in one second costs
+  /// no key compare and no hash.
+  void record_for(const void* owner, std::uint64_t epoch, int db, std::string_view key,
+                  QueueEvent kind, std::uint32_t n, std::uint64_t now_us) {
+    if (owner == hot_.owner && epoch == hot_.epoch && db == hot_.db &&
+        now_us - hot_.second_us < kMicrosPerSecond) {
+      hot_.bucket[static_cast<std::size_t>(kind)] += n;
+      return;
+    }
+    record_and_heat(owner, epoch, db, key, kind, n, now_us);
   }
   /// Forgets the keys with no event in the window ending at `now_s`.
   void forget_idle(std::uint64_t now_s);
@@ -56,6 +67,8 @@ class QueueStats {
     for (const auto& [k, t] : keys_) f(k);
   }
   std::size_t tracked_count() const noexcept { return keys_.size(); }
+  std::size_t max_keys() const noexcept { return max_keys_; }
+  void set_max_keys(std::size_t n) noexcept { max_keys_ = n; }
   void clear() noexcept;
 
  private:
@@ -64,6 +77,20 @@ class QueueStats {
     std::array<Bucket, kWindowSeconds> ring{};
     std::uint64_t last_s = 0;  // the newest second written; older buckets are its 59 before
   };
+  // The hot path's one key and second: where record_for adds without a lookup.
+  struct HotSlot {
+    const void* owner = nullptr;  // never a caller's owner while `bucket` is unset
+    std::uint64_t epoch = 0;
+    int db = 0;
+    std::uint64_t second_us = 0;  // the bucket's second, in µs
+    std::uint32_t* bucket = nullptr;
+  };
+  static constexpr std::uint64_t kMicrosPerSecond = 1'000'000;
+
+  /// The newest bucket of (db, key) at `now_s`, after rolling the ring; null when not tracked.
+  std::uint32_t* bucket_for(int db, std::string_view key, std::uint64_t now_s);
+  void record_and_heat(const void* owner, std::uint64_t epoch, int db, std::string_view key,
+                       QueueEvent kind, std::uint32_t n, std::uint64_t now_us);
   Traffic* find_or_track(int db, std::string_view key, std::uint64_t now_s);
   static void roll(Traffic& t, std::uint64_t now_s) noexcept;
   static QueueRates window_rates(const Traffic& t, std::uint64_t now_s) noexcept;
@@ -74,6 +101,8 @@ class QueueStats {
   Traffic* cached_ = nullptr;
   int cached_db_ = 0;
   std::string_view cached_key_;
+  HotSlot hot_;
+  std::size_t max_keys_ = kDefaultMaxKeys;
 };
 
 }  // namespace listd::server

@@ -154,6 +154,8 @@ class ReplicationMaster final : public EffectConsumer {
   const std::string& replid() const noexcept { return replid_; }
   long long master_repl_offset() const noexcept { return master_repl_offset_; }
   std::vector<ReplicaRow> replica_rows() const;
+  /// Bytes of the backlog's ring (0 before the first replica and after repl-backlog-ttl).
+  std::size_t backlog_memory() const noexcept { return backlog_ ? backlog_->capacity() : 0; }
   /// The `# Replication` fields after the header (master form).
   void info(std::string& out) const;
   /// The fields from connected_slaves on (a replica's INFO ends with them too).

@@ -64,6 +64,11 @@ class Database {
   /// the volatile-* eviction policies sample these (Redis samples its expires dict). Returns
   /// how many were written.
   std::size_t sample_volatile(std::mt19937_64& rng, std::span<Entry*> out) const;
+  /// Bytes the expiry index holds: its deadline array and the keys' copies that live on the
+  /// heap (MEMORY STATS overhead.hashtable.expires). Kept as a running count, so O(1).
+  std::size_t expiry_index_bytes() const noexcept {
+    return heap_.capacity() * sizeof(Deadline) + heap_key_bytes_;
+  }
   /// Average remaining TTL in ms over keys with an expiry (INFO keyspace avg_ttl), 0 if none.
   long long average_ttl(std::int64_t now_ms) const noexcept;
 
@@ -84,12 +89,14 @@ class Database {
   void drop_kept_expired(std::string_view key);
   void delete_expired(Entry* e);
   void compact_heap();
+  static std::size_t key_heap_bytes(const std::string& key) noexcept;
 
   int index_;
   Dict dict_;
   std::size_t expires_ = 0;
-  long double expire_sum_ = 0;  // sum of live deadlines, for average_ttl
-  std::vector<Deadline> heap_;  // min-heap by at_ms
+  long double expire_sum_ = 0;      // sum of live deadlines, for average_ttl
+  std::vector<Deadline> heap_;      // min-heap by at_ms
+  std::size_t heap_key_bytes_ = 0;  // sum of key_heap_bytes over heap_
   ExpiredHook expired_hook_;
   bool keep_expired_ = false;
 };

@@ -43,11 +43,16 @@ struct Entry {
 
   static Entry* create(std::string_view key, Value value);
   static void destroy(Entry* entry) noexcept;
+  /// Entries destroyed so far (by the server's thread: entries are freed nowhere else). While
+  /// it is unchanged a live Entry's address still names the same key, so a cache may keep the
+  /// pointer as the key's identity (QueueStats' hot slot) instead of comparing key bytes.
+  static std::uint64_t destroyed_count() noexcept { return destroyed_count_; }
   /// Bytes this entry allocates besides its value's payload.
   std::size_t overhead() const noexcept;
 
  private:
   Entry(std::uint32_t len, Value v) noexcept : value(std::move(v)), key_len(len) {}
+  static inline std::uint64_t destroyed_count_ = 0;
 };
 
 class Dict {

@@ -16,6 +16,7 @@
 #include "listd/server/executor.h"
 #include "listd/server/key_access.h"
 #include "listd/server/memory_doctor.h"
+#include "listd/server/memory_stats.h"
 #include "listd/server/scan_args.h"
 #include "listd/server/text.h"
 
@@ -352,8 +353,11 @@ void cmd_memory_help(CommandContext& ctx) {
                       "    Return internal statistics report from the memory allocator.",
                       "PURGE",
                       "    Attempt to purge dirty pages for reclamation by the allocator.",
+                      "STATS",
+                      "    Return information about the memory usage of the server.",
                       "USAGE <key> [SAMPLES <count>]",
-                      "    Return memory in bytes used by <key> and its value.",
+                      "    Return memory in bytes used by <key> and its value. Nested values are",
+                      "    sampled up to <count> times (default: 5, 0 means sample all).",
                   });
 }
 
@@ -409,6 +413,8 @@ void register_keyspace_commands(CommandTable& table) {
                         "Show allocator internal stats");
   server.add_subcommand(memory, "purge", 2, 0, kNoKeys, &cmd_memory_purge, "4.0.0",
                         "Ask the allocator to release memory");
+  server.add_subcommand(memory, "stats", 2, 0, kNoKeys, &cmd_memory_stats, "4.0.0",
+                        "Show memory usage details");
 }
 
 }  // namespace listd::server

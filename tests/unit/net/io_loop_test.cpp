@@ -167,6 +167,42 @@ TEST_P(IoLoopTest, NestedWaitFromAHandlerLosesNoReport) {
   EXPECT_GE(inner.readable, 1);  // seen by the nested wait or the outer one, never lost
 }
 
+// A handler retired while a wait runs (a session closed by another handler, or by a busy
+// script's nested wait) gets none of that wait's remaining events and is freed after it.
+struct CountedHandler final : IoHandler {
+  int* calls;
+  bool* destroyed;
+  CountedHandler(int* c, bool* d) : calls(c), destroyed(d) {}
+  ~CountedHandler() override { *destroyed = true; }
+  void on_io(bool, bool, bool) override { ++*calls; }
+};
+
+TEST_P(IoLoopTest, ARetiredHandlerGetsNoMoreEventsAndIsFreedAfterTheWait) {
+  IoLoop& loop = *loop_;
+  SocketPair a, b;
+  int b_calls = 0, b_calls_at_retire = -1;
+  bool b_destroyed = false, destroyed_at_retire = true;
+  auto owned = std::make_unique<CountedHandler>(&b_calls, &b_destroyed);
+  RecordingHandler retirer;
+  retirer.action = [&] {
+    if (!owned) return;
+    loop.remove(b.ours);
+    loop.retire(std::move(owned));
+    b_calls_at_retire = b_calls;
+    destroyed_at_retire = b_destroyed;
+  };
+  ASSERT_TRUE(loop.add(a.ours, &retirer, true, false));
+  ASSERT_TRUE(loop.add(b.ours, owned.get(), true, false));
+  write_all(a.theirs, "x");
+  write_all(b.theirs, "y");
+  // Both ready before one wait, in either order (io_uring does not count an event it dropped).
+  EXPECT_GE(loop.wait_and_dispatch(1000), 1);
+  EXPECT_FALSE(destroyed_at_retire);
+  EXPECT_EQ(b_calls, b_calls_at_retire);  // nothing after the retirement
+  EXPECT_TRUE(b_destroyed);
+  loop.retire(std::make_unique<CountedHandler>(&b_calls, &b_destroyed));  // outside: at once
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, IoLoopTest, ::testing::Values("epoll", "io_uring"),
                          [](const auto& info) { return info.param; });
 

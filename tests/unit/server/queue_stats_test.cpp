@@ -60,13 +60,69 @@ TEST(QueueStats, AKeyIdleForAMinuteIsForgottenAndTrackedAgainOnItsNextEvent) {
 
 TEST(QueueStats, TrackedKeysAreBoundedUntilIdleOnesAreForgotten) {
   QueueStats s;
-  for (std::size_t i = 0; i < QueueStats::kMaxTrackedKeys; ++i)
+  for (std::size_t i = 0; i < QueueStats::kDefaultMaxKeys; ++i)
     s.record(0, "k" + std::to_string(i), QueueEvent::kPush, 1, 100);
   s.record(0, "late", QueueEvent::kPush, 60, 130);
-  EXPECT_EQ(s.tracked_count(), QueueStats::kMaxTrackedKeys);
+  EXPECT_EQ(s.tracked_count(), QueueStats::kDefaultMaxKeys);
   EXPECT_DOUBLE_EQ(s.rates(0, "late", 130).pushes, 0.0);
   s.forget_idle(160);
   s.record(0, "late", QueueEvent::kPush, 60, 160);
   EXPECT_EQ(s.tracked_count(), 1u);
   EXPECT_DOUBLE_EQ(s.rates(0, "late", 160).pushes, 1.0);
+}
+
+TEST(QueueStats, TheHotPathCountsByOwnerWithinOneSecond) {
+  QueueStats s;
+  int entry = 0;  // stands for a keyspace entry's address
+  constexpr std::uint64_t kUs = 1'000'000;
+  for (int i = 0; i < 30; ++i) s.record_for(&entry, 7, 0, "q", QueueEvent::kPush, 2, 100 * kUs + i);
+  s.record_for(&entry, 7, 0, "q", QueueEvent::kPop, 30, 100 * kUs + 999'999);
+  s.record_for(&entry, 7, 0, "q", QueueEvent::kPop, 30, 101 * kUs);  // the next second
+  EXPECT_DOUBLE_EQ(s.rates(0, "q", 101).pushes, 1.0);
+  EXPECT_DOUBLE_EQ(s.rates(0, "q", 101).pops, 1.0);
+  s.record(0, "q", QueueEvent::kHandoff, 60, 101);  // by key: the same slot
+  EXPECT_DOUBLE_EQ(s.rates(0, "q", 101).handoffs, 1.0);
+  EXPECT_EQ(s.tracked_count(), 1u);
+}
+
+TEST(QueueStats, AReusedOwnerAddressIsANewKeyOnceTheEpochMoved) {
+  QueueStats s;
+  int entry = 0;
+  s.record_for(&entry, 1, 0, "old", QueueEvent::kPush, 60, 5'000'000);
+  // The entry was freed and its address reused for another key: a new epoch, so no hit.
+  s.record_for(&entry, 2, 0, "new", QueueEvent::kPush, 120, 5'000'001);
+  EXPECT_DOUBLE_EQ(s.rates(0, "old", 5).pushes, 1.0);
+  EXPECT_DOUBLE_EQ(s.rates(0, "new", 5).pushes, 2.0);
+  // The same entry in another database (MOVE, SWAPDB) is another key too.
+  s.record_for(&entry, 2, 3, "new", QueueEvent::kPush, 60, 5'000'002);
+  EXPECT_DOUBLE_EQ(s.rates(0, "new", 5).pushes, 2.0);
+  EXPECT_DOUBLE_EQ(s.rates(3, "new", 5).pushes, 1.0);
+}
+
+TEST(QueueStats, ForgettingAKeyDropsTheHotSlot) {
+  QueueStats s;
+  int entry = 0;
+  s.record_for(&entry, 1, 0, "q", QueueEvent::kPush, 1, 100'000'000);
+  s.forget_idle(160);
+  EXPECT_EQ(s.tracked_count(), 0u);
+  s.clear();
+  s.record_for(&entry, 1, 0, "q", QueueEvent::kPush, 60, 160'000'000);  // tracked anew
+  EXPECT_EQ(s.tracked_count(), 1u);
+  EXPECT_DOUBLE_EQ(s.rates(0, "q", 160).pushes, 1.0);
+}
+
+TEST(QueueStats, TheBoundIsSettableAndZeroTracksNothing) {
+  QueueStats s;
+  s.set_max_keys(2);
+  for (const char* k : {"a", "b", "c"}) s.record(0, k, QueueEvent::kPush, 1, 10);
+  EXPECT_EQ(s.tracked_count(), 2u);
+  s.set_max_keys(0);  // the tracked keys stay until idle; no new one is taken
+  int entry = 0;
+  s.record_for(&entry, 1, 0, "d", QueueEvent::kPush, 1, 10'000'000);
+  s.record(0, "a", QueueEvent::kPush, 1, 10);
+  EXPECT_EQ(s.tracked_count(), 2u);
+  EXPECT_DOUBLE_EQ(s.rates(0, "a", 10).pushes, 2.0 / 60);
+  s.forget_idle(100);
+  s.record(0, "a", QueueEvent::kPush, 1, 100);
+  EXPECT_EQ(s.tracked_count(), 0u);
 }

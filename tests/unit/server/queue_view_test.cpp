@@ -117,3 +117,47 @@ TEST(QueueView, JsonEscapesKeys) {
             "\"pops_per_second\":0,\"handoffs_per_second\":0}]}");
   EXPECT_EQ(listd::server::json_queue_metrics({}), "{\"queues\":[]}");
 }
+
+TEST(QueueView, EventsFollowTheKeyAcrossFreedEntriesRenamesAndSwaps) {
+  TestServer t;
+  auto& c = t.client();
+  t.run(c, {"RPUSH", "a", "x"});
+  t.run(c, {"LPOP", "a"});        // emptied: the entry is freed
+  t.run(c, {"RPUSH", "b", "y"});  // may land at a's old address
+  t.run(c, {"RENAME", "b", "c"});
+  t.run(c, {"RPUSH", "c", "z"});
+  t.run(c, {"SWAPDB", "0", "1"});
+  t.run(c, {"SELECT", "1"});
+  t.run(c, {"RPUSH", "c", "w"});  // the same entry, now in db 1
+  const auto q = snapshot(t);
+  ASSERT_EQ(q.size(), 4u);  // (0, a), (0, b), (0, c), (1, c)
+  EXPECT_EQ(q[0].key, "a");
+  EXPECT_DOUBLE_EQ(q[0].rates.pushes, 1.0 / 60);
+  EXPECT_DOUBLE_EQ(q[0].rates.pops, 1.0 / 60);
+  EXPECT_EQ(q[1].key, "b");
+  EXPECT_DOUBLE_EQ(q[1].rates.pushes, 1.0 / 60);
+  EXPECT_EQ(q[2].key, "c");
+  EXPECT_EQ(q[2].db, 0);
+  EXPECT_DOUBLE_EQ(q[2].rates.pushes, 1.0 / 60);
+  EXPECT_EQ(q[3].db, 1);
+  EXPECT_DOUBLE_EQ(q[3].rates.pushes, 1.0 / 60);
+}
+
+TEST(QueueView, QueueStatsMaxKeysBoundsTheTrackedKeys) {
+  TestServer t;
+  auto& c = t.client();
+  EXPECT_EQ(t.run(c, {"CONFIG", "GET", "queue-stats-max-keys"}),
+            "*2\r\n$20\r\nqueue-stats-max-keys\r\n$4\r\n1024\r\n");
+  EXPECT_EQ(t.run(c, {"CONFIG", "SET", "queue-stats-max-keys", "1"}), "+OK\r\n");
+  t.run(c, {"RPUSH", "first", "a"});
+  t.run(c, {"RPUSH", "second", "a"});
+  auto q = snapshot(t);
+  ASSERT_EQ(q.size(), 1u);
+  EXPECT_EQ(q[0].key, "first");
+  EXPECT_EQ(t.run(c, {"CONFIG", "SET", "queue-stats-max-keys", "0"}), "+OK\r\n");
+  t.advance_ms(61'000);
+  t.exec().cron(t.clock().monotonic_ms());
+  t.run(c, {"RPUSH", "first", "b"});
+  EXPECT_TRUE(snapshot(t).empty());  // nothing tracked; keys with waiters are still listed
+  EXPECT_EQ(t.run(c, {"CONFIG", "SET", "queue-stats-max-keys", "-1"}).substr(0, 4), "-ERR");
+}

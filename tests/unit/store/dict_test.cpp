@@ -130,3 +130,26 @@ TEST(Database, ExpireCycleRespectsItsBudget) {
 }
 
 }  // namespace
+
+// The expiry index's byte count: long keys' heap copies enter with their deadlines and leave as
+// the deadlines are popped or compacted away, so a drained index holds only its array.
+TEST(Database, ExpiryIndexBytesCountTheLongKeysCopies) {
+  Database long_keys, short_keys;
+  const std::string prefix(60, 'k');
+  for (int i = 0; i < 100; ++i) {
+    long_keys.set_expire(*long_keys.add(prefix + std::to_string(i), str("v")), 10 + i);
+    short_keys.set_expire(*short_keys.add("k" + std::to_string(i), str("v")), 10 + i);
+  }
+  EXPECT_GE(long_keys.expiry_index_bytes(), short_keys.expiry_index_bytes() + 100 * 61);
+  // Re-expiring every key makes half the items stale: compaction drops them (and their copies).
+  for (int i = 0; i < 100; ++i) {
+    long_keys.set_expire(*long_keys.peek(prefix + std::to_string(i)), 5000 + i);
+    short_keys.set_expire(*short_keys.peek("k" + std::to_string(i)), 5000 + i);
+  }
+  EXPECT_EQ(long_keys.expire_cycle(10000, 1000), 100u);
+  EXPECT_EQ(short_keys.expire_cycle(10000, 1000), 100u);
+  EXPECT_EQ(long_keys.expiry_index_bytes(), short_keys.expiry_index_bytes());
+  long_keys.clear();
+  short_keys.clear();
+  EXPECT_EQ(long_keys.expiry_index_bytes(), short_keys.expiry_index_bytes());
+}
