@@ -501,7 +501,6 @@ std::vector<OptionSpec> base_options() {
       // listd's own: an EVAL cache bound (7.0 has none), the queue view's port (queue_view.h).
       integer<&S::script_cache_max_eval>("script-cache-max-eval", kNone, 0, LONG_MAX, 500),
       integer<&S::metrics_port>("metrics-port", kOptionImmutable, 0, 65535, 0),
-      integer<&S::queue_stats_max_keys>("queue-stats-max-keys", kNone, 0, LLONG_MAX, 1024),
       special("notify-keyspace-events", kNone, {&set_notify, &get_notify, &rewrite_notify}),
       boolean("lazyfree-lazy-user-del", kNone, &S::lazyfree_lazy_user_del, false),
       enumeration<&S::enable_protected_configs>("enable-protected-configs", kOptionImmutable,
@@ -529,6 +528,9 @@ const std::vector<OptionSpec>& table() {
     add_replication_options(t);
     add_tls_options(t);
     t.push_back(io_backend_option());
+    // listd's own: the queue view's tracked-key bound (queue_stats.h).
+    t.push_back(integer<&ServerSettings::queue_stats_max_keys>("queue-stats-max-keys", kNone, 0,
+                                                               LLONG_MAX, 1024));
     return with_inert_options(std::move(t));
   }();
   return kTable;
