@@ -103,8 +103,14 @@ void AofWriter::start_syncer() {
   {
     std::lock_guard lk(mu_);
     syncer_stop_ = false;
+    syncer_started_ = false;
   }
   syncer_ = std::thread([this] { syncer_loop(); });
+  // Returns once the thread is in its loop: a fork right after (CONFIG SET appendonly yes
+  // starts this thread, then the first rewrite) must not catch it inside its start-up, where
+  // ASan's runtime holds the allocator and thread-registry locks park_syncer cannot see.
+  std::unique_lock lk(mu_);
+  cv_.wait(lk, [this] { return syncer_started_; });
 }
 
 void AofWriter::stop_syncer() {
@@ -123,6 +129,8 @@ void AofWriter::syncer_loop() {
   sigfillset(&all);
   ::pthread_sigmask(SIG_BLOCK, &all, nullptr);
   std::unique_lock lk(mu_);
+  syncer_started_ = true;
+  cv_.notify_all();  // start_syncer waits for this
   while (!syncer_stop_) {
     cv_.wait_for(lk, std::chrono::seconds(1), [this] { return syncer_stop_; });
     if (syncer_stop_) break;

@@ -105,6 +105,7 @@ class AofWriter {
   std::mutex mu_;
   std::condition_variable cv_;
   bool syncer_stop_ = false;
+  bool syncer_started_ = false;  // the thread holds mu_ or waits on cv_: past its start-up
   std::atomic<bool> unsynced_{false};
   std::atomic<int> sync_error_{0};
   std::atomic<bool> fsync_paused_{false};
