@@ -105,9 +105,11 @@ class ListdServer:
         return self.proc.pid if self.proc is not None else None
 
     def command(self, port):
-        # LISTD_IO_BACKEND: scripts/run-tests.sh runs the I/O-heavy suites again on epoll.
+        # LISTD_IO_BACKEND: scripts/run-tests.sh runs the I/O-heavy suites again on epoll. Only
+        # for the listd under test: a redis-server oracle (another binary) has no such option.
         backend = os.environ.get("LISTD_IO_BACKEND")
-        chosen = ["--io-backend", backend] if backend and target() == "listd" else []
+        under_test = self.binary is None and target() == "listd"
+        chosen = ["--io-backend", backend] if backend and under_test else []
         return [self.binary or listd_binary(), "--port", str(port), "--bind", "127.0.0.1",
                 *chosen, *self.args]
 
