@@ -16,7 +16,7 @@ import socket
 import redis
 
 from listd_testing import ListdServer, RawConn, encode, wait_until
-from test_replication import redis_replica, in_sync, snapshot, write_every_type
+from test_replication import in_sync, read_line, redis_replica, snapshot, write_every_type
 
 NO_PINGS = ["--repl-ping-replica-period", "3600"]  # the raw replicas see the writes' bytes only
 SOCKETS_LINE = "Starting BGSAVE for SYNC with target: replicas sockets"
@@ -36,19 +36,6 @@ def running(srv):
     finally:
         client.connection_pool.disconnect()
         srv.close()
-
-
-def read_line(conn):
-    """One line from the master, skipping the keep-alive newlines before it."""
-    while True:
-        end = conn.buf.find(b"\r\n")
-        if end >= 0:
-            line, conn.buf = conn.buf[:end], conn.buf[end + 2:]
-            line = line.lstrip(b"\n")
-            if line:
-                return line
-            continue
-        conn._fill()
 
 
 def raw_replica(port, capa):
