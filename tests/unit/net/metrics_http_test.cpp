@@ -11,6 +11,7 @@
 
 #include <string>
 
+#include "listd/net/epoll_loop.h"
 #include "support/test_server.h"
 
 namespace listd::net {
