@@ -82,13 +82,16 @@ bool prepare_executor(server::Executor& executor, const config::ServerSettings& 
   return server::load_users_at_startup(executor.acl(), settings, error);
 }
 
-// The client ports, then the queue view's HTTP endpoint on the same loop (listd's own
-// metrics-port, off by default).
-bool open_listeners(net::Server& server, net::MetricsHttpServer& metrics,
-                    const config::ServerSettings& settings, std::string& error) {
+// The client ports, then the queue view's HTTP endpoint (listd's own metrics-port, off by
+// default) on the same loop, which exists only once the server listens: listen() picks the
+// I/O backend.
+bool open_listeners(net::Server& server, server::Executor& executor,
+                    const config::ServerSettings& settings,
+                    std::unique_ptr<net::MetricsHttpServer>& metrics, std::string& error) {
   if (!server.listen(error)) return false;
-  return settings.metrics_port == 0 ||
-         metrics.listen(settings.bind, static_cast<std::uint16_t>(settings.metrics_port), error);
+  if (settings.metrics_port == 0) return true;
+  metrics = std::make_unique<net::MetricsHttpServer>(server.loop(), executor);
+  return metrics->listen(settings.bind, static_cast<std::uint16_t>(settings.metrics_port), error);
 }
 
 // The start-up line: versions, the bound ports (0 picks a free one), pid and config file.
@@ -159,8 +162,8 @@ int main(int argc, char** argv) {
       io, executor,
       net::NetOptions{settings.bind, static_cast<std::uint16_t>(settings.port), settings.maxclients,
                       settings.tcp_backlog, static_cast<std::uint16_t>(settings.tls_port)});
-  net::MetricsHttpServer metrics(server.loop(), executor);
-  if (!open_listeners(server, metrics, settings, error)) {
+  std::unique_ptr<net::MetricsHttpServer> metrics;  // after `server`: freed before its loop
+  if (!open_listeners(server, executor, settings, metrics, error)) {
     spdlog::warn("{}", error);
     return 1;
   }
