@@ -15,7 +15,8 @@ constexpr std::size_t kBlock = 1 << 20;
 void* volatile g_sink = nullptr;
 
 // Sanitizer builds keep ASan's own operator new, which is not counted
-// (src/base/counting_operator_new.cpp): these two run in the optimized build.
+// (src/base/counting_operator_new.cpp): these two run in the optimized build, where
+// scripts/run-tests.sh builds unit_base too (tests/CMakeLists.txt).
 #if !defined(__SANITIZE_ADDRESS__)
 TEST(MemoryAccounting, OperatorNewIsCountedUntilDeleted) {
   const std::size_t before = used_memory();
