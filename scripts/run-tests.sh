@@ -28,8 +28,8 @@ ASAN_FLAGS=(-DCMAKE_CXX_FLAGS_DEBUG="-g1" -DCMAKE_C_FLAGS_DEBUG="-g1")
 # the product's 136 files took 485 s of CPU one by one and 203 s in batches of 12 (-O2 -g).
 UNITY=-DLISTD_UNITY_BUILD=ON
 
-# The unit tests are built and run in the sanitizer build only, but for unit_base (tests/CMakeLists.txt says why):
-# building them twice was a fifth of the run.
+# The unit tests are built and run in the sanitizer build only, unit_base excepted
+# (tests/CMakeLists.txt says why): building them twice was a fifth of the run.
 
 phase "build (RelWithDebInfo)"
 cmake -S . -B build/test -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLISTD_UNIT_TESTS=OFF "$NODE_DIR" "$UNITY" "${OPT_FLAGS[@]}" >/dev/null
