@@ -66,7 +66,9 @@ bool Persistence::load_at_startup(std::string& error) {
   const bool appendonly = settings_.appendonly;
   Status s;
   if (appendonly) {
+    loading_aof_ = true;
     Result<LoadedAof> aof = loader_.load_aof(rewrite_.dir(), rewrite_.prefix(), settings_.dir);
+    loading_aof_ = false;
     if (!aof)
       s = aof.status();
     else if (aof->replayed)
@@ -351,7 +353,7 @@ void Persistence::info(std::string& out) const {
   out += "rdb_last_cow_size:0\r\n";
   out += fmt::format("rdb_last_load_keys_expired:{}\r\nrdb_last_load_keys_loaded:{}\r\n",
                      loader_.rdb_expired_skipped(), loader_.rdb_keys_loaded());
-  out += fmt::format("aof_enabled:{}\r\n", rewrite_.enabled() ? 1 : 0);
+  out += fmt::format("aof_enabled:{}\r\n", rewrite_.enabled() || loading_aof_ ? 1 : 0);
   out += fmt::format("aof_rewrite_in_progress:{}\r\n", aof_child ? 1 : 0);
   out += fmt::format("aof_rewrite_scheduled:{}\r\n", rewrite_.scheduled() ? 1 : 0);
   out += fmt::format("aof_last_rewrite_time_sec:{}\r\n", rewrite_.last_secs());

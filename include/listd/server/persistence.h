@@ -132,6 +132,9 @@ class Persistence final : public EffectConsumer {
   AofWriter writer_;
   AofRewrite rewrite_;
   DataLoader loader_;
+  /// True while load_at_startup replays the AOF: INFO's aof_enabled is 1 then, as in Redis,
+  /// whose AOF state is on from start-up although the AOF writer opens only after the load.
+  bool loading_aof_ = false;
 
   // BGSAVE and SAVE (INFO rdb_*).
   long long dirty_at_fork_ = 0;

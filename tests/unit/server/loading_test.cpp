@@ -105,6 +105,7 @@ TEST(Loading, ARdbLoadServesClientsWithLoadingErrorsAndProgress) {
   for (const std::string& r : seen.pings) EXPECT_EQ(r, kLoadingReply);
   for (const std::string& r : seen.gets) EXPECT_EQ(r, kLoadingReply);
   EXPECT_EQ(seen.info["loading"], "1");
+  EXPECT_EQ(seen.info["aof_enabled"], "0");
   EXPECT_EQ(seen.info["async_loading"], "0");
   EXPECT_EQ(seen.info["loading_total_bytes"], std::to_string(size));
   EXPECT_GE(std::stoull(seen.info["loading_loaded_bytes"]), 1024u);
@@ -143,6 +144,7 @@ TEST(Loading, AnAofReplayServesClientsEvery1024CommandsInThePresent) {
   EXPECT_EQ(y.calls, 2);  // after commands 1024 and 2048 of 3000
   for (const std::string& r : seen.pings) EXPECT_EQ(r, kLoadingReply);
   EXPECT_EQ(seen.info["loading"], "1");
+  EXPECT_EQ(seen.info["aof_enabled"], "1");  // Redis' AOF state is on from start-up
   EXPECT_GT(std::stoull(seen.info["loading_loaded_bytes"]), 0u);
   EXPECT_GT(std::stoull(seen.info["loading_total_bytes"]),
             std::stoull(seen.info["loading_loaded_bytes"]));
