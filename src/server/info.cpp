@@ -72,7 +72,10 @@ void section_clients(Executor& exec, std::string& out) {
   out += fmt::format("blocked_clients:{}\r\n", exec.blocking().waiters().blocked_count() +
                                                    exec.client_pause().postponed_count());
   out += "tracking_clients:0\r\n";
-  out += "clients_in_timeout_table:0\r\n";
+  // Redis' clients_timeout_table: every client blocked with a deadline (pops, XREAD BLOCK,
+  // WAIT); a block without one (timeout 0, a CLIENT PAUSE postponement) is not in it.
+  out += fmt::format("clients_in_timeout_table:{}\r\n",
+                     exec.blocking().timers().size() + exec.replication().timed_waits());
   out += fmt::format("total_blocking_keys:{}\r\n", exec.blocking().waiters().blocking_key_count());
   out += "total_blocking_keys_on_nokey:0\r\n";
 }

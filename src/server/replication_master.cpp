@@ -430,6 +430,11 @@ void ReplicationMaster::release_waiting(std::uint64_t now_ms) {
   waiting_.swap(still);
 }
 
+std::size_t ReplicationMaster::timed_waits() const noexcept {
+  return static_cast<std::size_t>(std::count_if(
+      waiting_.begin(), waiting_.end(), [](const WaitingClient& w) { return w.deadline_ms != 0; }));
+}
+
 void ReplicationMaster::fire_wait_timeouts(std::uint64_t now_ms) {
   if (!waiting_.empty()) release_waiting(now_ms);
 }

@@ -58,6 +58,30 @@ def test_client_list_parsing(r, listd):
     assert r.client_list(_type="normal")
 
 
+def test_clients_in_timeout_table_counts_blocks_with_a_deadline(r, listd):
+    """Redis' clients_timeout_table holds the clients blocked with a timeout; BRPOP 0 is not in
+    it, though it counts in blocked_clients."""
+    forever = redis.Redis(port=listd.port, decode_responses=True)
+    timed = redis.Redis(port=listd.port, decode_responses=True)
+    got = []
+    threads = [threading.Thread(target=lambda: got.append(forever.brpop("tt:a", timeout=0))),
+               threading.Thread(target=lambda: got.append(timed.brpop("tt:b", timeout=30)))]
+    for t in threads:
+        t.start()
+    assert wait_until(lambda: r.info("clients")["blocked_clients"] == 2), "BRPOPs never blocked"
+    assert r.info("clients")["clients_in_timeout_table"] == 1
+    r.lpush("tt:b", "x")
+    assert wait_until(lambda: r.info("clients")["blocked_clients"] == 1)
+    assert r.info("clients")["clients_in_timeout_table"] == 0
+    r.lpush("tt:a", "y")
+    for t in threads:
+        t.join(10)
+    assert sorted(got) == [("tt:a", "y"), ("tt:b", "x")]
+    assert r.info("clients")["clients_in_timeout_table"] == 0
+    forever.connection_pool.disconnect()
+    timed.connection_pool.disconnect()
+
+
 def test_info_parsing(r):
     r.rpush("k", "a", "b")
     r.expire("k", 1000)

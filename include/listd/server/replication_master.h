@@ -136,6 +136,8 @@ class ReplicationMaster final : public EffectConsumer {
   void wait(Client& c, long long offset, long long needed, long long timeout_ms);
   /// Answers the WAITs whose deadline is at or before `now_ms` (Executor::tick).
   void fire_wait_timeouts(std::uint64_t now_ms);
+  /// WAITs blocked with a deadline (INFO clients_in_timeout_table counts them).
+  std::size_t timed_waits() const noexcept;
   /// Monotonic ms of the earliest WAIT deadline, or nullopt.
   std::optional<std::uint64_t> next_wait_deadline() const;
 
