@@ -109,7 +109,9 @@ bool Connection::read_from_socket(bool& filled) {
   // On the TLS port the socket's bytes are ciphertext: read into tls_in_, decrypted into in_.
   if (tls_ && tls_in_.size() != kReadChunk) tls_in_.resize(kReadChunk);
   char* const into = tls_ ? tls_in_.data() : via_scratch ? scratch.data() : in_.data() + in_end_;
-  const std::size_t room = tls_ ? tls_in_.size() : via_scratch ? scratch.size() : in_.size() - in_end_;
+  const std::size_t room = tls_          ? tls_in_.size()
+                           : via_scratch ? scratch.size()
+                                         : in_.size() - in_end_;
   ssize_t n;
   do {
     n = ::recv(fd_, into, room, 0);

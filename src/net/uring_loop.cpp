@@ -78,8 +78,8 @@ bool UringLoop::init(std::string& error) {
   // COOP_TASKRUN (5.19+) at least stops the interrupting; a plain ring is the last resort.
   io_uring_params params{};
   int rc = -EINVAL;
-  for (unsigned flags : {IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN,
-                         IORING_SETUP_COOP_TASKRUN, 0u}) {
+  for (unsigned flags :
+       {IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN, IORING_SETUP_COOP_TASKRUN, 0u}) {
     params = io_uring_params{};
     params.flags = flags;
     rc = io_uring_queue_init_params(kUringEntries, ring.get(), &params);

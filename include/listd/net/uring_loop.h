@@ -99,7 +99,7 @@ class UringLoop final : public IoLoop, public ByteStreams {
   std::unordered_set<Slot*> slots_;  // live and detached (waiting for their last completion)
   unsigned sends_in_flight_ = 0;
   mutable int event_fd_ = -1;  // registered by the first fd(): see there
-  bool draining_ = false;  // finish_sends: only send completions reach their handlers
+  bool draining_ = false;      // finish_sends: only send completions reach their handlers
 };
 
 }  // namespace listd::net
