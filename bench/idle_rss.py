@@ -8,7 +8,7 @@ last +PONG ("busy", every client has just read), and after the clients have been
 it has been idle for more than 2 s). VmRSS is read from /proc/<pid>/status (Linux). Usage:
 
   bench/idle_rss.py --listd build/dev/listd [--redis /usr/bin/redis-server] [-n 10000]
-                    [--idle-wait 5] [--only listd|redis]
+                    [--idle-wait 5] [--only listd|redis] [--io-backend epoll|io_uring]
 
 The client side needs N file descriptors (ulimit -n); maxclients is raised to N + 32 on both.
 """
@@ -33,10 +33,10 @@ def ping(sock):
         raise RuntimeError(f"unexpected reply {reply!r}")
 
 
-def start(kind, binary, n):
+def start(kind, binary, n, extra):
     port = free_port()
     args = [binary, "--port", str(port), "--bind", "127.0.0.1", "--maxclients", str(n + 32),
-            "--save", "", "--appendonly", "no"]
+            "--save", "", "--appendonly", "no"] + extra
     proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     for _ in range(200):  # bounded: 10 s
         try:
@@ -49,8 +49,8 @@ def start(kind, binary, n):
     raise RuntimeError(f"{kind} did not start on port {port}")
 
 
-def measure(kind, binary, n, idle_wait):
-    proc, port = start(kind, binary, n)
+def measure(kind, binary, n, idle_wait, extra=()):
+    proc, port = start(kind, binary, n, list(extra))
     try:
         time.sleep(0.5)  # the start-up probe's connection is gone
         before = rss_kb(proc.pid)
@@ -77,12 +77,15 @@ def main():
     ap.add_argument("-n", type=int, default=10000)
     ap.add_argument("--idle-wait", type=float, default=5.0)
     ap.add_argument("--only", choices=["listd", "redis"])
+    ap.add_argument("--io-backend", choices=["auto", "epoll", "io_uring"],
+                    help="listd's io-backend (default: listd's own default)")
     a = ap.parse_args()
     print(f"{'server':6} {'before KB':>10} {'busy B/conn':>12} {'idle B/conn':>12}")
     for kind, binary in (("listd", a.listd), ("redis", a.redis)):
         if a.only and a.only != kind:
             continue
-        before, busy, idle = measure(kind, binary, a.n, a.idle_wait)
+        extra = ["--io-backend", a.io_backend] if kind == "listd" and a.io_backend else []
+        before, busy, idle = measure(kind, binary, a.n, a.idle_wait, extra)
         print(f"{kind:6} {before:>10} {(busy - before) * 1024 / a.n:>12.0f} "
               f"{(idle - before) * 1024 / a.n:>12.0f}")
     return 0

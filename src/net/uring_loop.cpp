@@ -2,7 +2,9 @@
 
 #include <liburing.h>
 #include <poll.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
@@ -70,12 +72,18 @@ std::unique_ptr<IoLoop> UringLoop::open(std::string& error) {
 
 bool UringLoop::init(std::string& error) {
   auto ring = std::make_unique<io_uring>();
+  // Completions are posted only inside our own io_uring_enter (DEFER_TASKRUN, 6.1+): without
+  // it each multishot receive's and each send's completion interrupted the loop's thread with
+  // task work (a signal-like wake-up per completion, the CPU issue 19 measured).
+  // COOP_TASKRUN (5.19+) at least stops the interrupting; a plain ring is the last resort.
   io_uring_params params{};
-  params.flags = IORING_SETUP_SINGLE_ISSUER;  // only the loop's thread touches the ring
-  int rc = io_uring_queue_init_params(kUringEntries, ring.get(), &params);
-  if (rc == -EINVAL) {  // a kernel before 6.0: no single-issuer flag
+  int rc = -EINVAL;
+  for (unsigned flags :
+       {IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN, IORING_SETUP_COOP_TASKRUN, 0u}) {
     params = io_uring_params{};
+    params.flags = flags;
     rc = io_uring_queue_init_params(kUringEntries, ring.get(), &params);
+    if (rc != -EINVAL) break;
   }
   if (rc < 0) {
     error = uring_error("io_uring_queue_init", rc);
@@ -130,12 +138,34 @@ bool UringLoop::init(std::string& error) {
 UringLoop::~UringLoop() {
   // The ring goes first: the kernel drops every operation (and its use of a slot's buffer).
   if (ring_) io_uring_queue_exit(ring_.get());
+  if (event_fd_ >= 0) ::close(event_fd_);
   for (Slot* slot : slots_) delete slot;
   if (buf_ring_) ::munmap(buf_ring_, kBufferCount * sizeof(io_uring_buf));
   if (buffers_) ::munmap(buffers_, std::size_t{kBufferCount} * kBufferSize);
 }
 
-int UringLoop::fd() const { return ring_->ring_fd; }
+int UringLoop::fd() const {
+  // With DEFER_TASKRUN the ring's own descriptor never polls readable for pending completions
+  // (they are posted only inside an enter), so the kernel signals an eventfd instead. Made on
+  // first use (a replica's link), so a master's turn pays no eventfd signal.
+  if (event_fd_ < 0) {
+    const int efd = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (efd >= 0 && io_uring_register_eventfd(ring_.get(), efd) == 0) {
+      event_fd_ = efd;
+    } else {
+      if (efd >= 0) ::close(efd);
+      return ring_->ring_fd;  // no eventfd: asio's wait then ends at its timeout
+    }
+  }
+  return event_fd_;
+}
+
+void UringLoop::drain_event_fd() {
+  if (event_fd_ < 0) return;
+  std::uint64_t count = 0;
+  // Before the enter that posts the completions: a completion after it signals again.
+  [[maybe_unused]] const ssize_t n = ::read(event_fd_, &count, sizeof count);
+}
 
 UringLoop::Slot* UringLoop::slot_of(int fd) const {
   return fd >= 0 && static_cast<std::size_t>(fd) < by_fd_.size() ? by_fd_[fd] : nullptr;
@@ -318,7 +348,8 @@ void UringLoop::submit_queued() {
 int UringLoop::enter(int timeout_ms) {
   // Every SQE of the turn and the wait for completions: one io_uring_enter.
   io_uring* ring = ring_.get();
-  if (timeout_ms == 0) return io_uring_sq_ready(ring) > 0 ? io_uring_submit(ring) : 0;
+  // Without a wait this still enters: deferred completions are posted only by an enter.
+  if (timeout_ms == 0) return io_uring_submit_and_get_events(ring);
   if (timeout_ms < 0) return io_uring_submit_and_wait(ring, 1);
   __kernel_timespec ts{};
   ts.tv_sec = timeout_ms / 1000;
@@ -328,6 +359,7 @@ int UringLoop::enter(int timeout_ms) {
 }
 
 int UringLoop::wait_and_dispatch(int timeout_ms) {
+  drain_event_fd();
   enter(timeout_ms);  // -ETIME, or -EINTR for a signal (asio's): no completions then
   // A retired handler's descriptor was removed, which cleared its slot: no completion reaches
   // it; the scope only keeps it alive until the outermost wait ends.

@@ -89,6 +89,7 @@ class UringLoop final : public IoLoop, public ByteStreams {
   bool on_send(Slot* slot, const Completion& c);
   bool on_poll(Slot* slot, const Completion& c);
   void give_back_buffer(unsigned id);
+  void drain_event_fd();
   void release_if_done(Slot* slot);
 
   std::unique_ptr<io_uring> ring_;
@@ -97,7 +98,8 @@ class UringLoop final : public IoLoop, public ByteStreams {
   std::vector<Slot*> by_fd_;         // live slots by descriptor
   std::unordered_set<Slot*> slots_;  // live and detached (waiting for their last completion)
   unsigned sends_in_flight_ = 0;
-  bool draining_ = false;  // finish_sends: only send completions reach their handlers
+  mutable int event_fd_ = -1;  // registered by the first fd(): see there
+  bool draining_ = false;      // finish_sends: only send completions reach their handlers
 };
 
 }  // namespace listd::net
