@@ -5,8 +5,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "listd/store/stream_pack.h"
 #include "listd/store/stream_id.h"
+#include "listd/store/stream_pack.h"
 
 namespace listd::store::stream_node {
 
