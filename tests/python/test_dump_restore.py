@@ -242,16 +242,22 @@ def build_stream_nodes(c, k):
 
 
 @pytest.mark.parametrize("max_entries", [100, 7, 0])
-def test_stream_dump_is_redis_own_byte_for_byte(max_entries, ora, tgt):
+def test_stream_nodes_are_redis_own_byte_for_byte(max_entries, ora, tgt):
+    """listd's payload is not LZF-compressed as Redis' is, so the payloads differ; Redis keeps a
+    restored stream's listpacks as they came, so Redis' DUMP of what listd wrote equals its DUMP
+    of the stream it built only if every node, counter and group is byte for byte its own."""
     for c in (ora, tgt):
         c.config_set("stream-node-max-entries", max_entries)
     try:
         build_stream_nodes(ora, "k")
         build_stream_nodes(tgt, "k")
-        assert tgt.dump("k") == ora.dump("k")
+        want = ora.dump("k")
+        assert ora.restore("from_listd", 0, tgt.dump("k"))
+        assert ora.dump("from_listd") == want
         # And what listd loads from Redis it writes back unchanged.
-        assert tgt.restore("back", 0, ora.dump("k"))
-        assert tgt.dump("back") == ora.dump("k")
+        assert tgt.restore("back", 0, want)
+        assert ora.restore("back", 0, tgt.dump("back"))
+        assert ora.dump("back") == want
     finally:
         for c in (ora, tgt):
             c.config_set("stream-node-max-entries", 100)
