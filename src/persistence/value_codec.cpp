@@ -75,13 +75,13 @@ void write_stream_group(ValueBodyOut& out, const std::string& name, const store:
   }
 }
 
-// RDB_TYPE_STREAM_LISTPACKS_2 (Redis 7.0 rdbSaveObject): the nodes as they are, the stream's
+// RDB_TYPE_STREAM_LISTPACKS_2 (Redis 7.0 rdbSaveObject): the nodes as Redis listpacks, the stream's
 // counters, then each group with its PEL and its consumers.
 void write_stream(ValueBodyOut& out, const store::StreamValue& s) {
   out.len(s.nodes().size());
   for (const auto& [master, lp] : s.nodes()) {
     out.str(stream_raw_id(master));
-    out.str(lp.raw());
+    out.str(lp.to_listpack());
   }
   out.len(s.length());
   write_stream_id(out, s.last_id());

@@ -342,7 +342,7 @@ store::StreamValue read_stream(Reader& r) {
     if (lp->first() == store::Listpack::kNone) throw ParseError{"Empty listpack inside stream"};
     if (!s.nodes().empty() && master <= prev) throw ParseError{"Stream nodes out of order"};
     prev = master;
-    s.append_node(master, std::move(*lp));
+    s.append_node(master, *lp);
   }
   s.set_length(r.len());
   s.set_last_id(read_len_id(r));

@@ -4,12 +4,10 @@
 #include <cstring>
 
 #include "listd/base/number.h"
+#include "listpack_codec.h"
 
 namespace listd::store {
-namespace {
-
-constexpr std::size_t kHeader = 6;
-constexpr unsigned char kEof = 0xFF;
+namespace lp_codec {
 
 std::size_t backlen_size(std::uint64_t l) noexcept {
   if (l <= 127) return 1;
@@ -96,7 +94,62 @@ std::size_t element_size(const unsigned char* p, std::size_t avail) noexcept {
   }
 }
 
-}  // namespace
+std::size_t encode_string_header(std::size_t len, unsigned char* enc) noexcept {
+  if (len < 64) {
+    enc[0] = static_cast<unsigned char>(len | 0x80);
+    return 1;
+  }
+  if (len < 4096) {
+    enc[0] = static_cast<unsigned char>((len >> 8) | 0xE0);
+    enc[1] = static_cast<unsigned char>(len & 0xFF);
+    return 2;
+  }
+  enc[0] = 0xF0;
+  for (int i = 0; i < 4; ++i) enc[1 + i] = static_cast<unsigned char>(len >> (8 * i));
+  return 5;
+}
+
+LpItem decode(const unsigned char* p) noexcept {
+  const char* c = reinterpret_cast<const char*>(p);
+  const unsigned char b = p[0];
+  LpItem it;
+  it.is_int = true;
+  if ((b & 0x80) == 0) {
+    it.integer = b;
+  } else if ((b & 0xC0) == 0x80) {
+    it.is_int = false;
+    it.str = std::string_view(c + 1, b & 0x3F);
+  } else if ((b & 0xE0) == 0xC0) {
+    it.integer = sign_extend((static_cast<std::uint64_t>(b & 0x1F) << 8) | p[1], 13);
+  } else if ((b & 0xF0) == 0xE0) {
+    it.is_int = false;
+    it.str = std::string_view(c + 2, ((b & 0xF) << 8) | p[1]);
+  } else if (b == 0xF1) {
+    it.integer = sign_extend(read_le(p + 1, 2), 16);
+  } else if (b == 0xF2) {
+    it.integer = sign_extend(read_le(p + 1, 3), 24);
+  } else if (b == 0xF3) {
+    it.integer = sign_extend(read_le(p + 1, 4), 32);
+  } else if (b == 0xF4) {
+    it.integer = static_cast<std::int64_t>(read_le(p + 1, 8));
+  } else {
+    it.is_int = false;
+    it.str = std::string_view(c + 5, read_le(p + 1, 4));
+  }
+  return it;
+}
+
+void write_header(std::string& buf, std::size_t total, std::size_t count) noexcept {
+  const auto t = static_cast<std::uint32_t>(total);
+  const auto n = static_cast<std::uint16_t>(count < 65535 ? count : 65535);
+  for (int i = 0; i < 4; ++i) buf[i] = static_cast<char>(t >> (8 * i));
+  buf[4] = static_cast<char>(n & 0xFF);
+  buf[5] = static_cast<char>(n >> 8);
+}
+
+}  // namespace lp_codec
+
+using namespace lp_codec;
 
 bool lp_string_to_int64(std::string_view s, std::int64_t& out) noexcept {
   long long v = 0;
@@ -117,13 +170,7 @@ Listpack::Listpack() {
   write_header();
 }
 
-void Listpack::write_header() noexcept {
-  const auto total = static_cast<std::uint32_t>(buf_.size());
-  const auto n = static_cast<std::uint16_t>(count_ < 65535 ? count_ : 65535);
-  for (int i = 0; i < 4; ++i) buf_[i] = static_cast<char>(total >> (8 * i));
-  buf_[4] = static_cast<char>(n & 0xFF);
-  buf_[5] = static_cast<char>(n >> 8);
-}
+void Listpack::write_header() noexcept { lp_codec::write_header(buf_, buf_.size(), count_); }
 
 void Listpack::append_encoded(const unsigned char* enc, std::size_t enc_len,
                               std::string_view data) {
@@ -148,21 +195,7 @@ void Listpack::append_string(std::string_view s) {
     return;
   }
   unsigned char enc[5];
-  std::size_t n = 0;
-  const std::size_t len = s.size();
-  if (len < 64) {
-    enc[0] = static_cast<unsigned char>(len | 0x80);
-    n = 1;
-  } else if (len < 4096) {
-    enc[0] = static_cast<unsigned char>((len >> 8) | 0xE0);
-    enc[1] = static_cast<unsigned char>(len & 0xFF);
-    n = 2;
-  } else {
-    enc[0] = 0xF0;
-    for (int i = 0; i < 4; ++i) enc[1 + i] = static_cast<unsigned char>(len >> (8 * i));
-    n = 5;
-  }
-  append_encoded(enc, n, s);
+  append_encoded(enc, encode_string_header(s.size(), enc), s);
 }
 
 std::size_t Listpack::replace_int(std::size_t pos, std::int64_t v) {
@@ -209,34 +242,7 @@ std::size_t Listpack::prev(std::size_t pos) const noexcept {
 }
 
 LpItem Listpack::at(std::size_t pos) const noexcept {
-  const auto* p = reinterpret_cast<const unsigned char*>(buf_.data()) + pos;
-  const char* c = buf_.data() + pos;
-  const unsigned char b = p[0];
-  LpItem it;
-  it.is_int = true;
-  if ((b & 0x80) == 0) {
-    it.integer = b;
-  } else if ((b & 0xC0) == 0x80) {
-    it.is_int = false;
-    it.str = std::string_view(c + 1, b & 0x3F);
-  } else if ((b & 0xE0) == 0xC0) {
-    it.integer = sign_extend((static_cast<std::uint64_t>(b & 0x1F) << 8) | p[1], 13);
-  } else if ((b & 0xF0) == 0xE0) {
-    it.is_int = false;
-    it.str = std::string_view(c + 2, ((b & 0xF) << 8) | p[1]);
-  } else if (b == 0xF1) {
-    it.integer = sign_extend(read_le(p + 1, 2), 16);
-  } else if (b == 0xF2) {
-    it.integer = sign_extend(read_le(p + 1, 3), 24);
-  } else if (b == 0xF3) {
-    it.integer = sign_extend(read_le(p + 1, 4), 32);
-  } else if (b == 0xF4) {
-    it.integer = static_cast<std::int64_t>(read_le(p + 1, 8));
-  } else {
-    it.is_int = false;
-    it.str = std::string_view(c + 5, read_le(p + 1, 4));
-  }
-  return it;
+  return decode(reinterpret_cast<const unsigned char*>(buf_.data()) + pos);
 }
 
 std::int64_t Listpack::int_at(std::size_t pos) const noexcept {

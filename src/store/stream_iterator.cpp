@@ -25,23 +25,28 @@ void StreamIterator::enter_node() noexcept {
   master_fields_ = h.master_fields;
   master_count_ = h.master_count;
   entries_ = h.entries;
-  pos_ = entries_ == Listpack::kNone ? Listpack::kNone : (rev_ ? lp_->last() : entries_);
+  pos_ = entries_;
+  if (rev_) {
+    rev_entries_.clear();
+    for (std::size_t p = entries_; p != StreamPack::kNone;
+         p = lp_->next(decode_entry(*lp_, master_, master_count_, p).lp_count))
+      rev_entries_.push_back(p);
+  }
   in_node_ = true;
 }
 
 // Decodes the entry at pos_ and moves pos_ to its neighbour; false when the node is done.
 bool StreamIterator::step_in_node() noexcept {
-  if (pos_ == Listpack::kNone) return false;
   std::size_t flags_pos = pos_;
   if (rev_) {
-    const std::int64_t back = lp_->int_at(pos_);
-    for (std::int64_t i = 0; i < back; ++i) flags_pos = lp_->prev(flags_pos);
+    if (rev_entries_.empty()) return false;
+    flags_pos = rev_entries_.back();
+    rev_entries_.pop_back();
+  } else if (pos_ == StreamPack::kNone) {
+    return false;
   }
   const EntryAt e = decode_entry(*lp_, master_, master_count_, flags_pos);
-  if (rev_)
-    pos_ = flags_pos == entries_ ? Listpack::kNone : lp_->prev(flags_pos);
-  else
-    pos_ = lp_->next(e.lp_count);
+  if (!rev_) pos_ = lp_->next(e.lp_count);
   id_ = e.id;
   numfields_ = e.numfields;
   fields_ = e.fields;

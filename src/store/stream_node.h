@@ -5,8 +5,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "listd/store/listpack.h"
 #include "listd/store/stream_id.h"
+#include "listd/store/stream_pack.h"
 
 namespace listd::store::stream_node {
 
@@ -19,10 +19,10 @@ struct NodeHeader {
   std::size_t deleted_pos = 0;
   std::int64_t master_count = 0;
   std::size_t master_fields = 0;
-  std::size_t entries = Listpack::kNone;  // first entry's flags
+  std::size_t entries = StreamPack::kNone;  // first entry's flags
 };
 
-inline NodeHeader read_header(const Listpack& lp) noexcept {
+inline NodeHeader read_header(const StreamPack& lp) noexcept {
   NodeHeader h;
   h.count_pos = lp.first();
   h.deleted_pos = lp.next(h.count_pos);
@@ -43,7 +43,7 @@ struct EntryAt {
   std::size_t lp_count = 0;  // the entry's last element
 };
 
-inline EntryAt decode_entry(const Listpack& lp, StreamId master, std::int64_t master_count,
+inline EntryAt decode_entry(const StreamPack& lp, StreamId master, std::int64_t master_count,
                             std::size_t flags_pos) noexcept {
   EntryAt e;
   e.flags = lp.int_at(flags_pos);

@@ -9,7 +9,7 @@ namespace {
 
 using namespace stream_node;
 
-bool fields_match_master(const Listpack& lp, const NodeHeader& h,
+bool fields_match_master(const StreamPack& lp, const NodeHeader& h,
                          std::span<const std::string_view> fv) noexcept {
   if (static_cast<std::size_t>(h.master_count) * 2 != fv.size()) return false;
   std::size_t p = h.master_fields;
@@ -22,7 +22,7 @@ bool fields_match_master(const Listpack& lp, const NodeHeader& h,
 }  // namespace
 
 struct StreamValue::Data {
-  std::map<StreamId, Listpack> nodes;
+  std::map<StreamId, StreamPack> nodes;
   std::uint64_t length = 0;
   StreamId last_id;
   StreamId first_id;
@@ -46,7 +46,7 @@ void StreamValue::set_max_deleted_id(StreamId id) noexcept { d_->max_deleted = i
 void StreamValue::set_entries_added(std::uint64_t n) noexcept { d_->entries_added = n; }
 void StreamValue::set_first_id(StreamId id) noexcept { d_->first_id = id; }
 void StreamValue::set_length(std::uint64_t n) noexcept { d_->length = n; }
-const std::map<StreamId, Listpack>& StreamValue::nodes() const noexcept { return d_->nodes; }
+const std::map<StreamId, StreamPack>& StreamValue::nodes() const noexcept { return d_->nodes; }
 std::map<std::string, StreamGroup, std::less<>>& StreamValue::groups() noexcept {
   return d_->groups;
 }
@@ -63,7 +63,7 @@ void StreamValue::append(StreamId id, std::span<const std::string_view> fv,
   const auto numfields = static_cast<std::int64_t>(fv.size() / 2);
   std::size_t total = 0;
   for (const auto s : fv) total += s.size();
-  Listpack* lp = d_->nodes.empty() ? nullptr : &d_->nodes.rbegin()->second;
+  StreamPack* lp = d_->nodes.empty() ? nullptr : &d_->nodes.rbegin()->second;
   if (lp) {
     const NodeHeader h = read_header(*lp);
     const std::int64_t entries = lp->int_at(h.count_pos) + lp->int_at(h.deleted_pos);
@@ -76,7 +76,7 @@ void StreamValue::append(StreamId id, std::span<const std::string_view> fv,
   std::int64_t flags = 0;
   StreamId master = id;
   if (!lp) {
-    Listpack node;
+    StreamPack node;
     node.append_int(1);
     node.append_int(0);
     node.append_int(numfields);
@@ -90,6 +90,7 @@ void StreamValue::append(StreamId id, std::span<const std::string_view> fv,
     lp->replace_int(h.count_pos, lp->int_at(h.count_pos) + 1);
     if (fields_match_master(*lp, read_header(*lp), fv)) flags = kFlagSameFields;
   }
+  lp->mark_last_entry();
   lp->append_int(flags);
   lp->append_int(static_cast<std::int64_t>(id.ms - master.ms));
   lp->append_int(static_cast<std::int64_t>(id.seq - master.seq));
@@ -110,9 +111,9 @@ bool StreamValue::erase(StreamId id) {
   auto it = d_->nodes.upper_bound(id);
   if (it == d_->nodes.begin()) return false;
   --it;
-  Listpack& lp = it->second;
+  StreamPack& lp = it->second;
   NodeHeader h = read_header(lp);
-  for (std::size_t p = h.entries; p != Listpack::kNone;) {
+  for (std::size_t p = h.entries; p != StreamPack::kNone;) {
     const EntryAt e = decode_entry(lp, it->first, h.master_count, p);
     // Tombstones first, as Redis' iterator: ids may go down after one (see StreamIterator).
     if (e.flags & kFlagDeleted) {
@@ -151,7 +152,7 @@ std::int64_t StreamValue::trim(const StreamTrim& how) {
   while (!nodes.empty()) {
     if (by_len && d_->length <= maxlen) break;
     auto it = nodes.begin();
-    Listpack& lp = it->second;
+    StreamPack& lp = it->second;
     NodeHeader h = read_header(lp);
     const std::int64_t entries = lp.int_at(h.count_pos);
     if (how.limit && deleted + entries > how.limit) break;
@@ -159,13 +160,10 @@ std::int64_t StreamValue::trim(const StreamTrim& how) {
     if (by_len) {
       remove_node = d_->length - static_cast<std::uint64_t>(entries) >= maxlen;
     } else {
-      const std::size_t last_flags = [&] {
-        std::size_t p = lp.last();
-        const std::int64_t back = lp.int_at(p);
-        for (std::int64_t i = 0; i < back; ++i) p = lp.prev(p);
-        return p;
-      }();
-      remove_node = decode_entry(lp, it->first, h.master_count, last_flags).id < how.minid;
+      // A node without entries (only from an RDB) holds nothing to keep.
+      const std::size_t last_flags = lp.last_entry();
+      remove_node = last_flags == StreamPack::kNone ||
+                    decode_entry(lp, it->first, h.master_count, last_flags).id < how.minid;
     }
     if (remove_node) {
       nodes.erase(it);
@@ -187,10 +185,10 @@ std::int64_t StreamValue::trim(const StreamTrim& how) {
 std::int64_t StreamValue::trim_inside_first_node(const StreamTrim& how) {
   const bool by_len = how.strategy == StreamTrim::Strategy::kMaxLen;
   auto it = d_->nodes.begin();
-  Listpack& lp = it->second;
+  StreamPack& lp = it->second;
   NodeHeader h = read_header(lp);
   std::int64_t removed = 0;
-  for (std::size_t p = h.entries; p != Listpack::kNone;) {
+  for (std::size_t p = h.entries; p != StreamPack::kNone;) {
     const EntryAt e = decode_entry(lp, it->first, h.master_count, p);
     if (by_len ? d_->length <= static_cast<std::uint64_t>(how.maxlen) : e.id >= how.minid) break;
     std::size_t lp_count = e.lp_count;
@@ -220,8 +218,15 @@ StreamId StreamValue::edge_id(bool first, bool skip_tombstones) const noexcept {
   return first ? StreamId::max() : StreamId{};
 }
 
-void StreamValue::append_node(StreamId master, Listpack lp) {
-  d_->nodes.emplace_hint(d_->nodes.end(), master, std::move(lp));
+void StreamValue::append_node(StreamId master, const Listpack& lp) {
+  StreamPack node = StreamPack::from_listpack(lp);
+  const NodeHeader h = read_header(node);
+  std::size_t last = StreamPack::kNone;
+  for (std::size_t p = h.entries; p != StreamPack::kNone;
+       p = node.next(decode_entry(node, master, h.master_count, p).lp_count))
+    last = p;
+  node.set_last_entry(last);
+  d_->nodes.emplace_hint(d_->nodes.end(), master, std::move(node));
 }
 
 StreamValue StreamValue::clone() const {
@@ -240,7 +245,7 @@ StreamValue StreamValue::clone() const {
 std::size_t StreamValue::memory_usage() const noexcept {
   // Node payloads plus the map's node overhead (three pointers, colour, key).
   std::size_t bytes = sizeof(Data);
-  for (const auto& [id, lp] : d_->nodes) bytes += lp.memory_usage() + sizeof(Listpack) + 48;
+  for (const auto& [id, lp] : d_->nodes) bytes += lp.memory_usage() + sizeof(StreamPack) + 48;
   for (const auto& [name, g] : d_->groups)
     bytes += name.size() + sizeof(StreamGroup) + g.pel.size() * (sizeof(StreamNack) + 96) +
              g.consumers.size() * (sizeof(StreamConsumer) + 48);

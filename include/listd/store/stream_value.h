@@ -4,7 +4,8 @@
 //   XSETID and loading) / append / erase / trim / edge_id / StreamIterator / nodes (RDB) /
 //   append_node (loading) / groups / clone / memory_usage.
 // Layout: entries in id order in nodes keyed by their master id (std::map: O(log N) seek, O(1)
-//   append at the tail); each node is a listpack in Redis' own stream-node layout:
+//   append at the tail); each node is a StreamPack (Redis' listpack elements without their
+//   back-lengths, to_listpack() gives Redis' bytes) in Redis' own stream-node layout:
 //   [count][deleted][master field count][master fields...][0] then per entry
 //   [flags][ms - master ms][seq - master seq]([field count][field value...] | [value...] when
 //   the fields equal the master's)[element count of the entry]. A new node starts when the
@@ -21,10 +22,12 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "listd/store/listpack.h"
 #include "listd/store/stream_group.h"
 #include "listd/store/stream_id.h"
+#include "listd/store/stream_pack.h"
 
 namespace listd::store {
 
@@ -78,10 +81,10 @@ class StreamValue {
   /// Whether entry `id` is live.
   bool contains(StreamId id) const noexcept;
 
-  /// The nodes in id order (master id -> listpack), for the RDB writer and the iterator.
-  const std::map<StreamId, Listpack>& nodes() const noexcept;
+  /// The nodes in id order (master id -> node), for the RDB writer and the iterator.
+  const std::map<StreamId, StreamPack>& nodes() const noexcept;
   /// Loading: adds a node as read from an RDB (ids above every present node).
-  void append_node(StreamId master, Listpack lp);
+  void append_node(StreamId master, const Listpack& lp);
 
   std::map<std::string, StreamGroup, std::less<>>& groups() noexcept;
   const std::map<std::string, StreamGroup, std::less<>>& groups() const noexcept;
@@ -133,20 +136,23 @@ class StreamIterator {
   void enter_node() noexcept;
   bool step_in_node() noexcept;
 
-  using NodeIt = std::map<StreamId, Listpack>::const_iterator;
-  const std::map<StreamId, Listpack>* nodes_;
+  using NodeIt = std::map<StreamId, StreamPack>::const_iterator;
+  const std::map<StreamId, StreamPack>* nodes_;
   NodeIt node_;
   StreamId start_, end_;
   bool rev_;
   bool skip_tombstones_;
   bool in_node_ = false;
   bool done_ = false;
-  const Listpack* lp_ = nullptr;
+  const StreamPack* lp_ = nullptr;
   StreamId master_;
   std::size_t master_fields_ = 0;  // position of the first master field
   std::int64_t master_count_ = 0;  // master field count
   std::size_t entries_ = 0;        // the node's first entry (its flags)
-  std::size_t pos_ = 0;            // the next entry's flags (forward) or lp-count (reverse)
+  std::size_t pos_ = 0;            // the next entry's flags (forward)
+  // Reverse: the node's entries' flags offsets, scanned forward (StreamPack has no
+  // back-lengths); the next entry is the top one.
+  std::vector<std::size_t> rev_entries_;
   StreamId id_;
   std::int64_t numfields_ = 0;
   std::size_t fields_ = 0;  // first field (or value, with same fields) of the current entry
