@@ -55,8 +55,8 @@ void check_commands(std::string_view bytes) {
   Commands seen;
   const AofLoadResult r = load(bytes, seen);
   if (r.valid_up_to > r.end_offset || r.end_offset > bytes.size())
-    die("an offset past the input", std::to_string(r.valid_up_to) + " " +
-                                        std::to_string(r.end_offset));
+    die("an offset past the input",
+        std::to_string(r.valid_up_to) + " " + std::to_string(r.end_offset));
   if (r.commands != seen.size()) die("commands does not count the sink's calls", "");
   if ((r.status == AofLoadStatus::kEmpty) != bytes.empty()) die("kEmpty with bytes", "");
   if (r.status == AofLoadStatus::kFailed) {

@@ -7,9 +7,9 @@
 //    listd writes, nested up to 8 deep: the conversion trusts listd's own well-formed replies,
 //    so the bytes choose the reply's shape, not its framing), which a script gets from
 //    redis.pcall and returns (pcall: an error reply raised by redis.call would get the
-//    script's name appended on every pass, as in Redis). The script's reply must be well formed, and converting it again
-//    must give the same reply (up to the order of map and set entries, which Lua's tables do
-//    not keep): RESP -> Lua -> RESP is a fixed point after one pass.
+//    script's name appended on every pass, as in Redis). The script's reply must be well formed,
+//    and converting it again must give the same reply (up to the order of map and set entries,
+//    which Lua's tables do not keep): RESP -> Lua -> RESP is a fixed point after one pass.
 //  - 2: cmsgpack.unpack of the bytes; what unpacks is packed and unpacked again to an equal
 //    value, and returned (Lua -> RESP of any table shape msgpack can make).
 //  - 3: cjson.decode of the bytes; likewise with cjson.encode (numbers compared to cjson's
@@ -57,7 +57,9 @@ struct Bytes {
   std::string text(bool one_line) {
     std::string t(s.substr(0, std::min<std::size_t>(next() % 32, s.size())));
     s.remove_prefix(t.size());
-    if (one_line) std::replace_if(t.begin(), t.end(), [](char c) { return c == '\r' || c == '\n'; }, ' ');
+    if (one_line)
+      std::replace_if(
+          t.begin(), t.end(), [](char c) { return c == '\r' || c == '\n'; }, ' ');
     return t;
   }
   std::uint64_t word() {
@@ -115,9 +117,15 @@ std::optional<std::string> canonical(std::string_view& p, int depth) {
   long long n = 0;
   const bool counted = listd::base::parse_strict_integer(line, n);
   switch (type) {
-    case '+': case '-': case ':': case '_': case '#': case ',': case '(':
-      return std::string(1, type) + std::string(line) + ";";
-    case '$': case '=': {
+    case '+':
+    case '-':
+    case ':':
+    case '_':
+    case '#':
+    case ',':
+    case '(': return std::string(1, type) + std::string(line) + ";";
+    case '$':
+    case '=': {
       if (!counted || n < -1) return std::nullopt;
       if (n == -1) return std::string("$-1;");
       if (p.size() < static_cast<std::size_t>(n) + 2 || p.substr(n, 2) != "\r\n")
@@ -126,14 +134,18 @@ std::optional<std::string> canonical(std::string_view& p, int depth) {
       p.remove_prefix(n + 2);
       return out;
     }
-    case '*': case '%': case '~': {
+    case '*':
+    case '%':
+    case '~': {
       if (!counted || n < -1) return std::nullopt;
       std::vector<std::string> items;
       for (long long i = 0; i < (type == '%' ? 2 * n : n); ++i) {
         std::optional<std::string> item = canonical(p, depth + 1);
         if (!item) return std::nullopt;
-        if (type == '%' && i % 2) items.back() += *item;
-        else items.push_back(std::move(*item));
+        if (type == '%' && i % 2)
+          items.back() += *item;
+        else
+          items.push_back(std::move(*item));
       }
       if (type != '*') std::sort(items.begin(), items.end());
       std::string out = std::string(1, type) + std::to_string(n) + "[";
@@ -199,18 +211,16 @@ if not same(v, cjson.decode(e), 14, 0) then return redis.error_reply('LISTDFUZZ 
 return v
 )";
 
-constexpr const char* kShas[] = {"f000000000000000000000000000000000000002",
-                                 "f000000000000000000000000000000000000003",
-                                 "f000000000000000000000000000000000000000",
-                                 "f000000000000000000000000000000000000001"};
+constexpr const char* kShas[] = {
+    "f000000000000000000000000000000000000002", "f000000000000000000000000000000000000003",
+    "f000000000000000000000000000000000000000", "f000000000000000000000000000000000000001"};
 
 listd::script::LuaEngine& engine() {
   static listd::script::LuaEngine* e = [] {
     auto* made = new listd::script::LuaEngine(64u << 20);  // a refused allocation is an error
-    const std::string scripts[] = {"return redis.pcall('fuzz')",
-                                   "redis.setresp(3) return redis.pcall('fuzz')",
-                                   std::string(kPrelude) + std::string(kMsgpack),
-                                   std::string(kPrelude) + std::string(kCjson)};
+    const std::string scripts[] = {
+        "return redis.pcall('fuzz')", "redis.setresp(3) return redis.pcall('fuzz')",
+        std::string(kPrelude) + std::string(kMsgpack), std::string(kPrelude) + std::string(kCjson)};
     for (int i = 0; i < 4; ++i)
       if (const std::string err = made->compile(kShas[i], scripts[i]); !err.empty()) {
         std::fprintf(stderr, "%s\n", err.c_str());
