@@ -49,6 +49,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   // never writes one (it writes a manifest when it has a base), and "" would be refused.
   if (!m.base && m.history.empty() && m.incrs.empty()) return 0;
   const std::string written = m.to_string();
+  // A name whose quoted form (sdscatrepr's \xNN) makes a line longer than the parser reads
+  // (1024 bytes) does not read back, in redis-server 7.0.15 either; not asked of it
+  // (docs/FUZZING.md: found, left as Redis has it).
+  for (std::size_t at = 0; at < written.size();) {
+    const std::size_t end = written.find('\n', at);
+    if (end - at + 1 > 1024) return 0;  // the line and its newline
+    at = end + 1;
+  }
   AofManifest again;
   ManifestError again_error;
   if (!parse_manifest(written, again, again_error))
