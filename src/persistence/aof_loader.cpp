@@ -218,7 +218,9 @@ AofLoadResult run(Source& src, const AofCommandSink& sink, const AofProgress& pr
     }
     if (s == Step::kCommand) {
       if (iequals(argv[0], "multi")) {
-        before_multi = at;
+        // A MULTI inside an open one does not start a transaction (the client stays in the
+        // first): the cut goes before the first, or the repaired file ends inside it.
+        if (!in_multi) before_multi = at;
         in_multi = true;
       } else if (iequals(argv[0], "exec") || iequals(argv[0], "discard")) {
         in_multi = false;

@@ -5,8 +5,9 @@
 //    by CRLF is a format error (fatal, whatever aof-load-truncated says);
 //  - end of file inside a command is a torn tail: the result says kTruncated with the offset of
 //    the end of the last complete command (the caller cuts the file there if the policy allows);
-//  - a MULTI without its EXEC at the end is reverted: kTruncated at the offset before the MULTI,
-//    `reverted_multi` set (the sink saw the queued commands: the caller discards them).
+//  - a MULTI without its EXEC at the end is reverted: kTruncated at the offset before the MULTI
+//    that opened the transaction (a MULTI inside it opens none), `reverted_multi` set (the sink
+//    saw the queued commands: the caller discards them).
 //    (Redis reverts only on a clean EOF; listd also cuts before the MULTI when the tail is torn
 //    inside a transaction, so that later appends never land inside an unfinished MULTI.)
 // The loader has no policy and no knowledge of commands: the sink may refuse one (unknown

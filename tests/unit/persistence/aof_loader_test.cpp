@@ -345,6 +345,30 @@ TEST(AofLoader, AnnotationsAreSkipped) {
   EXPECT_EQ(m.lists[0]["q"].size(), 1u);
 }
 
+// A fuzzer finding (tests/fuzz/corpus/aof/nested_multi_torn): with a MULTI inside an open
+// MULTI, the cut went before the second, so the repaired file still ended inside the first.
+TEST(AofLoader, ANestedMultiIsCutBeforeTheFirstMulti) {
+  std::string data;
+  const std::string_view set[] = {"SET", "k", "v"};
+  const std::string_view multi[] = {"MULTI"};
+  const std::string_view push[] = {"RPUSH", "q", "a"};
+  append_resp_command(data, set);
+  const std::size_t before_first = data.size();
+  append_resp_command(data, multi);
+  append_resp_command(data, push);
+  append_resp_command(data, multi);
+  for (const std::string& tail : {std::string(), std::string("*3\r\n$5\r\nRPU")}) {
+    Model m;
+    const AofLoadResult r = load_aof_bytes(data + tail, model_sink(m));
+    EXPECT_EQ(r.status, AofLoadStatus::kTruncated);
+    EXPECT_TRUE(r.reverted_multi);
+    EXPECT_EQ(r.valid_up_to, before_first);
+    Model cut;
+    EXPECT_EQ(load_aof_bytes(data.substr(0, r.valid_up_to), model_sink(cut)).status,
+              AofLoadStatus::kOk);
+  }
+}
+
 // Redis serves its clients every 1024 commands of an AOF: the progress callback's points.
 TEST(AofLoader, ProgressEvery1024CommandsWithTheOffsetAndStopsWhenAsked) {
   std::string data;
