@@ -443,6 +443,10 @@ std::optional<std::uint64_t> ReplicationMaster::next_wait_deadline() const {
 
 // ---- steady state -------------------------------------------------------------------------
 
+void ReplicationMaster::refresh_ack_time(Client& c) {
+  if (Replica* r = find(c)) r->ack_unix_s = unix_s();
+}
+
 void ReplicationMaster::ack(Client& c, long long offset) {
   Replica* r = find(c);
   if (!r) return;

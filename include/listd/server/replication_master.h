@@ -90,6 +90,8 @@ class ReplicationMaster final : public EffectConsumer {
   void sync(Client& c, std::string_view replid, long long offset, bool legacy_sync);
   /// REPLCONF ACK <offset> from a replica (no reply); ignored from other clients.
   void ack(Client& c, long long offset);
+  /// A replica's empty line (its newline while it loads our RDB): it is alive, no offset.
+  void refresh_ack_time(Client& c);
   bool is_replica(const Client& c) const noexcept { return find(c) != nullptr; }
 
   // ---- when we are a replica ourselves (ReplicationReplica) -------------------------------
