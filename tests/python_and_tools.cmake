@@ -35,7 +35,7 @@ foreach(module client_options list_methods transactions introspection wire_conve
                memory_stats replica_loading)
   listd_pytest(python.${module} python $<TARGET_FILE:listd> listd test_${module}.py)
 endforeach()
-foreach(module redis_cli redis_cli_interactive redis_benchmark redis_cli_pubsub)
+foreach(module redis_cli redis_cli_interactive redis_benchmark redis_cli_pubsub redis_cli_sync)
   listd_pytest(tools.${module} tools $<TARGET_FILE:listd> listd test_${module}.py)
 endforeach()
 
