@@ -17,6 +17,7 @@
 #include "listd/net/tls_session.h"
 #include "listd/server/executor.h"
 #include "listd/server/persistence.h"
+#include "listd/server/replication_master.h"
 
 namespace listd::net {
 namespace {
@@ -181,7 +182,10 @@ void Connection::process_input() {
       protocol_error(parser_.error_message());
       break;
     }
-    if (!parser_.argv().empty()) exec.execute(*client_, parser_.argv());
+    if (!parser_.argv().empty())
+      exec.execute(*client_, parser_.argv());
+    else if (client_->replica)  // Redis processInlineBuffer: its keep-alive while it loads
+      exec.replication().refresh_ack_time(*client_);
     if (client_->postponed) break;  // CLIENT PAUSE: the request stays, parsed again on resume
     in_begin_ += parser_.consumed();
   }

@@ -92,6 +92,7 @@ Status DataLoader::load_functions(const std::vector<std::string>& codes, const s
 
 bool DataLoader::serve_clients(std::uint64_t loaded) {
   progress_.set_loaded(loaded);
+  if (tick_) (*tick_)();
   // The clients served meanwhile live in the present, not in the replay's epoch.
   exec_.set_clock_override(nullptr);
   exec_.run_events_while_busy();
@@ -135,6 +136,24 @@ Status DataLoader::load_rdb(const std::string& path) {
   log_.notice(fmt::format("Loading RDB {}: {} keys loaded, {} expired keys skipped", path, r.keys,
                           r.expired_skipped));
   return {};
+}
+
+ps::RdbLoadResult DataLoader::load_sync_payload(std::string_view data, store::Keyspace& into,
+                                                ps::RdbLoadOptions options,
+                                                const std::function<void()>& tick) {
+  start_loading(data.size());
+  tick_ = &tick;
+  const base::ScopeExit stop([this] {
+    tick_ = nullptr;
+    progress_.stop();
+  });
+  report_rdb_progress(options, 0);
+  ps::RdbLoadResult r = ps::load_rdb(data, into, options);
+  if (r.ok) {
+    rdb_keys_loaded_ = r.keys;
+    rdb_expired_skipped_ = r.expired_skipped;
+  }
+  return r;
 }
 
 Result<LoadedAof> DataLoader::load_aof(const std::string& dir, const std::string& prefix,

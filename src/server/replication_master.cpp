@@ -83,7 +83,7 @@ void ReplicationMaster::feed(std::string_view bytes) {
   backlog_->append(bytes);
   master_repl_offset_ = backlog_->end_offset();
   for (Replica& r : replicas_) {
-    if (r.client->close_asap) continue;
+    if (r.client->close_asap || r.hs.rdb_only) continue;  // rdb-only: never a stream
     if (r.state == State::kOnline && !r.stream_on_ack) {
       r.client->out.append(bytes);
       exec_.clients().queue_flush(*r.client);
@@ -168,6 +168,8 @@ void ReplicationMaster::add_capa(const Client& c, std::string_view capa) {
   if (base::iequals(capa, "psync2")) hs.capa_psync2 = true;
   // Unknown capabilities (dual-channel, ...) are ignored, as Redis does.
 }
+
+void ReplicationMaster::set_rdb_only(const Client& c, bool on) { handshakes_[c.id].rdb_only = on; }
 
 ReplicationMaster::Handshake ReplicationMaster::take_handshake(const Client& c) {
   Handshake hs;
@@ -264,10 +266,12 @@ void ReplicationMaster::start_full_sync(Replica& r) {
   // first replica waiting for it.
   for (const Replica& other : replicas_) {
     if (&other == &r || other.state != State::kWaitBgsaveEnd) continue;
+    // An rdb-only replica buffers no stream: only another rdb-only one can share its BGSAVE.
+    if (other.hs.rdb_only && !r.hs.rdb_only) continue;
     if (other.hs.capa_eof && !r.hs.capa_eof) break;
     r.state = State::kWaitBgsaveEnd;
     r.fork_offset = other.fork_offset;
-    r.pending = other.pending;
+    if (!r.hs.rdb_only) r.pending = other.pending;
     send_fullresync(r);
     log_.notice("Waiting for end of BGSAVE for SYNC");
     return;
@@ -345,6 +349,10 @@ void ReplicationMaster::disk_transfer_done(bool ok) {
     std::string& out = r->client->out;
     out += fmt::format("${}\r\n", rdb.size());
     out += rdb;  // no CRLF after the payload
+    if (r->hs.rdb_only) {
+      finish_rdb_only(*r);
+      continue;
+    }
     out += r->pending;
     r->pending = std::string();
     r->state = State::kOnline;
@@ -358,6 +366,14 @@ void ReplicationMaster::disk_transfer_done(bool ok) {
 std::string ReplicationMaster::name_of(const Replica& r) const {
   return fmt::format("{}:{}", r.hs.ip.empty() ? peer_ip(r.client->addr) : r.hs.ip,
                      r.hs.listening_port);
+}
+
+void ReplicationMaster::finish_rdb_only(Replica& r) {
+  log_.notice(fmt::format(
+      "RDB transfer completed, rdb only replica ({}) should be disconnected asap", name_of(r)));
+  r.pending = std::string();
+  exec_.clients().queue_flush(*r.client);
+  exec_.clients().request_kill(*r.client);  // closed once its output is written
 }
 
 void ReplicationMaster::drop(Client& c, std::string_view why) {
@@ -448,6 +464,10 @@ std::optional<std::uint64_t> ReplicationMaster::next_wait_deadline() const {
 
 // ---- steady state -------------------------------------------------------------------------
 
+void ReplicationMaster::refresh_ack_time(Client& c) {
+  if (Replica* r = find(c)) r->ack_unix_s = unix_s();
+}
+
 void ReplicationMaster::ack(Client& c, long long offset) {
   Replica* r = find(c);
   if (!r) return;
@@ -472,7 +492,7 @@ std::vector<Client*> ReplicationMaster::cron() {
     if (r.state != State::kOnline) {
       // Keep-alive while the snapshot is made (replicas skip newlines before the payload),
       // but never into a socket the diskless child is writing to.
-      if (r.socket_target) continue;
+      if (r.socket_target || r.client->close_after_reply) continue;
       r.client->out += '\n';
       exec_.clients().queue_flush(*r.client);
     } else if (!r.legacy_sync && now - r.ack_unix_s > s.repl_timeout) {

@@ -184,6 +184,7 @@ void ReplicationReplica::drop_link(std::string_view why, bool reconnect_now) {
 }
 
 void ReplicationReplica::drop_master_client() {
+  ++session_;  // a payload loading now is of a session that ended
   if (state_ == State::kConnected) down_since_s_ = unix_s();
   if (master_) {
     have_history_ = true;  // Redis replicationCacheMaster: a PSYNC can continue from here
@@ -197,11 +198,13 @@ void ReplicationReplica::drop_master_client() {
   deferred_.clear();
   parser_.reset();
   awaiting_.clear();
-  payload_ = std::string();
+  if (!loading_) payload_ = std::string();  // the loader reads it: freed once it returns
 }
 
 void ReplicationReplica::on_bytes(std::string_view bytes) {
-  if (applying_) {  // a script the stream runs went busy and the loop read more meanwhile
+  // A script the stream runs went busy, or the payload loads, and the loop read more
+  // meanwhile: never processed re-entrantly.
+  if (applying_ || loading_) {
     deferred_.append(bytes);
     return;
   }
@@ -382,8 +385,11 @@ bool ReplicationReplica::read_payload() {
          std::string_view(payload_).substr(payload_.size() - kEofMarkLen) == eof_mark_;
 }
 
+// Redis readSyncBulkPayload with repl-diskless-load disabled: the old data was served while the
+// payload transferred; while it loads, clients get -LOADING (the start-up loader's machinery).
 void ReplicationReplica::load_payload() {
   if (!eof_mark_.empty()) payload_.resize(payload_.size() - kEofMarkLen);
+  log_.notice("MASTER <-> REPLICA sync: Flushing old data");
   log_.notice("MASTER <-> REPLICA sync: Loading DB in memory");
   // Into a fresh keyspace, swapped in only once it loaded: a bad payload leaves the old data.
   store::Keyspace& live = exec_.keyspace();
@@ -392,13 +398,36 @@ void ReplicationReplica::load_payload() {
   options.now_ms = exec_.clock().unix_ms();
   options.skip_expired = false;  // a replica keeps them until the master's DEL
   restore_access(options, exec_.config().settings(), options.now_ms);
-  const persistence::RdbLoadResult loaded = persistence::load_rdb(payload_, fresh, options);
+  const std::uint64_t session = session_;
+  loading_ = true;
+  const persistence::RdbLoadResult loaded = exec_.persistence().loader().load_sync_payload(
+      payload_, fresh, std::move(options), [this] { send_loading_newline(); });
+  loading_ = false;
   payload_ = std::string();
+  // The clients served meanwhile may have ended this session (the link lost, REPLICAOF).
+  if (session != session_) {
+    log_.warning("MASTER <-> REPLICA sync: the link went while loading, the payload is dropped");
+    return;
+  }
   if (!loaded.ok) {
     drop_link(fmt::format("Failed trying to load the MASTER synchronization DB: {}", loaded.error),
               false);
     return;
   }
+  install_payload(loaded, fresh);
+}
+
+// Redis replicationSendNewlineToMaster: once per second of the clock, the first at once, so a
+// master's repl-timeout does not drop a replica that loads slowly.
+void ReplicationReplica::send_loading_newline() {
+  const std::int64_t now = unix_s();
+  if (!transport_ || now == newline_sent_s_) return;
+  newline_sent_s_ = now;
+  transport_->send("\n");
+}
+
+void ReplicationReplica::install_payload(const persistence::RdbLoadResult& loaded,
+                                         store::Keyspace& fresh) {
   // The master's FUNCTION libraries replace ours, as 7.0's readSyncBulkPayload swaps in the
   // library context it loaded (all or nothing: a failed restore keeps ours and the old data).
   if (std::string error =
@@ -407,7 +436,7 @@ void ReplicationReplica::load_payload() {
     drop_link(fmt::format("Failed loading the MASTER's functions: {}", error), false);
     return;
   }
-  log_.notice("MASTER <-> REPLICA sync: Flushing old data");
+  store::Keyspace& live = exec_.keyspace();
   for (int i = 0; i < live.database_count(); ++i) {
     exec_.transactions().touch_existing(i, &live.db(i), &fresh.db(i));
     live.db(i).swap_contents(fresh.db(i));
@@ -416,6 +445,8 @@ void ReplicationReplica::load_payload() {
   start_stream(std::max(loaded.repl_stream_db, 0));
   if (!eof_mark_.empty()) send_ack();  // the master streams only after it (EOF form)
   log_.notice("MASTER <-> REPLICA sync: Finished with success");
+  // Turned on while it loaded: that first rewrite already describes the new data.
+  if (exec_.persistence().apply_appendonly_after_load()) return;
   if (exec_.config().settings().appendonly) {
     // Redis restartAOFAfterSYNC: the AOF must describe the new data set.
     if (auto r = exec_.persistence().bgrewriteaof(); !r)

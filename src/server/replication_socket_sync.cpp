@@ -94,6 +94,10 @@ void ReplicationMaster::socket_transfer_done(bool ok) {
       failed.push_back(r.client);
       continue;
     }
+    if (r.hs.rdb_only) {  // the child wrote its RDB: nothing more goes to it
+      finish_rdb_only(r);
+      continue;
+    }
     // A replica whose socket the child gave up on is online until net reads its socket's end.
     log_.notice(fmt::format(
         "Streamed RDB transfer with replica {} succeeded (socket). Waiting for REPLCONF ACK from "

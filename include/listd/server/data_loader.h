@@ -11,10 +11,14 @@
 //  - a torn tail of the last file is cut when aof-load-truncated allows it (durably, before
 //    anything is appended after it); any other damage stops the start.
 // The loader only reads (and cuts a torn tail); what to append to next is AofRewrite's business.
+// A replica's full-sync payload loads through the same machinery (load_sync_payload): -LOADING,
+// INFO loading:1 and the loading_* figures, the clients served between chunks.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "listd/persistence/aof_loader.h"
@@ -25,6 +29,11 @@
 
 namespace listd::persistence {
 struct RdbLoadOptions;
+struct RdbLoadResult;
+}  // namespace listd::persistence
+
+namespace listd::store {
+class Keyspace;
 }
 
 namespace listd::server {
@@ -58,6 +67,13 @@ class DataLoader {
   /// `legacy_dir/<prefix>` when there is no manifest. The error is the start-up failure message.
   Result<LoadedAof> load_aof(const std::string& dir, const std::string& prefix,
                              const std::string& legacy_dir);
+  /// A replica's full-sync payload (Redis readSyncBulkPayload's rdbLoad) into `into`, loading()
+  /// meanwhile; `options`' progress fields are set here. `tick` runs at every progress point
+  /// before the clients are served (the keep-alive newline to the master). A shutdown requested
+  /// meanwhile interrupts it (`interrupted`).
+  persistence::RdbLoadResult load_sync_payload(std::string_view data, store::Keyspace& into,
+                                               persistence::RdbLoadOptions options,
+                                               const std::function<void()>& tick);
 
   // INFO (the last dump.rdb loaded).
   std::uint64_t rdb_keys_loaded() const noexcept { return rdb_keys_loaded_; }
@@ -89,8 +105,9 @@ class DataLoader {
   Executor& exec_;
   const PersistenceLog& log_;
   LoadingProgress progress_;
-  std::uint64_t files_loaded_bytes_ = 0;  // the AOF files replayed before the current one
-  const Clock* replay_clock_ = nullptr;   // the epoch clock of the file replaying, if any
+  std::uint64_t files_loaded_bytes_ = 0;         // the AOF files replayed before the current one
+  const Clock* replay_clock_ = nullptr;          // the epoch clock of the file replaying, if any
+  const std::function<void()>* tick_ = nullptr;  // load_sync_payload's, while it runs
   std::uint64_t rdb_keys_loaded_ = 0;
   std::uint64_t rdb_expired_skipped_ = 0;
 };

@@ -66,6 +66,15 @@ class Persistence final : public EffectConsumer {
   bool load_at_startup(std::string& error);
   /// True while an AOF or RDB is being loaded (FUNCTION LOAD then has no timeout).
   bool loading() const noexcept { return loader_.loading(); }
+  /// The loader, which also loads a replica's full-sync payload (data_loader.h).
+  DataLoader& loader() noexcept { return loader_; }
+  /// After a replica's payload was installed: a CONFIG SET appendonly made while it loaded takes
+  /// effect now. True when the AOF was turned on here (its first rewrite is already started).
+  bool apply_appendonly_after_load() {
+    const bool was_on = rewrite_.enabled();
+    on_appendonly_changed();
+    return !was_on && rewrite_.enabled();
+  }
   /// Once a second: children, save points, automatic rewrite, background fsync errors.
   void cron();
   /// Finishes the BGSAVE or rewrite child if it has exited (Redis checkChildrenDone). Called on

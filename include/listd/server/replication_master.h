@@ -85,11 +85,16 @@ class ReplicationMaster final : public EffectConsumer {
   void set_listening_port(const Client& c, int port);
   void set_announced_ip(const Client& c, std::string_view ip);
   void add_capa(const Client& c, std::string_view capa);
+  /// REPLCONF rdb-only 0|1 (7.0): the replica wants the RDB only, no stream; it is closed once
+  /// the RDB is written (Redis CLIENT_REPL_RDBONLY).
+  void set_rdb_only(const Client& c, bool on);
   /// PSYNC <replid> <offset> (`sync` false) or SYNC (`sync` true): makes `c` a replica and
   /// writes its first bytes (+CONTINUE and the backlog tail, or +FULLRESYNC, the RDB later).
   void sync(Client& c, std::string_view replid, long long offset, bool legacy_sync);
   /// REPLCONF ACK <offset> from a replica (no reply); ignored from other clients.
   void ack(Client& c, long long offset);
+  /// A replica's empty line (its newline while it loads our RDB): it is alive, no offset.
+  void refresh_ack_time(Client& c);
   bool is_replica(const Client& c) const noexcept { return find(c) != nullptr; }
 
   // ---- when we are a replica ourselves (ReplicationReplica) -------------------------------
@@ -171,6 +176,7 @@ class ReplicationMaster final : public EffectConsumer {
     std::string ip;
     bool capa_eof = false;
     bool capa_psync2 = false;
+    bool rdb_only = false;  // REPLCONF rdb-only 1: the RDB, then closed (redis-cli --rdb)
   };
   struct Replica {
     Client* client = nullptr;
@@ -196,6 +202,8 @@ class ReplicationMaster final : public EffectConsumer {
   /// Replies to the WAITs that have their replicas (all of them when `now_ms` is past their
   /// deadline) and unblocks them.
   void release_waiting(std::uint64_t now_ms);
+  /// Redis replicaPutOnline for an rdb-only replica: its RDB is out, it is closed once written.
+  void finish_rdb_only(Replica& r);
   void record_write_offset(const Client& c);
 
   Replica* find(const Client& c) noexcept;

@@ -26,6 +26,14 @@
 #include "listd/server/client.h"
 #include "listd/server/persistence_log.h"
 
+namespace listd::persistence {
+struct RdbLoadResult;
+}
+
+namespace listd::store {
+class Keyspace;
+}
+
 namespace listd::server {
 
 class Executor;
@@ -103,6 +111,8 @@ class ReplicationReplica final : public ClientTransport {
   bool on_bulk_header(std::string_view line);
   bool read_payload();
   void load_payload();
+  void send_loading_newline();
+  void install_payload(const persistence::RdbLoadResult& loaded, store::Keyspace& fresh);
   void start_stream(int db);
   void apply_stream();
   void apply_command(std::span<const std::string_view> argv, std::string_view raw);
@@ -124,7 +134,10 @@ class ReplicationReplica final : public ClientTransport {
   std::string pending_raw_;   // a MULTI's bytes until its EXEC
   std::string deferred_;      // read while the stream's own command ran the loop (busy script)
   bool applying_ = false;
-  bool have_history_ = false;  // a replid/offset worth a PSYNC (cached master or ourselves)
+  bool loading_ = false;             // load_payload is serving clients: no re-entrant input
+  std::uint64_t session_ = 0;        // bumped when the link's session ends (drop_master_client)
+  std::int64_t newline_sent_s_ = 0;  // the loading keep-alive's last second
+  bool have_history_ = false;        // a replid/offset worth a PSYNC (cached master or ourselves)
   // The transfer.
   std::string sync_replid_;
   long long sync_offset_ = 0;

@@ -46,6 +46,16 @@ void cmd_replconf(CommandContext& ctx) {
       repl.set_announced_ip(c, val);
     } else if (base::iequals(opt, "capa")) {
       repl.add_capa(c, val);
+    } else if (base::iequals(opt, "rdb-only")) {
+      if (!base::parse_strict_integer(val, n)) {
+        ctx.reply().error(kNotIntegerErr);
+        return;
+      }
+      if (n < 0 || n > 1) {
+        ctx.reply().error("ERR value is out of range, value must between 0 and 1");
+        return;
+      }
+      repl.set_rdb_only(c, n == 1);
     } else if (base::iequals(opt, "ack")) {
       // From a replica: its processed offset. Never a reply, not even to a bad offset.
       if (base::parse_strict_integer(val, n)) repl.ack(c, n);
