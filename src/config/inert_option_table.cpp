@@ -2,7 +2,7 @@
 // exactly as Redis does but does not act on (docs/COMPATIBILITY.md, "Options accepted but
 // inert"), so a stock redis.conf loads. Each value lives in ServerSettings::inert by name. An
 // option whose non-default value would claim a behaviour or a protection listd does not have
-// (tls-replication, cluster-enabled, maxmemory-clients, aclfile, ...) accepts only its default
+// (cluster-enabled, maxmemory-clients, aclfile, ...) accepts only its default
 // and refuses the rest with a text that says so.
 #include <fmt/format.h>
 
@@ -22,9 +22,6 @@ using base::iequals;
 
 // ---- Refusals of values listd would have to act on -------------------------------------------
 
-const char* no_tls_replication(std::string_view v) {
-  return v == "no" ? nullptr : "listd has no replication over TLS (tls-replication must be no)";
-}
 const char* no_cluster(std::string_view v) {
   return v == "no" ? nullptr : "listd has no cluster mode (cluster-enabled must be no)";
 }
@@ -204,7 +201,6 @@ void append_booleans(std::vector<OptionSpec>& t) {
   add(flag("aof-disable-auto-gc", kNone, false));
   add(flag("replica-ignore-disk-write-errors", kNone, false));
   add(flag("tls-cluster", kNone, false));
-  add(refusing(flag("tls-replication", kNone, false, {}, &no_tls_replication)));
 }
 
 void append_strings_and_enums(std::vector<OptionSpec>& t) {
@@ -221,9 +217,6 @@ void append_strings_and_enums(std::vector<OptionSpec>& t) {
   add(text("proc-title-template", kNone, "{title} {listen-addr} {server-mode}", false, {},
            &valid_proc_title_template));
   add(text("bind-source-addr", kNone, "", true));
-  for (std::string_view tls :
-       {"tls-client-cert-file", "tls-client-key-file", "tls-client-key-file-pass"})
-    add(text(tls, kNone, "", true));
   // Enumerations.
   add(choice("syslog-facility", kImm, kSyslogFacility, "local0"));
   add(choice("repl-diskless-load", kNone, kDisklessLoad, "disabled"));

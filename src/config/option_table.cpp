@@ -404,8 +404,7 @@ void add_replication_options(std::vector<OptionSpec>& t) {
   t.insert(t.end(), options.begin(), options.end());
 }
 
-// The TLS options that act (net/tls_context.h); the client-side ones (tls-client-*, for
-// replication) and tls-replication / tls-cluster stay inert. tls-port is immutable as `port`.
+// The TLS options (net/tls_context.h; tls-cluster stays inert). tls-port immutable as `port`.
 void add_tls_options(std::vector<OptionSpec>& t) {
   using S = ServerSettings;
   constexpr unsigned kNone = 0;
@@ -426,6 +425,10 @@ void add_tls_options(std::vector<OptionSpec>& t) {
       str_option("tls-protocols", kNone, &S::tls_protocols, "", true),
       str_option("tls-ciphers", kNone, &S::tls_ciphers, "", true),
       str_option("tls-ciphersuites", kNone, &S::tls_ciphersuites, "", true),
+      boolean("tls-replication", kNone, &S::tls_replication, false),
+      str_option("tls-client-cert-file", kNone, &S::tls_client_cert_file, "", true),
+      str_option("tls-client-key-file", kNone, &S::tls_client_key_file, "", true),
+      str_option("tls-client-key-file-pass", kNone, &S::tls_client_key_file_pass, "", true),
   };
   t.insert(t.end(), options.begin(), options.end());
 }

@@ -15,6 +15,18 @@ void ReplicaLink::connect(const std::string& host, int port) {
   close();
   auto s = std::make_shared<Session>(server_.io());
   session_ = s;
+  const config::ServerSettings& settings = server_.executor().config().settings();
+  if (settings.tls_replication) {
+    std::string why;
+    s->tls_context = TlsContext::create_client(settings, why);
+    if (!s->tls_context) {
+      // Reported after connect() returns, as a failed connection would be.
+      asio::post(server_.io(), [this, s, why] {
+        if (!s->closed) lost(s, why);
+      });
+      return;
+    }
+  }
   s->resolver.async_resolve(
       host, std::to_string(port),
       [this, s](const asio::error_code& ec, const asio::ip::tcp::resolver::results_type& found) {
@@ -36,12 +48,45 @@ void ReplicaLink::on_connected(const std::shared_ptr<Session>& s, const asio::er
     lost(s, ec.message());
     return;
   }
-  s->connected = true;
   asio::error_code ignored;
   s->socket.set_option(asio::ip::tcp::no_delay(true), ignored);
-  server_.executor().replica_side().on_connected();
+  if (s->tls_context) {
+    s->tls = std::make_unique<TlsSession>(s->tls_context->native(), TlsSession::Role::kClient);
+    flush_tls(s);  // the ClientHello
+  } else {
+    link_up(s);
+  }
   if (!s->closed) read_more(s);
   server_.schedule_flush();
+}
+
+void ReplicaLink::link_up(const std::shared_ptr<Session>& s) {
+  s->connected = true;
+  server_.executor().replica_side().on_connected();
+}
+
+void ReplicaLink::on_tls_bytes(const std::shared_ptr<Session>& s, std::size_t n) {
+  TlsSession& tls = *s->tls;
+  tls.feed(s->buf.data(), n);
+  for (;;) {
+    const std::size_t got = tls.read(s->plain.data(), s->plain.size());
+    if (!s->connected && tls.handshake_done()) link_up(s);
+    if (s->closed) return;
+    if (got == 0) break;
+    server_.executor().replica_side().on_bytes(std::string_view(s->plain.data(), got));
+    if (s->closed) return;
+  }
+  if (tls.failed()) {
+    lost(s, tls.error());
+  } else if (tls.peer_closed()) {
+    lost(s, "EOF");
+  } else {
+    flush_tls(s);
+  }
+}
+
+void ReplicaLink::flush_tls(const std::shared_ptr<Session>& s) {
+  if (s->tls->take_output(s->out) && s->writing.empty()) write_more(s);
 }
 
 void ReplicaLink::read_more(const std::shared_ptr<Session>& s) {
@@ -52,7 +97,10 @@ void ReplicaLink::read_more(const std::shared_ptr<Session>& s) {
           lost(s, ec == asio::error::eof ? "EOF" : ec.message());
           return;
         }
-        server_.executor().replica_side().on_bytes(std::string_view(s->buf.data(), n));
+        if (s->tls)
+          on_tls_bytes(s, n);
+        else
+          server_.executor().replica_side().on_bytes(std::string_view(s->buf.data(), n));
         // The stream's effects: the AOF bytes and sub-replicas' output.
         server_.schedule_flush();
         if (!s->closed) read_more(s);
@@ -62,6 +110,11 @@ void ReplicaLink::read_more(const std::shared_ptr<Session>& s) {
 void ReplicaLink::send(std::string_view bytes) {
   const std::shared_ptr<Session> s = session_;
   if (!s || !s->connected) return;
+  if (s->tls) {
+    s->tls->write(bytes);
+    flush_tls(s);
+    return;
+  }
   s->out.append(bytes);
   if (s->writing.empty()) write_more(s);
 }

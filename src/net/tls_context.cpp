@@ -41,8 +41,13 @@ void tls_context_set_protocols(SSL_CTX* ctx, int protocols) {
   if (!(protocols & kTlsProtoV1_3)) SSL_CTX_set_options(ctx, SSL_OP_NO_TLSv1_3);
 }
 
-// Redis createSSLContext (the server side): the part common to every context.
-CtxPtr tls_context_base(const config::ServerSettings& s, int protocols, std::string& error) {
+// Redis createSSLContext: the part common to the server and the client context; `client`
+// picks the tls-client-* certificate and key.
+CtxPtr tls_context_base(const config::ServerSettings& s, int protocols, bool client,
+                        std::string& error) {
+  const std::string& cert = client ? s.tls_client_cert_file : s.tls_cert_file;
+  const std::string& key = client ? s.tls_client_key_file : s.tls_key_file;
+  const std::string& pass = client ? s.tls_client_key_file_pass : s.tls_key_file_pass;
   CtxPtr ctx(SSL_CTX_new(TLS_method()));
   if (!ctx) {
     error = "Failed to create TLS context: " + tls_context_openssl_error();
@@ -55,14 +60,14 @@ CtxPtr tls_context_base(const config::ServerSettings& s, int protocols, std::str
   SSL_CTX_set_verify(c, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, nullptr);
   // The callback reads the password during the key load below only: a pointer into `s` is safe.
   SSL_CTX_set_default_passwd_cb(c, &tls_context_password_cb);
-  SSL_CTX_set_default_passwd_cb_userdata(c, const_cast<std::string*>(&s.tls_key_file_pass));
+  SSL_CTX_set_default_passwd_cb_userdata(c, const_cast<std::string*>(&pass));
   ERR_clear_error();
-  if (SSL_CTX_use_certificate_chain_file(c, s.tls_cert_file.c_str()) <= 0) {
-    error = "Failed to load certificate: " + s.tls_cert_file + ": " + tls_context_openssl_error();
+  if (SSL_CTX_use_certificate_chain_file(c, cert.c_str()) <= 0) {
+    error = "Failed to load certificate: " + cert + ": " + tls_context_openssl_error();
     return nullptr;
   }
-  if (SSL_CTX_use_PrivateKey_file(c, s.tls_key_file.c_str(), SSL_FILETYPE_PEM) <= 0) {
-    error = "Failed to load private key: " + s.tls_key_file + ": " + tls_context_openssl_error();
+  if (SSL_CTX_use_PrivateKey_file(c, key.c_str(), SSL_FILETYPE_PEM) <= 0) {
+    error = "Failed to load private key: " + key + ": " + tls_context_openssl_error();
     return nullptr;
   }
   SSL_CTX_set_default_passwd_cb_userdata(c, nullptr);
@@ -150,29 +155,40 @@ int parse_tls_protocols(const std::string& text, std::string& error) {
 }
 
 bool is_tls_context_option(std::string_view name) noexcept {
-  return name.starts_with("tls-") && name != "tls-auth-clients" && name != "tls-port";
+  return name.starts_with("tls-") && name != "tls-auth-clients" && name != "tls-port" &&
+         name != "tls-replication";
 }
 
-std::unique_ptr<TlsContext> TlsContext::create(const config::ServerSettings& s,
-                                               std::string& error) {
+namespace {
+
+// Redis tlsConfigure's checks, common to both contexts.
+bool tls_context_checks(const config::ServerSettings& s, std::string& error) {
   if (s.tls_cert_file.empty()) {
     error = "No tls-cert-file configured!";
-    return nullptr;
+    return false;
   }
   if (s.tls_key_file.empty()) {
     error = "No tls-key-file configured!";
-    return nullptr;
+    return false;
   }
-  if (s.tls_auth_clients != config::TlsAuthClients::kNo && s.tls_ca_cert_file.empty() &&
-      s.tls_ca_cert_dir.empty()) {
+  if ((s.tls_auth_clients != config::TlsAuthClients::kNo || s.tls_replication) &&
+      s.tls_ca_cert_file.empty() && s.tls_ca_cert_dir.empty()) {
     error =
         "Either tls-ca-cert-file or tls-ca-cert-dir must be specified when tls-cluster, "
         "tls-replication or tls-auth-clients are enabled!";
-    return nullptr;
+    return false;
   }
+  return true;
+}
+
+}  // namespace
+
+std::unique_ptr<TlsContext> TlsContext::create(const config::ServerSettings& s,
+                                               std::string& error) {
+  if (!tls_context_checks(s, error)) return nullptr;
   const int protocols = parse_tls_protocols(s.tls_protocols, error);
   if (protocols < 0) return nullptr;
-  CtxPtr ctx = tls_context_base(s, protocols, error);
+  CtxPtr ctx = tls_context_base(s, protocols, false, error);
   if (!ctx) return nullptr;
   tls_context_session_cache(ctx.get(), s);
   // OpenSSL 3.0 refuses client-initiated renegotiation by default (Redis sets
@@ -184,6 +200,19 @@ std::unique_ptr<TlsContext> TlsContext::create(const config::ServerSettings& s,
   } else {
     SSL_CTX_set_dh_auto(ctx.get(), 1);
   }
+  return std::unique_ptr<TlsContext>(new TlsContext(ctx.release()));
+}
+
+std::unique_ptr<TlsContext> TlsContext::create_client(const config::ServerSettings& s,
+                                                      std::string& error) {
+  if (!tls_context_checks(s, error)) return nullptr;
+  const int protocols = parse_tls_protocols(s.tls_protocols, error);
+  if (protocols < 0) return nullptr;
+  // Redis makes a client context only when both tls-client files are set; otherwise its
+  // outgoing links use the server context, which is the same but for the certificate.
+  const bool own = !s.tls_client_cert_file.empty() && !s.tls_client_key_file.empty();
+  CtxPtr ctx = tls_context_base(s, protocols, own, error);
+  if (!ctx) return nullptr;
   return std::unique_ptr<TlsContext>(new TlsContext(ctx.release()));
 }
 

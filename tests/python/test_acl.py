@@ -9,7 +9,7 @@ categories (+@x / -@x) and everything else in order.
 import pytest
 import redis
 
-from listd_testing import RawConn
+from listd_testing import RawConn, RedisServer
 
 WORKER_RULES = ["on", ">worker-pw", "+brpop", "+lpush", "+hset", "~task:*", "~review:*"]
 
@@ -179,3 +179,22 @@ def test_user_directives_from_the_command_line(listd_factory):
     with pytest.raises(redis.exceptions.ResponseError) as e:
         conn(srv).execute_command("ACL", "SAVE")
     assert str(e.value).startswith("This Redis instance is not configured to use an ACL file.")
+
+
+def test_cat_of_each_category_lists_what_redis_7_0_lists(server):
+    # Redis lists every command of its table, those listd lacks too; its order is its dict's,
+    # so the comparison is of sets.
+    admin = conn(server)
+    with RedisServer() as oracle:
+        redis_side = redis.Redis(port=oracle.port, decode_responses=True, socket_timeout=10)
+        categories = redis_side.acl_cat()
+        # Every Redis command is @fast or @slow: their union is Redis' table.
+        redis_has = {n for c in ("fast", "slow") for n in redis_side.acl_cat(c)}
+        assert admin.acl_cat() == categories
+        for category in categories:
+            want = redis_side.acl_cat(category)
+            got = admin.acl_cat(category)
+            assert len(got) == len(set(got)), category  # no command twice
+            got = [n for n in got if n in redis_has]  # not listd's own (QUEUES, CLIENT SETINFO)
+            assert set(got) == set(want), (category, set(got) ^ set(want))
+        redis_side.connection_pool.disconnect()

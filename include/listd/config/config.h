@@ -213,6 +213,12 @@ struct ServerSettings {
   bool tls_session_caching = true;
   int tls_session_cache_size = 20 * 1024;
   int tls_session_cache_timeout = 300;
+  // The replica's link to its master (net/replica_link.cpp): TLS when tls_replication, with the
+  // tls-client-* certificate when both files are set, else tls-cert-file's (Redis 7.0).
+  bool tls_replication = false;
+  std::string tls_client_cert_file;
+  std::string tls_client_key_file;
+  std::string tls_client_key_file_pass;
   InertValues inert;  // options listd accepts and reports but does not act on
 
   bool operator==(const ServerSettings&) const = default;

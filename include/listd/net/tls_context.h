@@ -20,6 +20,11 @@ class TlsContext {
   /// The server-side context from the tls-* options; nullptr and `error` (Redis' log line,
   /// e.g. "Failed to load certificate: <file>: <OpenSSL error>") when they do not make one.
   static std::unique_ptr<TlsContext> create(const config::ServerSettings& s, std::string& error);
+  /// The context of a replica's link to its master (tls-replication): tls-client-cert-file and
+  /// -key-file when both are set, else tls-cert-file's; the master is verified against
+  /// tls-ca-cert-file/dir. Built per connection, so a CONFIG SET acts on the next one.
+  static std::unique_ptr<TlsContext> create_client(const config::ServerSettings& s,
+                                                   std::string& error);
   ~TlsContext();
   TlsContext(const TlsContext&) = delete;
   TlsContext& operator=(const TlsContext&) = delete;
@@ -40,7 +45,8 @@ inline constexpr int kTlsProtoV1_2 = 1 << 2;
 inline constexpr int kTlsProtoV1_3 = 1 << 3;
 
 /// The options whose change rebuilds the context (Redis' applyTlsCfg; not tls-auth-clients,
-/// which each new connection reads, nor tls-port, which is immutable in listd).
+/// which each new connection reads, nor tls-replication, read at each link to the master,
+/// nor tls-port, which is immutable in listd).
 bool is_tls_context_option(std::string_view name) noexcept;
 
 }  // namespace listd::net

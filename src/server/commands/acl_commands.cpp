@@ -129,13 +129,13 @@ void cmd_acl_cat(CommandContext& ctx) {
     r.error("ERR Unknown category '" + std::string(until_nul(ctx.arg(2)).substr(0, 128)) + "'");
     return;
   }
+  // Redis 7.0 lists every command of its table in the category: the catalog's, which holds
+  // the commands listd lacks too (as they are for ACL rules), after listd's own.
   const AclCatalog& catalog = ctx.exec().acl().catalog();
   std::vector<std::string_view> names;
-  const auto visit = [&](const CommandSpec& cmd, auto& self) -> void {
+  catalog.for_each([&](const CommandSpec& cmd) {
     if (catalog.info[cmd.slot].categories & flag) names.push_back(cmd.full_name);
-    for (const auto& sub : cmd.subcommands) self(*sub, self);
-  };
-  catalog.table.for_each([&](const CommandSpec& cmd) { visit(cmd, visit); });
+  });
   r.array_header(names.size());
   for (std::string_view n : names) r.bulk(n);
 }

@@ -130,7 +130,6 @@ TEST(InertOptionTest, ValuesListdWouldHaveToActOnAreRefused) {
   Config cfg;
   using Argv = std::vector<std::string>;
   const std::pair<Argv, Argv> cases[] = {
-      {{"tls-replication", "no"}, {"tls-replication", "yes"}},
       {{"cluster-enabled", "no"}, {"cluster-enabled", "yes"}},
       {{"maxmemory-clients", "0"}, {"maxmemory-clients", "10%"}},
       {{"syslog-enabled", "no"}, {"syslog-enabled", "yes"}},

@@ -62,8 +62,13 @@ TEST(TlsOptionTest, ConfigSetTextsAreRedis) {
             "immutable config");
   EXPECT_EQ(cfg.set("tls-auth-clients", "no"), std::nullopt);
   EXPECT_EQ(cfg.settings().tls_auth_clients, TlsAuthClients::kNo);
-  // Still refused: replication over TLS.
-  EXPECT_TRUE(cfg.set("tls-replication", "yes").has_value());
+  // The replica's link to its master over TLS: acting options, read at each connection.
+  EXPECT_EQ(cfg.set("tls-replication", "yes"), std::nullopt);
+  EXPECT_TRUE(cfg.settings().tls_replication);
+  EXPECT_EQ(cfg.set("tls-client-cert-file", "/c/client.crt"), std::nullopt);
+  EXPECT_EQ(cfg.settings().tls_client_cert_file, "/c/client.crt");
+  EXPECT_EQ(tls_value_of(cfg, "tls-client-cert-file"), "/c/client.crt");
+  EXPECT_TRUE(cfg.settings().inert.non_default.empty());
 }
 
 TEST(TlsOptionTest, AFailingApplyHookChangesNothing) {
