@@ -529,7 +529,7 @@ const std::vector<OptionSpec>& table() {
     add_tls_options(t);
     t.push_back(io_backend_option());
     // listd's own: the queue view's tracked-key bound (queue_stats.h).
-    t.push_back(integer<&ServerSettings::queue_stats_max_keys>("queue-stats-max-keys", kNone, 0,
+    t.push_back(integer<&ServerSettings::queue_stats_max_keys>("queue-stats-max-keys", 0, 0,
                                                                LLONG_MAX, 1024));
     return with_inert_options(std::move(t));
   }();
