@@ -173,7 +173,6 @@ void append_booleans(std::vector<OptionSpec>& t) {
   add(flag("always-show-logo", kImm, false));
   add(flag("rdbcompression", kNone, true));
   add(flag("rdb-del-sync-files", kNone, false));
-  add(flag("activerehashing", kNone, true));
   add(flag("set-proc-title", kImm, true));
   add(flag("dynamic-hz", kNone, true));
   add(flag("lazyfree-lazy-eviction", kNone, false));

@@ -531,6 +531,7 @@ const std::vector<OptionSpec>& table() {
     add_replication_options(t);
     add_tls_options(t);
     t.push_back(io_backend_option());
+    t.push_back(boolean("activerehashing", 0, &ServerSettings::activerehashing, true));
     // listd's own: the queue view's tracked-key bound (queue_stats.h).
     t.push_back(integer<&ServerSettings::queue_stats_max_keys>("queue-stats-max-keys", 0, 0,
                                                                LLONG_MAX, 1024));

@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "listd/persistence/file_io.h"
+#include "listd/store/dict.h"
 
 namespace listd::persistence {
 namespace {
@@ -37,6 +38,7 @@ bool BackgroundChild::start(Kind kind, const TempPathFn& temp_path, const Body& 
   }
   kind_ = kind;
   pid_ = pid;
+  store::Dict::set_resize_avoided(true);  // the child shares our pages: no relinking
   temp_path_ = temp_path(pid);
   start_ms_ = now_ms;
   return true;
@@ -67,6 +69,7 @@ void BackgroundChild::kill() {
   remove_file(temp_path_);
   kind_ = Kind::kNone;
   pid_ = -1;
+  store::Dict::set_resize_avoided(false);
 }
 
 BackgroundChild::Exit BackgroundChild::reaped(pid_t reaped, int status) {
@@ -77,6 +80,7 @@ BackgroundChild::Exit BackgroundChild::reaped(pid_t reaped, int status) {
   e.start_ms = start_ms_;
   kind_ = Kind::kNone;
   pid_ = -1;
+  store::Dict::set_resize_avoided(false);
   temp_path_.clear();
   return e;
 }

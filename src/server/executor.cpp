@@ -335,6 +335,7 @@ std::vector<Client*> Executor::cron(std::uint64_t now_ms) {
   // Never from inside a script: a BGSAVE forked now would snapshot half of it.
   if (scripting_->running()) return {};
   persistence_->cron();  // BGSAVE / rewrite children, save points, automatic AOF rewrite
+  rehash_step();
   std::vector<Client*> to_close = replication_->cron();  // replicas past repl-timeout
   replica_side_->cron();  // our own master: connect, ACK, repl-timeout
   queue_stats_.forget_idle(now_ms / 1000);
@@ -349,6 +350,16 @@ std::vector<Client*> Executor::cron(std::uint64_t now_ms) {
   for (Client* c : clients_.idle_clients(now_ms, static_cast<std::uint64_t>(idle_limit_s) * 1000))
     if (!c->close_asap) to_close.push_back(c);
   return to_close;
+}
+
+// Redis' databasesCron: 1 ms of keyspace rehash per tick, on the first db with work to do, and
+// none while a fork child shares our pages (BGSAVE's copy-on-write).
+void Executor::rehash_step() {
+  if (!config_.settings().activerehashing || persistence_->child_running()) return;
+  for (int i = 0; i < keyspace_.database_count(); ++i) {
+    if (keyspace_.db(rehash_db_cursor_).incrementally_rehash(1000)) return;
+    rehash_db_cursor_ = (rehash_db_cursor_ + 1) % keyspace_.database_count();
+  }
 }
 
 // Active expiry: a bounded number of deadline-ordered deletions, round robin over dbs.

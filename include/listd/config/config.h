@@ -166,6 +166,7 @@ struct ServerSettings {
   long long queue_stats_max_keys = 1024;    // listd: keys QueueStats tracks at once; 0: none
   int notify_keyspace_events = 0;           // kNotify* bits
   bool lazyfree_lazy_user_del = false;
+  bool activerehashing = true;  // the cron moves keyspace rehash buckets (1 ms per tick)
   ProtectedAction enable_protected_configs = ProtectedAction::kNo;
   std::array<OutputBufferLimit, kClientClassCount> client_obuf_limits = kDefaultOutputBufferLimits;
   long long repl_backlog_size = 1024LL * 1024;  // bytes of stream kept for PSYNC (min 16 KB)

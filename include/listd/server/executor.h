@@ -255,6 +255,7 @@ class Executor {
   AclDenial acl_refusal(const Client& c, const CommandSpec& spec,
                         std::span<const std::string_view> argv) const;
   void active_expire_step();
+  void rehash_step();
   /// Parks `c`'s request if the pause covers it (client_pause.cpp); true if it did.
   bool postpone_if_paused(Client& c, const CommandSpec& spec,
                           std::span<const std::string_view> argv);
@@ -277,6 +278,7 @@ class Executor {
   std::mt19937_64 rng_;
   bool shutdown_requested_ = false;
   int expire_db_cursor_ = 0;
+  int rehash_db_cursor_ = 0;  // the db the cron rehashes (Redis: rehash_db)
   const Clock* clock_override_ = nullptr;
   ClockReading now_;                         // the running command's start time
   const CommandSpec* last_found_ = nullptr;  // execute()'s one-entry lookup cache

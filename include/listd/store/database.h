@@ -76,6 +76,11 @@ class Database {
   void swap_contents(Database& other) noexcept;
 
   const Dict& dict() const noexcept { return dict_; }
+  /// Redis' incrementallyRehash: the keyspace's rehash (or a pending shrink) for up to
+  /// `budget_us`; returns whether there was work to do.
+  bool incrementally_rehash(std::uint64_t budget_us) noexcept {
+    return dict_.rehash_for_us(budget_us) > 0;
+  }
   void set_expired_hook(ExpiredHook hook) { expired_hook_ = std::move(hook); }
 
  private:

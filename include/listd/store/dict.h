@@ -2,10 +2,13 @@
 // holding the key bytes, the value and the expiry.
 //
 // API: find / insert / detach / erase / scan / random_entry / for_each.
-// Invariants: power-of-two bucket count; load factor kept in [1/8, 1] by whole-table resizes
-// (cheap: entries are relinked, never copied). scan() uses Redis' reverse-binary cursor, so a
-// key present for a whole scan is returned at least once even if the table grows or shrinks
-// in between.
+// Invariants: power-of-two bucket counts; load factor kept in [1/8, 1] (up to kForceRatio while
+// a fork child runs). Resizes are incremental as in Redis' dict.c: a second table is allocated
+// and buckets move to it a few at a time -- one per find/insert/detach, plus a timed step from
+// the server's cron -- so no single command relinks millions of entries. While rehashing,
+// lookups search both tables, inserts go to the new one, and t_[0]'s buckets below rehash_idx_
+// are empty. scan() uses Redis' reverse-binary cursor, so a key present for a whole scan is
+// returned at least once even if the table grows, shrinks or rehashes in between.
 #pragma once
 
 #include <cstdint>
@@ -65,8 +68,12 @@ class Dict {
   ~Dict();
 
   std::size_t size() const noexcept { return size_; }
-  std::size_t bucket_count() const noexcept { return mask_ + (buckets_ ? 1 : 0); }
+  /// Buckets of both tables (while rehashing the old and the new one are both allocated).
+  std::size_t bucket_count() const noexcept { return t_[0].buckets() + t_[1].buckets(); }
+  bool rehashing() const noexcept { return rehash_idx_ >= 0; }
 
+  /// Finds the key in both tables; like Redis' dictFind it also moves one bucket of a rehash
+  /// in progress (logically const: the set of entries does not change, only their links).
   Entry* find(std::string_view key) const noexcept;
   /// Inserts a new entry; the key must be absent.
   Entry* insert(std::string_view key, Value value);
@@ -76,9 +83,25 @@ class Dict {
   Entry* detach(std::string_view key) noexcept;
   /// Removes and destroys; returns whether the key existed.
   bool erase(std::string_view key) noexcept;
+  /// Destroys every entry and frees both tables.
   void clear() noexcept;
 
+  /// Moves up to `buckets` buckets of a rehash in progress (visiting at most 10x as many empty
+  /// ones, Redis' dictRehash); returns whether a rehash is still in progress.
+  bool rehash_steps(std::size_t buckets) noexcept;
+  /// Redis' dictRehashMilliseconds: 100-bucket steps until `budget_us` has passed; returns the
+  /// buckets moved (0: nothing to do). Also starts a shrink that detach() left for later.
+  std::size_t rehash_for_us(std::uint64_t budget_us) noexcept;
+
+  /// Redis' dict_can_resize: while a fork child runs, no table is resized and no rehash step
+  /// is taken (pages stay shared copy-on-write) unless the load factor passes kForceRatio.
+  static void set_resize_avoided(bool avoid) noexcept { resize_avoided_ = avoid; }
+  static bool resize_avoided() noexcept { return resize_avoided_; }
+  static constexpr std::size_t kForceRatio = 5;
+
   /// Visits the bucket at `cursor` (f(Entry&)) and returns the next cursor; 0 means done.
+  /// Mid-rehash it visits the small table's bucket and every bucket of the large table that
+  /// expands it (Redis dictScan), so the guarantee holds across a rehash.
   template <class F>
   std::uint64_t scan(std::uint64_t cursor, F&& f) const;
   /// A uniformly chosen bucket's random entry (Redis' dictGetFairRandomKey is close enough).
@@ -88,39 +111,78 @@ class Dict {
   /// out.size() >= size() every entry is returned.
   std::size_t sample(std::mt19937_64& rng, std::span<Entry*> out) const noexcept;
 
+  /// Visits every entry once; no rehash step is taken while f runs (f may find()).
   template <class F>
   void for_each(F&& f) const {
-    for (std::size_t b = 0; buckets_ && b <= mask_; ++b)
-      for (Entry* e = buckets_[b]; e; e = e->next) f(*e);
+    const Pause pause(*this);
+    for (const Table& t : t_)
+      for (std::size_t b = 0; b < t.buckets(); ++b)
+        for (Entry* e = t.slots[b]; e; e = e->next) f(*e);
   }
 
-  /// Bytes used by the bucket array.
+  /// Bytes used by the bucket arrays.
   std::size_t table_bytes() const noexcept { return bucket_count() * sizeof(Entry*); }
 
  private:
-  void resize(std::size_t buckets);
-  void maybe_shrink();
-  std::size_t bucket_of(std::string_view key) const noexcept;
+  struct Table {
+    Entry** slots = nullptr;
+    std::size_t mask = 0;
+    std::size_t used = 0;
+    std::size_t buckets() const noexcept { return slots ? mask + 1 : 0; }
+  };
+  // Rehash steps are paused while an iteration is under way (Redis' pauserehash).
+  struct Pause {
+    explicit Pause(const Dict& d) noexcept : d_(d) { ++d_.paused_; }
+    ~Pause() { --d_.paused_; }
+    const Dict& d_;
+  };
 
-  Entry** buckets_ = nullptr;
-  std::size_t mask_ = 0;
+  void start_rehash(std::size_t buckets);
+  void maybe_shrink() noexcept;
+  bool may_step() const noexcept;
+  void step_once() const noexcept;
+  bool rehash_steps_impl(std::size_t buckets) const noexcept;
+  Entry** link_of(std::string_view key) const noexcept;
+
+  // The tables and the rehash index change in const find() (a rehash step moves links only).
+  mutable Table t_[2];
+  mutable std::ptrdiff_t rehash_idx_ = -1;  ///< next t_[0] bucket to move; -1: not rehashing
+  mutable unsigned paused_ = 0;
   std::size_t size_ = 0;
+  static inline bool resize_avoided_ = false;
 };
 
 template <class F>
 std::uint64_t Dict::scan(std::uint64_t cursor, F&& f) const {
   if (size_ == 0) return 0;
-  const std::uint64_t m = mask_;
-  for (Entry* e = buckets_[cursor & m]; e;) {
-    Entry* next = e->next;  // f may not delete, but read next first for safety
-    f(*e);
-    e = next;
+  const Pause pause(*this);
+  const auto emit = [&f](Entry* e) {
+    while (e) {
+      Entry* next = e->next;  // f may not delete, but read next first for safety
+      f(*e);
+      e = next;
+    }
+  };
+  std::uint64_t v = cursor;
+  if (!rehashing()) {
+    const std::uint64_t m = t_[0].mask;
+    emit(t_[0].slots[v & m]);
+    v |= ~m;  // increment the reversed cursor over the bits of the mask (Redis dictScan)
+    return reverse_bits(reverse_bits(v) + 1);
   }
-  // Increment the reversed cursor over the bits of the mask (Redis dictScan).
-  cursor |= ~m;
-  cursor = reverse_bits(cursor);
-  ++cursor;
-  return reverse_bits(cursor);
+  const bool first_small = t_[0].mask <= t_[1].mask;
+  const Table& small = first_small ? t_[0] : t_[1];
+  const Table& large = first_small ? t_[1] : t_[0];
+  const std::uint64_t m0 = small.mask, m1 = large.mask;
+  emit(small.slots[v & m0]);
+  // Every large-table bucket whose low bits are this small-table bucket; the carry out of the
+  // high bits advances the small cursor.
+  do {
+    emit(large.slots[v & m1]);
+    v |= ~m1;
+    v = reverse_bits(reverse_bits(v) + 1);
+  } while (v & (m0 ^ m1));
+  return v;
 }
 
 }  // namespace listd::store

@@ -111,6 +111,7 @@ TEST(ConfigTest, EveryOptionHasItsDefault) {
       {"lua-time-limit", "5000"},
       {"notify-keyspace-events", ""},
       {"lazyfree-lazy-user-del", "no"},
+      {"activerehashing", "yes"},
       {"enable-protected-configs", "no"},
       {"client-output-buffer-limit",
        "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60"},

@@ -64,8 +64,8 @@ TEST(InertOptionTest, ValuesRoundTripInTheirCanonicalText) {
 
 TEST(InertOptionTest, ParseErrorsAreRedisTexts) {
   Config cfg;
-  EXPECT_EQ(cfg.set("activerehashing", "maybe"),
-            set_failed("activerehashing", "argument must be 'yes' or 'no'"));
+  EXPECT_EQ(cfg.set("dynamic-hz", "maybe"),
+            set_failed("dynamic-hz", "argument must be 'yes' or 'no'"));
   EXPECT_EQ(cfg.set("active-expire-effort", "11"),
             set_failed("active-expire-effort", "argument must be between 1 and 10 inclusive"));
   EXPECT_EQ(cfg.set("acllog-max-len", "x"),

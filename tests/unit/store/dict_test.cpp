@@ -5,6 +5,9 @@
 #include <map>
 #include <random>
 #include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
 
 #include "listd/store/database.h"
 
@@ -152,4 +155,207 @@ TEST(Database, ExpiryIndexBytesCountTheLongKeysCopies) {
   long_keys.clear();
   short_keys.clear();
   EXPECT_EQ(long_keys.expiry_index_bytes(), short_keys.expiry_index_bytes());
+}
+
+// ---- incremental rehash ------------------------------------------------------------------------
+
+namespace {
+
+std::string rk(int i) { return "key:" + std::to_string(i); }
+
+// Inserts rk(0), rk(1), ... until at least `min` keys are in and a growth rehash has just begun.
+int fill_until_rehashing(Dict& d, int min) {
+  int n = 0;
+  while (n < min || !d.rehashing()) d.insert(rk(n++), Value::make_string("v"));
+  return n;
+}
+
+std::size_t count_by_for_each(const Dict& d) {
+  std::size_t n = 0;
+  d.for_each([&](const Entry&) { ++n; });
+  return n;
+}
+
+bool is_power_of_two_or_zero(std::size_t n) { return (n & (n - 1)) == 0; }
+
+}  // namespace
+
+TEST(DictRehash, GrowthIsIncrementalAndEveryOperationWorksMidRehash) {
+  Dict d;
+  const int n = fill_until_rehashing(d, 5000);
+  ASSERT_TRUE(d.rehashing());
+  // Both tables are allocated: the old one and its double.
+  EXPECT_GT(d.bucket_count(), static_cast<std::size_t>(n));
+  EXPECT_EQ(count_by_for_each(d), static_cast<std::size_t>(n));
+  std::mt19937_64 rng(3);
+  std::set<std::string> sampled;
+  for (int i = 0; i < 200; ++i) sampled.insert(std::string(d.random_entry(rng)->key()));
+  EXPECT_GT(sampled.size(), 100u);
+  std::vector<Entry*> all(n + 10);
+  EXPECT_EQ(d.sample(rng, all), static_cast<std::size_t>(n));  // whole, no duplicates
+  std::set<Entry*> distinct(all.begin(), all.begin() + n);
+  EXPECT_EQ(distinct.size(), static_cast<std::size_t>(n));
+  ASSERT_TRUE(d.rehashing());  // sample, random_entry and for_each take no step
+  // A detach and an insert mid-rehash, then a lookup of every key (one step each).
+  Entry* e = d.detach(rk(7));
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(d.find(rk(7)), nullptr);
+  d.insert_entry(e);
+  EXPECT_TRUE(d.erase(rk(8)));
+  EXPECT_FALSE(d.erase(rk(8)));
+  d.insert("extra", Value::make_string("x"));
+  for (int i = 0; i < n; ++i) EXPECT_EQ(d.find(rk(i)) != nullptr, i != 8) << i;
+  EXPECT_NE(d.find("extra"), nullptr);
+  EXPECT_EQ(d.size(), static_cast<std::size_t>(n));
+  EXPECT_EQ(count_by_for_each(d), d.size());
+}
+
+TEST(DictRehash, EachAccessMovesABoundedAmount) {
+  Dict d;
+  fill_until_rehashing(d, 100000);
+  // One find moves one bucket (or gives up after 10 empty ones): 100 finds cannot finish a
+  // rehash of a table of more than 65,536 buckets.
+  for (int i = 0; i < 100; ++i) d.find(rk(i));
+  EXPECT_TRUE(d.rehashing());
+  // Explicit steps finish it.
+  while (d.rehash_steps(1000)) {
+  }
+  EXPECT_FALSE(d.rehashing());
+  EXPECT_TRUE(is_power_of_two_or_zero(d.bucket_count()));
+  EXPECT_GE(d.bucket_count(), d.size());
+}
+
+TEST(DictRehash, MoveAndClearMidRehash) {
+  Dict d;
+  const int n = fill_until_rehashing(d, 3000);
+  Dict moved(std::move(d));
+  EXPECT_EQ(d.size(), 0u);
+  EXPECT_EQ(d.bucket_count(), 0u);
+  EXPECT_FALSE(d.rehashing());
+  EXPECT_TRUE(moved.rehashing());
+  for (int i = 0; i < n; ++i) ASSERT_NE(moved.find(rk(i)), nullptr) << i;
+  Dict assigned;
+  assigned.insert("old", Value::make_string("v"));
+  fill_until_rehashing(moved, n + 1);
+  assigned = std::move(moved);
+  EXPECT_EQ(assigned.find("old"), nullptr);
+  EXPECT_NE(assigned.find(rk(0)), nullptr);
+  ASSERT_TRUE(assigned.rehashing() || assigned.size() > 0);
+  const std::uint64_t destroyed = Entry::destroyed_count();
+  const std::size_t size = assigned.size();
+  assigned.clear();
+  EXPECT_EQ(Entry::destroyed_count() - destroyed, size);
+  EXPECT_EQ(assigned.size(), 0u);
+  EXPECT_EQ(assigned.bucket_count(), 0u);
+  EXPECT_FALSE(assigned.rehashing());
+  d.insert("again", Value::make_string("v"));  // a moved-from dict is usable
+  EXPECT_NE(d.find("again"), nullptr);
+}
+
+TEST(DictRehash, ShrinkIsIncrementalToo) {
+  Dict d;
+  for (int i = 0; i < 20000; ++i) d.insert(rk(i), Value::make_string("v"));
+  while (d.rehash_steps(1000)) {
+  }
+  const std::size_t big = d.bucket_count();
+  int i = 0;
+  while (!d.rehashing()) ASSERT_TRUE(d.erase(rk(i++)));
+  EXPECT_GT(d.bucket_count(), big);  // the quarter-size table next to the old one
+  for (int j = i; j < 20000; ++j) ASSERT_NE(d.find(rk(j)), nullptr) << j;
+  while (d.rehash_steps(1000)) {
+  }
+  EXPECT_EQ(d.bucket_count(), big / 4);
+  EXPECT_EQ(count_by_for_each(d), d.size());
+}
+
+TEST(DictRehash, NoStepWhileAForkChildRunsUnlessTheLoadIsExtreme) {
+  Dict d;
+  fill_until_rehashing(d, 4000);
+  Dict::set_resize_avoided(true);
+  const std::size_t buckets = d.bucket_count();
+  for (int i = 0; i < 5000; ++i) d.find(rk(i));
+  EXPECT_TRUE(d.rehashing());
+  EXPECT_EQ(d.bucket_count(), buckets);
+  EXPECT_EQ(d.rehash_for_us(1000000), 0u);
+  Dict::set_resize_avoided(false);
+  while (d.rehash_steps(1000)) {
+  }
+  // While avoided, a full table is not grown until the load passes kForceRatio.
+  Dict::set_resize_avoided(true);
+  const std::size_t table = d.bucket_count();
+  int n = static_cast<int>(d.size());
+  while (d.size() < table * Dict::kForceRatio) d.insert(rk(n++), Value::make_string("v"));
+  EXPECT_FALSE(d.rehashing());
+  EXPECT_EQ(d.bucket_count(), table);
+  while (!d.rehashing()) d.insert(rk(n++), Value::make_string("v"));
+  // Extreme: the new table is at least kForceRatio times larger, and steps are taken.
+  EXPECT_GE(d.bucket_count() - table, table * Dict::kForceRatio);
+  while (d.rehash_steps(1000)) {
+  }
+  Dict::set_resize_avoided(false);
+  for (int i = 0; i < n; ++i) ASSERT_NE(d.find(rk(i)), nullptr) << i;
+}
+
+// SCAN across a rehash in progress: steps and inserts (growth) or erases (shrink) between calls.
+TEST(DictRehash, ScanGuaranteeHoldsAcrossRehashSteps) {
+  for (int mode = 0; mode < 2; ++mode) {
+    Dict d;
+    for (int i = 0; i < 1000; ++i) d.insert("stable" + std::to_string(i), str("v"));
+    for (int i = 0; i < 30000; ++i) d.insert("temp" + std::to_string(i), str("v"));
+    while (d.rehash_steps(1000)) {
+    }
+    std::multiset<std::string> seen;
+    std::uint64_t cursor = 0;
+    int step = 0, grown = 0, erased = 0;
+    bool saw_rehash = false;
+    do {
+      cursor = d.scan(cursor, [&](const Entry& e) { seen.insert(std::string(e.key())); });
+      ++step;
+      saw_rehash |= d.rehashing();
+      if (mode == 0 && grown < 40000) {
+        for (int j = 0; j < 20; ++j) d.insert("grow" + std::to_string(grown++), str("v"));
+      } else if (mode == 1 && erased < 30000) {
+        for (int j = 0; j < 20; ++j) d.erase("temp" + std::to_string(erased++));
+      }
+      if (step % 3 == 0) d.rehash_steps(2);
+    } while (cursor != 0);
+    EXPECT_TRUE(saw_rehash) << mode;
+    for (int i = 0; i < 1000; ++i)
+      EXPECT_GE(seen.count("stable" + std::to_string(i)), 1u) << mode << " " << i;
+  }
+}
+
+// A randomized model test: every operation against std::unordered_map, invariants after each.
+TEST(DictRehash, RandomizedAgainstUnorderedMap) {
+  Dict d;
+  std::unordered_map<std::string, Entry*> model;
+  std::mt19937_64 rng(20260);
+  bool saw_rehash = false;
+  for (int op = 0; op < 200000; ++op) {
+    // Phases of growth and shrink so both directions rehash repeatedly.
+    const bool growing = (op / 25000) % 2 == 0;
+    const std::string k = "m" + std::to_string(rng() % 30000);
+    const unsigned r = rng() % 10;
+    if (r < (growing ? 6u : 2u)) {
+      if (!model.count(k)) model[k] = d.insert(k, str(k));
+    } else if (r < 9) {
+      const bool had = model.erase(k) == 1;
+      ASSERT_EQ(d.erase(k), had) << op;
+    } else {
+      auto it = model.find(k);
+      ASSERT_EQ(d.find(k), it == model.end() ? nullptr : it->second) << op;
+    }
+    if (rng() % 50 == 0) d.rehash_steps(rng() % 4);
+    saw_rehash |= d.rehashing();
+    ASSERT_EQ(d.size(), model.size());
+    if (op % 5000 == 0) {
+      ASSERT_EQ(count_by_for_each(d), model.size());
+      for (const auto& [key, entry] : model) ASSERT_EQ(d.find(key), entry) << key;
+      if (!d.rehashing()) {
+        ASSERT_TRUE(is_power_of_two_or_zero(d.bucket_count()));
+      }
+      ASSERT_LE(d.size(), d.bucket_count() * Dict::kForceRatio);
+    }
+  }
+  EXPECT_TRUE(saw_rehash);
 }
