@@ -531,10 +531,9 @@ const std::vector<OptionSpec>& table() {
     add_replication_options(t);
     add_tls_options(t);
     t.push_back(io_backend_option());
-    t.push_back(boolean("activerehashing", 0, &ServerSettings::activerehashing, true));
-    // listd's own: the queue view's tracked-key bound (queue_stats.h).
-    t.push_back(integer<&ServerSettings::queue_stats_max_keys>("queue-stats-max-keys", 0, 0,
-                                                               LLONG_MAX, 1024));
+    using S = ServerSettings;  // queue-stats-max-keys is listd's own (queue_stats.h)
+    t.push_back(boolean("activerehashing", 0, &S::activerehashing, true));
+    t.push_back(integer<&S::queue_stats_max_keys>("queue-stats-max-keys", 0, 0, LLONG_MAX, 1024));
     return with_inert_options(std::move(t));
   }();
   return kTable;
