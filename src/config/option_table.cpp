@@ -523,11 +523,14 @@ void add_acl_options(std::vector<OptionSpec>& t) {
 }  // namespace
 const std::vector<OptionSpec>& table() {
   static const std::vector<OptionSpec> kTable = [] {
+    constexpr unsigned kNone = 0;  // (the other kNone are local too: a non-unity build needs it)
     std::vector<OptionSpec> t = base_options();
     add_acl_options(t);
     add_replication_options(t);
     add_tls_options(t);
     t.push_back(io_backend_option());
+    t.push_back(unsigned_integer<&ServerSettings::tracking_table_max_keys>(
+        "tracking-table-max-keys", kNone, 0, LONG_MAX, 1000000));  // CLIENT TRACKING's bound
     // listd's own: the queue view's tracked-key bound (queue_stats.h).
     t.push_back(integer<&ServerSettings::queue_stats_max_keys>("queue-stats-max-keys", kNone, 0,
                                                                LLONG_MAX, 1024));
