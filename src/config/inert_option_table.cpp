@@ -268,7 +268,6 @@ void append_unsigned_numbers(std::vector<OptionSpec>& t) {
                       "hash-max-ziplist-value"));
   add(unsigned_number("zset-max-listpack-value", kNone, kMem, LONG_MAX, "64",
                       "zset-max-ziplist-value"));
-  add(unsigned_number("tracking-table-max-keys", kNone, kInt, LONG_MAX, "1000000"));
   {
     InertSpec ignore{"104857600", 1, LLONG_MAX, true};  // 100mb
     t.push_back({{"active-defrag-ignore-bytes", {}, kMem, kNone}, ignore});

@@ -234,8 +234,7 @@ RewriteEntry rewrite_percentiles(const ServerSettings& s) {
           true};  // Redis always writes this line
 }
 
-// Redis chdir()s and reports getcwd(); listd does not change the process' directory here (the
-// app does that at start-up) but validates the same way and stores the resolved absolute path.
+// Redis chdir()s; listd validates as Redis does and stores the absolute path (app chdirs).
 bool set_dir(ServerSettings& s, Args args, bool, std::string& err) {
   if (args.size() != 1) {
     err = "wrong number of arguments";
@@ -531,6 +530,7 @@ const std::vector<OptionSpec>& table() {
     add_replication_options(t);
     add_tls_options(t);
     t.push_back(io_backend_option());
+    t.push_back(tracking_table_max_keys_option());
     using S = ServerSettings;  // queue-stats-max-keys is listd's own (queue_stats.h)
     t.push_back(boolean("activerehashing", 0, &S::activerehashing, true));
     t.push_back(integer<&S::queue_stats_max_keys>("queue-stats-max-keys", 0, 0, LLONG_MAX, 1024));

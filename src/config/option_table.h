@@ -93,6 +93,8 @@ struct OptionSpec {
 
 /// io-backend (io_backend_option.cpp).
 OptionSpec io_backend_option();
+/// tracking-table-max-keys (tracking_option.cpp).
+OptionSpec tracking_table_max_keys_option();
 
 /// client-output-buffer-limit (output_buffer_limit_option.cpp).
 bool set_output_buffer_limits(ServerSettings& s, Args args, bool from_file, std::string& err);

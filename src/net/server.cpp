@@ -342,6 +342,7 @@ void Server::flush_while_busy() {
 void Server::finish_turn() {
   flush_wanted_ = false;
   refresh_limits();
+  exec_.broadcast_invalidations();  // CLIENT TRACKING BCAST: the turn's keys, before its sends
   resume_unblocked_clients();
   // The acknowledgement point: this turn's AOF bytes are written (and fsynced for
   // appendfsync always) before any reply of the turn reaches a socket (Persistence).

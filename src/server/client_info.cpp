@@ -16,6 +16,9 @@ std::string client_flags(const Client& c) {
   if (c.pubsub.subscribed()) f += 'P';
   if (c.in_multi) f += 'x';
   if (c.waiting()) f += 'b';
+  if (c.tracking.on) f += 't';
+  if (c.tracking.broken_redirect) f += 'R';
+  if (c.tracking.bcast) f += 'B';
   if (c.watch_dirty) f += 'd';
   if (c.close_after_reply) f += 'c';
   if (c.close_asap) f += 'A';
@@ -34,7 +37,7 @@ std::string client_info_string(const Client& c, std::uint64_t now_ms) {
   return fmt::format(
       "id={} addr={} laddr={} fd={} name={} age={} idle={} flags={} db={} sub={} psub={} ssub={} "
       "multi={} qbuf={} qbuf-free={} argv-mem=0 multi-mem={} rbs={} rbp=0 obl={} oll={} "
-      "omem={} tot-mem={} events=r cmd={} user={} redir=-1 resp={} lib-name={} lib-ver={}",
+      "omem={} tot-mem={} events=r cmd={} user={} redir={} resp={} lib-name={} lib-ver={}",
       c.id, c.addr, c.laddr, c.fd, c.name, (now_ms - c.created_ms) / 1000,
       (now_ms - c.last_interaction_ms) / 1000, client_flags(c), c.db, c.pubsub.channels.size(),
       c.pubsub.patterns.size(), c.pubsub.shard_channels.size(),
@@ -42,7 +45,8 @@ std::string client_info_string(const Client& c, std::uint64_t now_ms) {
       kReplyChunkBytes, out.buffer_bytes, out.blocks, out.list_bytes,
       qbuf + qbuf_free + out.list_bytes + multi_mem + 16384, c.last_command,
       c.user ? std::string_view(c.user->name()) : std::string_view("(superuser)"),
-      static_cast<int>(c.resp), c.lib_name, c.lib_ver);
+      c.tracking.on ? static_cast<long long>(c.tracking.redirect) : -1LL, static_cast<int>(c.resp),
+      c.lib_name, c.lib_ver);
 }
 
 }  // namespace listd::server

@@ -3,12 +3,15 @@
 #include <algorithm>
 #include <chrono>
 
+#include "listd/base/scope_exit.h"
 #include "listd/server/acl.h"
 #include "listd/server/blocking_service.h"
 #include "listd/server/command_context.h"
+#include "listd/server/command_reference.h"
 #include "listd/server/errors.h"
 #include "listd/server/event_loop_yield.h"
 #include "listd/server/key_access.h"
+#include "listd/server/key_finder.h"
 #include "listd/server/loading_progress.h"
 #include "listd/server/persistence.h"
 #include "listd/server/replication_master.h"
@@ -39,6 +42,8 @@ Executor::Executor(config::Config& config, Clock& clock)
   keyspace_.set_expired_hook([this](store::Database& db, std::string_view key) {
     ++stats_.expired_keys;
     transactions_.touch_key(db.index(), key);
+    // Redis deletes an expired key outside any client's write: no writer (NOLOOP, BCAST).
+    if (tracking_.has_state()) tracking_.invalidate(key, nullptr, tracking_context());
     effects_.emit(db.index(), {"DEL", key});  // an expired key is logged as its DEL
     // An expired stream wakes its XREADGROUP waiters (-UNBLOCKED), as Redis' dbGenericDelete.
     if (const store::Entry* e = db.dict().find(key); e && e->value.is(store::ValueType::kStream))
@@ -95,6 +100,7 @@ void Executor::destroy_client(Client& c) {
   slowlog_.drop_parked(c.id);  // a blocked command whose client left is never filed
   transactions_.unwatch_all(c);
   pubsub_.leave_all(c);
+  tracking_.disable(c);
   replication_->forget(c);
   clients_.destroy(c);
 }
@@ -174,6 +180,9 @@ bool Executor::denied_on_oom(const Client& c, const CommandSpec& spec,
 void Executor::execute(Client& c, std::span<const std::string_view> argv) {
   if (argv.empty()) return;
   if (!in_batch_) now_ = clock().read();
+  Client* const outer_executing = executing_client_;  // a busy script's hook nests requests
+  executing_client_ = &c;
+  base::ScopeExit restore_executing([&] { executing_client_ = outer_executing; });
   // Redis processCommand: evict first; -OOM for denyoom commands only if that could not help.
   // Never from inside a busy script (its DELs would land in the middle of its effects).
   const std::size_t maxmemory = config_.settings().maxmemory;
@@ -186,6 +195,9 @@ void Executor::execute(Client& c, std::span<const std::string_view> argv) {
     pre_command_oom_ = memory_.over_limit(maxmemory, persistence_->pending_bytes().capacity());
   else
     pre_command_oom_ = evictor_.perform() == EvictResult::kFail;
+  // Redis processCommand: the tracking table is brought under tracking-table-max-keys.
+  if (tracking_.tracking_clients() > 0)
+    tracking_.limit_keys(config_.settings().tracking_table_max_keys, tracking_context(), rng_);
   c.last_interaction_ms = now_.mono_ms();
   // Pipelines repeat one command: compare with the last one found before hashing the name.
   const CommandSpec* spec =
@@ -213,11 +225,16 @@ void Executor::execute(Client& c, std::span<const std::string_view> argv) {
     // One execution unit: the command (EXEC with its queued commands), then each served waiter.
     effects_.begin_unit(!(spec->flags & kTouchesArbitraryKeys));
     dispatch(c, *spec, argv, false);
+    tracking_.send_pending(&c);  // after the reply (Redis afterCommand)
     effects_.end_unit();
     replication_->note_command(c);  // what this client's next WAIT waits for (Redis c->woff)
     // Not for a command run from a busy script's hook: waiters see the script's final state.
     if (!scripting_->running()) blocking_.drain_ready_keys();
   }
+  // CLIENT CACHING covers the next command, or the next transaction (Redis resetClient).
+  if (c.tracking.caching && !c.in_multi &&
+      !(spec && (spec->parent ? spec->parent->name : spec->name) == "client"))
+    c.tracking.caching = false;
   if (!c.out.empty()) clients_.queue_flush(c);
 }
 
@@ -232,7 +249,11 @@ void Executor::dispatch(Client& c, const CommandSpec& spec, std::span<const std:
   CommandContext ctx(*this, c, spec, argv, in_exec);
   const Client* outer_client = running_client_;  // EXEC runs its queue through here too
   running_client_ = &c;
+  const CallerCommand outer_caller = caller_command_;
+  if (&c != &scripting_->script_client()) caller_command_ = {&c, &spec, argv};
   spec.handler(ctx);
+  if ((spec.flags & kReadonly) && tracking_.tracking_clients() > 0) track_read_keys(c, spec, argv);
+  caller_command_ = outer_caller;
   running_client_ = outer_client;
 
   const ClockReading end = clock().read();
@@ -270,12 +291,19 @@ void Executor::dispatch(Client& c, const CommandSpec& spec, std::span<const std:
     // The default effect is the argv; kOwnEffect handlers emitted theirs (propagate_as).
     if (!(spec.flags & kOwnEffect)) effects_.emit(ctx.db().index(), argv);
     stats_.dirty += ctx.dirty();
-    if (transactions_.has_watched_keys()) {
+    if (transactions_.has_watched_keys() || tracking_.has_state()) {
+      // The writer is `c` (running_client_ is already restored): BCAST's NOLOOP needs it.
+      const auto touch = [&](std::string_view key) {
+        transactions_.touch_key(ctx.db().index(), key);
+        if (tracking_.has_state()) tracking_.invalidate(key, &c, tracking_context());
+      };
       if (!ctx.changed_keys().empty()) {
-        for (const std::string& key : ctx.changed_keys()) touch_key(ctx.db().index(), key);
+        for (const std::string& key : ctx.changed_keys()) touch(key);
       } else {
-        for (int pos : spec.key_positions(argv))
-          touch_key(ctx.db().index(), argv[static_cast<std::size_t>(pos)]);
+        // The keys the key finder says the command may write (its RO keys, such as
+        // SINTERSTORE's sources, did not change: Redis signals only the destination).
+        for (const KeyReference& k : find_command_keys(spec, argv))
+          if (!(k.flags & kKeySpecRo)) touch(argv[static_cast<std::size_t>(k.pos)]);
       }
     }
   }
@@ -329,6 +357,19 @@ void Executor::tick() {
     if (evictor_.background_pending() && !replica_side_->active()) evictor_.background_step();
   }
   blocking_.drain_ready_keys();
+  tracking_.broadcast();  // what active expiry deleted, before the turn's replies
+}
+
+void Executor::track_read_keys(const Client& c, const CommandSpec& spec,
+                               std::span<const std::string_view> argv) {
+  // Redis call(): not for EVAL_RO and FCALL_RO themselves, only for the commands they run.
+  if (spec.name == "eval_ro" || spec.name == "evalsha_ro" || spec.name == "fcall_ro") return;
+  const bool script = &c == &scripting_->script_client();
+  const CallerCommand caller = script ? caller_command_ : CallerCommand{&c, &spec, argv};
+  if (!caller.client || !Tracking::wants_keys(*caller.client)) return;
+  if (caller.spec->flags & kPubsub) return;  // shard channels are keys that are not cached
+  for (const KeyReference& k : find_command_keys(*caller.spec, caller.argv))
+    tracking_.remember(*caller.client, caller.argv[static_cast<std::size_t>(k.pos)]);
 }
 
 std::vector<Client*> Executor::cron(std::uint64_t now_ms) {
@@ -339,6 +380,9 @@ std::vector<Client*> Executor::cron(std::uint64_t now_ms) {
   std::vector<Client*> to_close = replication_->cron();  // replicas past repl-timeout
   replica_side_->cron();  // our own master: connect, ACK, repl-timeout
   queue_stats_.forget_idle(now_ms / 1000);
+  // Redis serverCron: a lowered tracking-table-max-keys applies even when nothing runs.
+  if (tracking_.tracking_clients() > 0)
+    tracking_.limit_keys(config_.settings().tracking_table_max_keys, tracking_context(), rng_);
   output_buffer_guard_.begin_cron();
   clients_.for_each([&](Client& c) {
     if (output_buffer_guard_.check_in_cron(c) &&

@@ -71,7 +71,7 @@ void section_clients(Executor& exec, std::string& out) {
   // Redis counts a client postponed by CLIENT PAUSE as blocked (blockClient BLOCKED_POSTPONE).
   out += fmt::format("blocked_clients:{}\r\n", exec.blocking().waiters().blocked_count() +
                                                    exec.client_pause().postponed_count());
-  out += "tracking_clients:0\r\n";
+  out += fmt::format("tracking_clients:{}\r\n", exec.tracking().tracking_clients());
   // Redis' clients_timeout_table: every client blocked with a deadline (pops, XREAD BLOCK,
   // WAIT); a block without one (timeout 0, a CLIENT PAUSE postponement) is not in it.
   out += fmt::format("clients_in_timeout_table:{}\r\n",
@@ -159,12 +159,15 @@ void section_stats(Executor& exec, std::string& out) {
   out += fmt::format("pubsub_channels:{}\r\npubsub_patterns:{}\r\npubsubshard_channels:{}\r\n",
                      ps.channel_count(ChannelScope::kGlobal), ps.pattern_count(),
                      ps.channel_count(ChannelScope::kShard));
-  // Features listd does not have (MIGRATE, replica-side expiry, defrag, client tracking, payload
+  // Features listd does not have (MIGRATE, replica-side expiry, defrag, payload
   // sanitizing, I/O threads): their counters are truly zero.
   out += "migrate_cached_sockets:0\r\nslave_expires_tracked_keys:0\r\n";
   out += "active_defrag_hits:0\r\nactive_defrag_misses:0\r\n";
   out += "active_defrag_key_hits:0\r\nactive_defrag_key_misses:0\r\n";
-  out += "tracking_total_keys:0\r\ntracking_total_items:0\r\ntracking_total_prefixes:0\r\n";
+  const Tracking& tracking = exec.tracking();
+  out += fmt::format("tracking_total_keys:{}\r\ntracking_total_items:{}\r\n", tracking.total_keys(),
+                     tracking.total_items());
+  out += fmt::format("tracking_total_prefixes:{}\r\n", tracking.total_prefixes());
   out += fmt::format("unexpected_error_replies:{}\r\n", s.unexpected_error_replies);
   out += fmt::format("total_error_replies:{}\r\n", s.total_error_replies);
   out += "dump_payload_sanitizations:0\r\n";

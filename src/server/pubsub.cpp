@@ -33,16 +33,6 @@ void erase_subscriber(std::vector<Client*>& subscribers, const Client* c) {
   if (it != subscribers.end()) subscribers.erase(it);
 }
 
-// A push into the running client's own output while its replies are silenced: remembered so
-// drop_reply_keep_pushes keeps it.
-void note_if_silenced(Client& c, std::size_t begin) {
-  if (c.reply_mode == ReplyMode::kOn) return;
-  auto& pushes = c.pubsub.silenced_pushes;
-  // Entries past the write position are left from an output buffer flushed since.
-  std::erase_if(pushes, [begin](const auto& range) { return range.second > begin; });
-  pushes.emplace_back(begin, c.out.size());
-}
-
 // The RESP2 encoding of [kind, name..., payload]; RESP3 differs only in its first byte.
 std::string encode_frame(std::initializer_list<std::string_view> parts) {
   std::string frame;
@@ -88,7 +78,7 @@ void PubSub::write_count_frame(Client& c, std::string_view kind, const std::stri
   else
     r.null();
   r.integer(static_cast<long long>(count));
-  note_if_silenced(c, begin);
+  note_silenced_push(c, begin);
 }
 
 void PubSub::subscribe(Client& c, std::string_view channel, ChannelScope scope) {
@@ -186,7 +176,7 @@ void PubSub::deliver(Client& c, std::string_view frame, const Client* publisher)
   } else {
     c.out.append(frame);
   }
-  if (&c == publisher) note_if_silenced(c, begin);  // only the running client drops replies
+  if (&c == publisher) note_silenced_push(c, begin);  // only the running client drops replies
   queue_flush_(c);
 }
 
@@ -216,6 +206,14 @@ std::size_t PubSub::subscriber_count(std::string_view channel, ChannelScope scop
 }
 
 // ---- hooks for the executor -------------------------------------------------------------
+
+void note_silenced_push(Client& c, std::size_t begin) {
+  if (c.reply_mode == ReplyMode::kOn) return;
+  auto& pushes = c.pubsub.silenced_pushes;
+  // Entries past the write position are left from an output buffer flushed since.
+  std::erase_if(pushes, [begin](const auto& range) { return range.second > begin; });
+  pushes.emplace_back(begin, c.out.size());
+}
 
 void drop_reply_keep_pushes(Client& c, std::size_t from, bool nested) {
   auto& pushes = c.pubsub.silenced_pushes;

@@ -441,6 +441,7 @@ void ReplicationReplica::install_payload(const persistence::RdbLoadResult& loade
     exec_.transactions().touch_existing(i, &live.db(i), &fresh.db(i));
     live.db(i).swap_contents(fresh.db(i));
   }
+  exec_.invalidate_all_tracked();  // Redis swapMainDbWithTempDb
   exec_.replication().adopt_history(sync_replid_, sync_offset_);
   start_stream(std::max(loaded.repl_stream_db, 0));
   if (!eof_mark_.empty()) send_ack();  // the master streams only after it (EOF form)

@@ -16,8 +16,7 @@ from test_command_getkeys import SAMPLES
 # container listed here stands for its subcommands too.
 LISTD_LACKS = {
     "asking", "cluster", "failover", "migrate", "module", "readonly", "readwrite",
-    "restore-asking", "client|caching", "client|getredir", "client|tracking",
-    "client|trackinginfo", "script|debug",
+    "restore-asking", "script|debug",
 }
 # listd's commands Redis 7.0.15 does not have: the 7.2 CLIENT SETINFO / NO-TOUCH and QUEUES,
 # its own (docs/COMPATIBILITY.md, "Deliberate differences").

@@ -162,9 +162,10 @@ struct ServerSettings {
   long long loading_process_events_interval_bytes = 2 * 1024 * 1024;
   long long script_cache_max_eval = 500;  // EVAL-only scripts kept (LRU); 0: no bound (7.0)
   long long metrics_port = 0;  // listd: the queue view's HTTP endpoint (/metrics, /); 0: off
-  IoBackend io_backend = IoBackend::kAuto;  // listd: chosen at start-up (net/io_backend.h)
-  long long queue_stats_max_keys = 1024;    // listd: keys QueueStats tracks at once; 0: none
-  int notify_keyspace_events = 0;           // kNotify* bits
+  IoBackend io_backend = IoBackend::kAuto;      // listd: chosen at start-up (net/io_backend.h)
+  long long tracking_table_max_keys = 1000000;  // CLIENT TRACKING's table bound; 0: none
+  long long queue_stats_max_keys = 1024;        // listd: keys QueueStats tracks at once; 0: none
+  int notify_keyspace_events = 0;               // kNotify* bits
   bool lazyfree_lazy_user_del = false;
   bool activerehashing = true;  // the cron moves keyspace rehash buckets (1 ms per tick)
   ProtectedAction enable_protected_configs = ProtectedAction::kNo;

@@ -76,6 +76,19 @@ struct BlockSpec {
 
 enum class ReplyMode : std::uint8_t { kOn, kOff, kSkip };
 
+/// A client's CLIENT TRACKING mode (Redis' CLIENT_TRACKING* flags), changed only by Tracking.
+struct TrackingMode {
+  bool on = false;
+  bool bcast = false;
+  bool optin = false;
+  bool optout = false;
+  bool noloop = false;
+  /// CLIENT CACHING YES|NO given for the next command (or transaction).
+  bool caching = false;
+  bool broken_redirect = false;  ///< its redirect client is gone (CLIENT LIST flag R)
+  std::uint64_t redirect = 0;    ///< 0: none
+};
+
 struct Client {
   explicit Client(std::uint64_t client_id) : id(client_id), waiter(this) {}
   Client(const Client&) = delete;
@@ -139,7 +152,8 @@ struct Client {
   /// the transport's buffer and runs again, from the start, when the pause ends.
   bool postponed = false;
 
-  PubSubState pubsub;  ///< channels, patterns, shard channels (pubsub.h)
+  PubSubState pubsub;     ///< channels, patterns, shard channels (pubsub.h)
+  TrackingMode tracking;  ///< CLIENT TRACKING (tracking.h)
 
   // Output produced by commands, flushed by the transport.
   std::string out;

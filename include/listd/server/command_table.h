@@ -1,6 +1,8 @@
 // The command table: one CommandSpec per command (and per subcommand of container commands
-// such as CLIENT or CONFIG). It drives dispatch, arity errors, key extraction (WATCH, COMMAND
-// GETKEYS) and the COMMAND introspection replies.
+// such as CLIENT or CONFIG). It drives dispatch, arity errors and the COMMAND introspection
+// replies. Keys are found by the key finder (key_finder.h: GETKEYS, ACL, WATCH's and
+// CLIENT TRACKING's touches), which falls back to a command's KeySpec when it has no reference
+// row (listd's own commands).
 //
 // Each family registers its commands in one explicit function (register_<family>_commands),
 // all called from CommandTable::with_all_commands(). Lookup is case-insensitive and does not
@@ -120,7 +122,8 @@ struct CommandSpec {
     const auto n = static_cast<long long>(argc);
     return arity >= 0 ? n == arity : n >= -arity;
   }
-  /// Positions of the key arguments in argv (empty if the arguments are malformed).
+  /// Positions of the key arguments in argv by `keys` (empty if the arguments are malformed):
+  /// the key finder's fallback for a command without a reference row; use find_command_keys.
   std::vector<int> key_positions(std::span<const std::string_view> argv) const;
 };
 

@@ -82,6 +82,31 @@ inline constexpr std::string_view kUnblockedDemotionErr =
 inline constexpr std::string_view kNoMasterLinkErr =
     "NOMASTERLINK Can't SYNC while not connected with my master";
 
+// CLIENT TRACKING / CACHING (Redis 7.0 networking.c clientCommand).
+inline constexpr std::string_view kTrackingOneRedirectErr =
+    "ERR A client can only redirect to a single other client";
+inline constexpr std::string_view kTrackingNoSuchRedirectErr =
+    "ERR The client ID you want redirect to does not exist";
+inline constexpr std::string_view kTrackingPrefixNeedsBcastErr =
+    "ERR PREFIX option requires BCAST mode to be enabled";
+inline constexpr std::string_view kTrackingSwitchBcastErr =
+    "ERR You can't switch BCAST mode on/off before disabling tracking for this client, and then "
+    "re-enabling it with a different mode.";
+inline constexpr std::string_view kTrackingBcastOptErr =
+    "ERR OPTIN and OPTOUT are not compatible with BCAST";
+inline constexpr std::string_view kTrackingOptinOptoutErr =
+    "ERR You can't specify both OPTIN mode and OPTOUT mode";
+inline constexpr std::string_view kTrackingSwitchOptErr =
+    "ERR You can't switch OPTIN/OPTOUT mode before disabling tracking for this client, and then "
+    "re-enabling it with a different mode.";
+inline constexpr std::string_view kCachingNotTrackingErr =
+    "ERR CLIENT CACHING can be called only when the client is in tracking mode with OPTIN or "
+    "OPTOUT mode enabled";
+inline constexpr std::string_view kCachingYesErr =
+    "ERR CLIENT CACHING YES is only valid when tracking is enabled in OPTIN mode.";
+inline constexpr std::string_view kCachingNoErr =
+    "ERR CLIENT CACHING NO is only valid when tracking is enabled in OPTOUT mode.";
+
 /// Redis addReplyErrorArity: "ERR wrong number of arguments for '<full name>' command".
 inline std::string arity_error(std::string_view full_name) {
   std::string e = "ERR wrong number of arguments for '";

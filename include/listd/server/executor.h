@@ -4,6 +4,7 @@
 //   ClientRegistry   ids, the flush / resume / kill lists net drains each turn, monitors
 //   BlockingService  block, serve, time out (owns the waiter registry and the timer wheel)
 //   Transaction      MULTI/EXEC/DISCARD and the WATCH table
+//   Tracking         CLIENT TRACKING: the tracked keys and BCAST prefixes, invalidations
 //   Persistence      the AOF and RDB files (subscribed to effects())
 //   ReplicationMaster  replicas and the replication stream (subscribed to effects())
 //   ReplicationReplica our master, when we are a replica (REPLICAOF, the applied stream)
@@ -40,6 +41,7 @@
 #include "listd/server/pubsub.h"
 #include "listd/server/queue_stats.h"
 #include "listd/server/slowlog.h"
+#include "listd/server/tracking.h"
 #include "listd/server/transaction.h"
 #include "listd/store/database.h"
 
@@ -211,9 +213,24 @@ class Executor {
 
   /// Creates `key` in `db` and signals it ready for waiters (CommandContext::add_key).
   store::Entry* add_key(store::Database& db, std::string_view key, store::Value value);
-  /// The key was modified (or deleted / expired) outside the default bookkeeping: its WATCHers'
-  /// EXEC fails (Redis signalModifiedKey).
-  void touch_key(int db, std::string_view key) { transactions_.touch_key(db, key); }
+  /// The key was modified (or deleted) outside the default bookkeeping: its WATCHers' EXEC
+  /// fails and its trackers are told, the running client as the writer (Redis
+  /// signalModifiedKey).
+  void touch_key(int db, std::string_view key) {
+    transactions_.touch_key(db, key);
+    if (tracking_.has_state()) tracking_.invalidate(key, running_client_, tracking_context());
+  }
+  /// CLIENT TRACKING's tables (tracking.h).
+  Tracking& tracking() noexcept { return tracking_; }
+  /// Where an invalidation happens now: the client whose request runs, and whether its
+  /// command is running (then its own invalidations wait for its reply).
+  TrackingContext tracking_context() const noexcept {
+    return {executing_client_, running_client_ != nullptr};
+  }
+  /// FLUSHDB, FLUSHALL, a replica's full sync: every tracker is told all its keys are gone.
+  void invalidate_all_tracked() { tracking_.invalidate_all(tracking_context()); }
+  /// The end of a loop turn (Redis beforeSleep): BCAST clients get the keys modified since.
+  void broadcast_invalidations() { tracking_.broadcast(); }
 
   /// Per-command counters, indexed by CommandSpec::slot (commands().by_slot() names them).
   const std::vector<CommandStats>& command_stats() const noexcept { return command_stats_; }
@@ -242,6 +259,10 @@ class Executor {
   /// One command of an EXEC's queue (validated when it was queued).
   void run_queued(Client& client, std::span<const std::string_view> argv);
   void feed_monitors(const Client& client, std::span<const std::string_view> argv);
+  /// After a read-only command: the keys it read are remembered for its tracking caller (a
+  /// script's caller: the keys the script declared, as 7.0 does).
+  void track_read_keys(const Client& client, const CommandSpec& spec,
+                       std::span<const std::string_view> argv);
   /// Files the command dispatch just ran into the slow log (parked if it blocked).
   void log_slow(const Client& client, const CommandSpec& spec,
                 std::span<const std::string_view> argv, std::size_t redacted_from,
@@ -300,6 +321,19 @@ class Executor {
   PubSub pubsub_{[this](Client& c) { clients_.queue_flush(c); }};
   KeyspaceEvents events_{config_.settings(), pubsub_};
   const Client* running_client_ = nullptr;  // the client whose command runs (dispatch)
+  Client* executing_client_ = nullptr;      // the client whose request execute() runs
+  // The innermost command of a client that is not a script's (whose keys a script's reads
+  // are tracked by: Redis' script_caller with its c->cmd and c->argv).
+  struct CallerCommand {
+    const Client* client = nullptr;
+    const CommandSpec* spec = nullptr;
+    std::span<const std::string_view> argv;
+  };
+  CallerCommand caller_command_;
+  Tracking tracking_{clients_, [this](Client& c, std::size_t begin) {
+                       if (&c == running_client_) note_silenced_push(c, begin);
+                       clients_.queue_flush(c);
+                     }};
   EventLoopYield* yield_ = nullptr;
   bool pre_command_oom_ = false;
   Evictor evictor_{*this};

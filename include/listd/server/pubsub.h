@@ -151,6 +151,10 @@ class PubSub {
   std::function<void(Client&)> queue_flush_;
 };
 
+/// A push appended at `begin` to the running client's own output: kept by
+/// drop_reply_keep_pushes while its replies are silenced (CLIENT REPLY OFF|SKIP).
+void note_silenced_push(Client& c, std::size_t begin);
+
 /// CLIENT REPLY OFF|SKIP dropped a command's reply: cuts Client::out back to `from`, keeping the
 /// push frames written since (they are never silenced). `nested` inside EXEC, whose own
 /// dropping comes later and must keep them too.

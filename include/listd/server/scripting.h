@@ -101,6 +101,8 @@ class Scripting {
   std::size_t script_count() const noexcept { return scripts_.size(); }
   /// Per-script calls and times (INFO scriptstats, a listd extension).
   ScriptStats& stats() noexcept { return stats_; }
+  /// The client redis.call runs commands as (Redis' lua client): never a tracking caller.
+  const Client& script_client() const noexcept { return script_client_; }
   const ScriptStats& stats() const noexcept { return stats_; }
   /// Bytes of the cached bodies and their names (INFO used_memory_scripts_eval).
   std::size_t scripts_memory() const noexcept { return scripts_bytes_; }

@@ -1,6 +1,9 @@
 // CLIENT and its subcommands: ID, SETNAME, GETNAME, LIST, INFO, KILL, SETINFO, REPLY, NO-EVICT,
-// NO-TOUCH, UNBLOCK, PAUSE, UNPAUSE, HELP.
+// NO-TOUCH, UNBLOCK, PAUSE, UNPAUSE, HELP; the tracking subcommands are
+// client_tracking_commands.cpp.
 #include <fmt/format.h>
+
+#include "client_tracking.h"
 
 #include "listd/base/number.h"
 #include "listd/server/acl.h"
@@ -315,6 +318,10 @@ void cmd_client_unpause(CommandContext& ctx) {
 // CLIENT HELP
 void cmd_client_help(CommandContext& ctx) {
   static constexpr std::string_view kLines[] = {
+      "CACHING (YES|NO)",
+      "    Enable/disable tracking of the keys for next command in OPTIN/OPTOUT modes.",
+      "GETREDIR",
+      "    Return the client ID we are redirecting to when tracking is enabled.",
       "GETNAME",
       "    Return the name of the current connection.",
       "ID",
@@ -339,6 +346,11 @@ void cmd_client_help(CommandContext& ctx) {
       "    Assign the name <name> to the current connection.",
       "SETINFO <option> <value>",
       "    Set client meta attr (LIB-NAME, LIB-VER).",
+      "TRACKING (ON|OFF) [REDIRECT <id>] [BCAST] [PREFIX <prefix> [...]]",
+      "         [OPTIN] [OPTOUT] [NOLOOP]",
+      "    Control server assisted client side caching.",
+      "TRACKINGINFO",
+      "    Report tracking status for the current connection.",
       "NO-EVICT (ON|OFF)",
       "    Protect current client connection from eviction.",
       "NO-TOUCH (ON|OFF)",
@@ -380,6 +392,7 @@ void register_client_commands(CommandTable& table) {
                    "Stop processing commands from clients for some time");
   t.add_subcommand(client, "unpause", 2, kAdmin | conn, kNoKeys, &cmd_client_unpause, "6.2.0",
                    "Resume processing of clients that were paused");
+  add_client_tracking_subcommands(t, client);
   t.add_subcommand(client, "help", 2, kLoading | kStale, kNoKeys, &cmd_client_help, "5.0.0",
                    "Show helpful text about the different subcommands");
 }

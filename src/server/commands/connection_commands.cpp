@@ -171,6 +171,7 @@ void cmd_reset(CommandContext& ctx) {
   Executor& exec = ctx.exec();
   exec.transactions().discard(c);
   exec.pubsub().leave_all(c);
+  exec.tracking().disable(c);
   ctx.switch_db(0);
   c.resp = protocol::RespVersion::kResp2;
   c.reply_mode = ReplyMode::kOn;

@@ -29,6 +29,7 @@ void cmd_del(CommandContext& ctx) {
   for (std::size_t i = 1; i < ctx.argc(); ++i)
     if (ctx.write(ctx.arg(i)) && ctx.delete_key(ctx.arg(i))) {
       ctx.notify(config::kNotifyGeneric, "del", ctx.arg(i));
+      ctx.changed_key(ctx.arg(i));  // only the deleted keys were modified (WATCH, TRACKING)
       ++removed;
     }
   ctx.mark_dirty(removed);

@@ -49,6 +49,7 @@ void flush_db(CommandContext& ctx, store::Database& db) {
 void cmd_flushdb(CommandContext& ctx) {
   if (!parse_flush_mode(ctx)) return;
   flush_db(ctx, ctx.db());
+  ctx.exec().invalidate_all_tracked();  // Redis signalFlushedDb: tracked keys are not per db
   ctx.reply().ok();
 }
 
@@ -57,6 +58,7 @@ void cmd_flushall(CommandContext& ctx) {
   if (!parse_flush_mode(ctx)) return;
   for (int i = 0; i < ctx.exec().keyspace().database_count(); ++i)
     flush_db(ctx, ctx.exec().keyspace().db(i));
+  ctx.exec().invalidate_all_tracked();
   ctx.mark_dirty();
   ctx.reply().ok();
 }

@@ -106,6 +106,7 @@ TEST(ConfigTest, EveryOptionHasItsDefault) {
       {"latency-monitor-threshold", "0"},
       {"hll-sparse-max-bytes", "3000"},
       {"latency-tracking", "yes"},
+      {"tracking-table-max-keys", "1000000"},
       {"latency-tracking-info-percentiles", "50 99 99.9"},
       {"busy-reply-threshold", "5000"},
       {"lua-time-limit", "5000"},
