@@ -88,13 +88,20 @@ void StreamPack::replace_int(std::size_t pos, std::int64_t v) {
   set_bytes(redis);
 }
 
+// Past the end (kNone included) stays past the end, and at() there is an empty element: a node
+// loaded from an RDB or a DUMP may hold fewer elements than its entries claim (the listpack
+// itself is checked, its stream structure is not), and append_node walks it.
 std::size_t StreamPack::next(std::size_t pos) const noexcept {
+  if (pos >= buf_.size()) return kNone;
   const auto* p = reinterpret_cast<const unsigned char*>(buf_.data());
-  const std::size_t after = pos + lp_codec::element_size(p + pos, buf_.size() - pos);
+  const std::size_t len = lp_codec::element_size(p + pos, buf_.size() - pos);
+  if (len == kNone) return kNone;
+  const std::size_t after = pos + len;
   return after >= buf_.size() ? kNone : after;
 }
 
 LpItem StreamPack::at(std::size_t pos) const noexcept {
+  if (pos >= buf_.size()) return {};
   return lp_codec::decode(reinterpret_cast<const unsigned char*>(buf_.data()) + pos);
 }
 
