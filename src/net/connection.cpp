@@ -51,8 +51,8 @@ Connection::~Connection() {
 bool Connection::start() {
   const int one = 1;
   ::setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  // The read buffer is allocated by the first bytes received, at their size (append_input),
-  // not for a client that never sends anything.
+  // The read buffer is allocated by the first read (make_room), not for a client that never
+  // sends anything.
   return streams_ ? streams_->open(fd_, this) : server_.loop().add(fd_, this, true, false);
 }
 

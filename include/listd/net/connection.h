@@ -87,9 +87,8 @@ class Connection final : public server::ClientTransport, public IoHandler, publi
 
  private:
   void read_ready();
-  /// One read (into the thread's scratch when nothing is buffered, else into the free room of
-  /// in_); false when the connection closed. `filled`: the read took all the room it had (more
-  /// may be waiting).
+  /// One read into the free room of in_; false when the connection closed. `filled`: the read
+  /// took all the room it had (more may be waiting).
   bool read_from_socket(bool& filled);
   void make_room();
   /// Appends bytes received elsewhere (a completion's buffer, the read scratch) to in_.
