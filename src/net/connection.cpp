@@ -10,7 +10,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
 #include <string_view>
 
 #include "listd/net/server.h"
@@ -74,21 +73,6 @@ void Connection::set_interest(bool read) {
 
 void Connection::make_room() {
   // Compact, then make room: a big bulk argument gets its whole remaining size at once.
-  compact_input();
-  const std::size_t want = std::max(kReadChunk, parser_.bytes_needed_hint());
-  if (in_.size() - in_end_ < want) in_.resize(in_end_ + want);
-}
-
-void Connection::append_input(const char* data, std::size_t n) {
-  // Exactly what arrived (the vector's growth is geometric): an idle client keeps a buffer of
-  // its last request's size, not a 16 KB read buffer (issue 19's idle RSS).
-  compact_input();
-  if (in_.size() - in_end_ < n) in_.resize(in_end_ + n);
-  std::memcpy(in_.data() + in_end_, data, n);
-  in_end_ += n;
-}
-
-void Connection::compact_input() {
   if (in_begin_ == in_end_) {
     in_begin_ = in_end_ = 0;
   } else if (in_begin_ > 0 && in_begin_ >= in_.size() / 2) {
@@ -97,22 +81,16 @@ void Connection::compact_input() {
     in_end_ -= in_begin_;
     in_begin_ = 0;
   }
+  const std::size_t want = std::max(kReadChunk, parser_.bytes_needed_hint());
+  if (in_.size() - in_end_ < want) in_.resize(in_end_ + want);
 }
 
 bool Connection::read_from_socket(bool& filled) {
-  // Nothing buffered and no big argument under way (the common case): the read goes into the
-  // thread's scratch and only its bytes are copied into in_, so in_ never holds 16 KB for a
-  // client that sends small requests (issue 19's idle RSS).
-  thread_local std::vector<char> scratch(kReadChunk);
-  const bool via_scratch =
-      !tls_ && in_begin_ == in_end_ && parser_.bytes_needed_hint() <= kReadChunk;
-  if (!via_scratch) make_room();
+  make_room();
   // On the TLS port the socket's bytes are ciphertext: read into tls_in_, decrypted into in_.
   if (tls_ && tls_in_.size() != kReadChunk) tls_in_.resize(kReadChunk);
-  char* const into = tls_ ? tls_in_.data() : via_scratch ? scratch.data() : in_.data() + in_end_;
-  const std::size_t room = tls_          ? tls_in_.size()
-                           : via_scratch ? scratch.size()
-                                         : in_.size() - in_end_;
+  char* const into = tls_ ? tls_in_.data() : in_.data() + in_end_;
+  const std::size_t room = tls_ ? tls_in_.size() : in_.size() - in_end_;
   ssize_t n;
   do {
     n = ::recv(fd_, into, room, 0);
@@ -129,11 +107,7 @@ bool Connection::read_from_socket(bool& filled) {
   }
   filled = static_cast<std::size_t>(n) == room;
   if (tls_) return decrypt_input(static_cast<std::size_t>(n));
-  if (via_scratch) {
-    append_input(scratch.data(), static_cast<std::size_t>(n));
-  } else {
-    in_end_ += static_cast<std::size_t>(n);
-  }
+  in_end_ += static_cast<std::size_t>(n);
   server_.executor().stats().net_input_bytes += static_cast<std::size_t>(n);
   return true;
 }

@@ -24,7 +24,10 @@ void Connection::on_received(const char* data, std::size_t n) {
     set_interest(false);
     return;
   }
-  append_input(data, n);
+  make_room();
+  if (in_.size() - in_end_ < n) in_.resize(in_end_ + n);
+  std::memcpy(in_.data() + in_end_, data, n);
+  in_end_ += n;
   if (!run_input()) return;
   server_.schedule_flush();
   if (client_->closing()) set_interest(false);  // a closing client reads nothing more
@@ -34,7 +37,10 @@ void Connection::resume_stream_input() {
   if (held_input_.empty()) return;
   std::string held;
   held.swap(held_input_);
-  append_input(held.data(), held.size());
+  make_room();
+  if (in_.size() - in_end_ < held.size()) in_.resize(in_end_ + held.size());
+  std::memcpy(in_.data() + in_end_, held.data(), held.size());
+  in_end_ += held.size();
   if (run_input()) server_.schedule_flush();
 }
 

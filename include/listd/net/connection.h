@@ -91,9 +91,6 @@ class Connection final : public server::ClientTransport, public IoHandler, publi
   /// took all the room it had (more may be waiting).
   bool read_from_socket(bool& filled);
   void make_room();
-  /// Appends bytes received elsewhere (a completion's buffer, the read scratch) to in_.
-  void append_input(const char* data, std::size_t n);
-  void compact_input();
   /// After bytes were added to in_: runs the complete requests and applies the query-buffer
   /// limit; false once the connection closed.
   bool run_input();
