@@ -70,6 +70,14 @@ def synced(master, replica):
         snapshot(master) == snapshot(replica)
 
 
+def close_all(clients, servers):
+    """The end of every test here: its clients' connections, then its servers."""
+    for client in clients:
+        client.connection_pool.disconnect()
+    for server in servers:
+        server.close()
+
+
 def test_a_replica_syncs_over_tls_from_a_listd_master_and_follows_the_stream(certs):
     master = start_tls_server(certs, extra=["--repl-diskless-sync", "no"])
     m = redis.Redis(port=master.port, decode_responses=True, socket_timeout=10)
@@ -85,10 +93,7 @@ def test_a_replica_syncs_over_tls_from_a_listd_master_and_follows_the_stream(cer
         assert "MASTER <-> REPLICA sync: Finished with success" in replica.log_text()
         assert m.info("replication")["connected_slaves"] == 1
     finally:
-        r.connection_pool.disconnect()
-        m.connection_pool.disconnect()
-        replica.close()
-        master.close()
+        close_all((r, m), (replica, master))
 
 
 def test_tls_client_cert_file_is_presented_instead_of_tls_cert_file(certs):
@@ -106,10 +111,7 @@ def test_tls_client_cert_file_is_presented_instead_of_tls_cert_file(certs):
             replica.log_text()[-2000:]
         assert r.config_get("tls-client-cert-file")["tls-client-cert-file"].endswith("client.crt")
     finally:
-        r.connection_pool.disconnect()
-        m.connection_pool.disconnect()
-        replica.close()
-        master.close()
+        close_all((r, m), (replica, master))
 
 
 def test_a_master_certificate_from_another_ca_is_refused_with_a_log_line(certs):
@@ -127,10 +129,7 @@ def test_a_master_certificate_from_another_ca_is_refused_with_a_log_line(certs):
         assert r.info("replication")["master_link_status"] == "down"
         assert r.get("secret") is None
     finally:
-        r.connection_pool.disconnect()
-        m.connection_pool.disconnect()
-        replica.close()
-        master.close()
+        close_all((r, m), (replica, master))
 
 
 def test_a_cut_link_resumes_with_a_partial_resync_over_tls(certs):
@@ -149,10 +148,7 @@ def test_a_cut_link_resumes_with_a_partial_resync_over_tls(certs):
         assert "Successful partial resynchronization with master." in replica.log_text()
         assert m.info("stats")["sync_full"] == 1  # only the first sync was a full one
     finally:
-        r.connection_pool.disconnect()
-        m.connection_pool.disconnect()
-        replica.close()
-        master.close()
+        close_all((r, m), (replica, master))
 
 
 class RedisTlsOnlyMaster:
@@ -218,7 +214,4 @@ def test_a_replica_syncs_over_tls_from_a_tls_only_redis_master(certs):
         assert wait_until(lambda: synced(m, r), timeout=scaled(20)), replica.log_text()[-2000:]
         assert r.info("replication")["master_link_status"] == "up"
     finally:
-        r.connection_pool.disconnect()
-        m.connection_pool.disconnect()
-        replica.close()
-        master.close()
+        close_all((r, m), (replica, master))
