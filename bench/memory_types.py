@@ -27,6 +27,8 @@ import time
 
 import redis
 
+from warm_receive import warm_receive_path  # bench/ is the script's directory
+
 
 def free_port():
     with socket.socket() as s:
@@ -153,6 +155,8 @@ def main():
         for kind, binary in servers:
             proc, r = start(kind, binary)
             try:
+                warm_receive_path(r.connection_pool.connection_kwargs["port"])
+                time.sleep(0.2)
                 before = rss_kb(proc.pid)
                 t0 = time.time()
                 SCENARIOS[scen](r)

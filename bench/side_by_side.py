@@ -44,6 +44,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from warm_receive import warm_receive_path   # bench/ is the script's directory
+
 REPO = Path(__file__).resolve().parent.parent
 BENCH = REPO / "bench"
 TESTS = ["lpush", "rpush", "lpop", "rpop", "lrange_100"]
@@ -1036,6 +1038,7 @@ def memory_phase(args, specs, names, notes, raw):
                     notes.problem(name, f"memory {scen}: {name} failed to start ({why})")
                     continue
                 try:
+                    warm_receive_path(srv.port)   # io_uring's fixed 4 MiB of receive buffers
                     time.sleep(0.2)
                     base = rss_bytes(srv.pid)
                     t0 = time.monotonic()
