@@ -213,6 +213,16 @@ bool StreamValue::contains(StreamId id) const noexcept {
 }
 
 StreamId StreamValue::edge_id(bool first, bool skip_tombstones) const noexcept {
+  // The newest node knows where its last entry starts: unless that entry is a tombstone to skip,
+  // it is the answer without a walk (a reverse walk scans the node forward, up to 100 entries,
+  // and XREAD/XREADGROUP ask this on every call).
+  if (!first && !d_->nodes.empty()) {
+    const auto& [master, lp] = *d_->nodes.rbegin();
+    if (lp.last_entry() != StreamPack::kNone) {
+      const EntryAt e = decode_entry(lp, master, read_header(lp).master_count, lp.last_entry());
+      if (!skip_tombstones || !(e.flags & kFlagDeleted)) return e.id;
+    }
+  }
   StreamIterator it(*this, StreamId{}, StreamId::max(), !first, skip_tombstones);
   if (it.next()) return it.id();
   return first ? StreamId::max() : StreamId{};

@@ -120,6 +120,30 @@ TEST(StreamValue, EraseMarksAndDropsEmptyNodes) {
   EXPECT_EQ(s.edge_id(false, false), (StreamId{100, 0}));
 }
 
+// edge_id(false) reads the newest node's last entry directly; it must agree with a reverse walk
+// when that entry is a tombstone (skipped or not) and when an id below a tombstone follows it.
+TEST(StreamValue, LastIdMatchesAReverseWalkAroundTombstones) {
+  auto reverse_walk = [](const StreamValue& s, bool skip_tombstones) {
+    StreamIterator it(s, StreamId{}, StreamId::max(), true, skip_tombstones);
+    return it.next() ? it.id() : StreamId{};
+  };
+  StreamValue s;
+  Model m;
+  for (std::uint64_t i = 1; i <= 130; ++i) add(s, m, {i, 0}, {"f", "v"});
+  EXPECT_EQ(s.edge_id(false), (StreamId{130, 0}));
+  ASSERT_TRUE(s.erase({130, 0}));  // the newest node's last entry becomes a tombstone
+  EXPECT_EQ(s.edge_id(false), (StreamId{129, 0}));
+  EXPECT_EQ(s.edge_id(false), reverse_walk(s, true));
+  EXPECT_EQ(s.edge_id(false, false), reverse_walk(s, false));
+  add(s, m, {125, 5}, {"f", "v"});  // below the tombstone, as after XSETID, in the same node
+  EXPECT_EQ(s.edge_id(false), (StreamId{125, 5}));
+  EXPECT_EQ(s.edge_id(false), reverse_walk(s, true));
+  for (std::uint64_t i = 101; i <= 129; ++i) ASSERT_TRUE(s.erase({i, 0}));
+  ASSERT_TRUE(s.erase({125, 5}));  // the newest node is now empty and dropped
+  EXPECT_EQ(s.edge_id(false), (StreamId{100, 0}));
+  EXPECT_EQ(s.edge_id(false), reverse_walk(s, true));
+}
+
 TEST(StreamValue, ExactTrimByLengthAndById) {
   StreamValue s;
   Model m;
