@@ -59,15 +59,10 @@ set_tests_properties(frameworks.node_modules PROPERTIES FIXTURES_SETUP framework
 set(_redis_as_listd ${_listd_pylib}/redis-server-as-listd)
 # test_sentinel.py (python.sentinel, ~12 s, the slowest entry) is left out here to spare CI
 # its time; it passes against redis-server too (docs/COMPATIBILITY.md, Sentinel).
-# Also left out, until they are made to hold on both: two tests of this stop's replication work
-# that assert what a listd master does (a raw replica's newline keep-alive before PSYNC, which
-# redis-server answers "-ERR SYNC and PSYNC are invalid with pending output"; the first line of
-# `redis-cli --replica`, where listd sends SELECT and redis-server does not).
 listd_pytest(python.against_redis python ${_redis_as_listd} redis
-             -k "not setinfo and not test_listd_master_keeps_a_replica_sending_newlines"
+             -k "not setinfo"
              --ignore=test_queue_view.py --ignore=test_sentinel.py)
-listd_pytest(tools.against_redis tools ${_redis_as_listd} redis
-             -k "not test_replica_mode_prints_the_stream")
+listd_pytest(tools.against_redis tools ${_redis_as_listd} redis)
 listd_pytest(frameworks.against_redis frameworks ${_redis_as_listd} redis)
 set_tests_properties(frameworks.bull frameworks.bullmq frameworks.bee_queue frameworks.against_redis PROPERTIES
                      FIXTURES_REQUIRED frameworks_node

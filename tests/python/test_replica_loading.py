@@ -161,9 +161,11 @@ def test_replica_of_a_real_master_answers_loading(kind):
         master.close()
 
 
-def test_listd_master_keeps_a_replica_sending_newlines():
+def test_master_keeps_a_replica_sending_newlines():
     """The master side of the keep-alive: a replica's empty lines count as signs of life for
-    repl-timeout (Redis processInlineBuffer), before its first REPLCONF ACK."""
+    repl-timeout (Redis processInlineBuffer), before its first REPLCONF ACK. The raw replica
+    reads each reply before its next command, as a real one does (Redis refuses a PSYNC sent
+    while the +OK to REPLCONF is still in its output buffer)."""
     master = ListdServer(["--repl-diskless-sync", "no", "--repl-timeout", "2",
                           "--repl-ping-replica-period", "3600"]).start()
     try:
@@ -171,8 +173,9 @@ def test_listd_master_keeps_a_replica_sending_newlines():
         m.set("k", "v")
         with socket.create_connection(("127.0.0.1", master.port), timeout=scaled(30)) as s:
             f = s.makefile("rb")
-            s.sendall(b"REPLCONF listening-port 1\r\nPSYNC ? -1\r\n")
+            s.sendall(b"REPLCONF listening-port 1\r\n")
             assert f.readline() == b"+OK\r\n"
+            s.sendall(b"PSYNC ? -1\r\n")
             line = f.readline()
             while line == b"\n":  # the master's own keep-alive while its BGSAVE runs
                 line = f.readline()
