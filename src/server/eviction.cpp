@@ -45,6 +45,37 @@ Evictor::Evictor(Executor& exec) : exec_(exec) {
 }
 
 EvictResult Evictor::perform() {
+  const EvictResult r = evict_to_limit();
+  track_exceeded(r);
+  return r;
+}
+
+void Evictor::track_exceeded(EvictResult r) noexcept {
+  if (r != EvictResult::kOk) {
+    if (exceeded_since_us_ == 0) exceeded_since_us_ = monotonic_us();
+  } else if (exceeded_since_us_ != 0) {
+    exceeded_total_us_ += monotonic_us() - exceeded_since_us_;
+    exceeded_since_us_ = 0;
+  }
+}
+
+std::uint64_t Evictor::current_exceeded_ms() const noexcept {
+  return exceeded_since_us_ == 0 ? 0 : (monotonic_us() - exceeded_since_us_) / 1000;
+}
+
+std::uint64_t Evictor::total_exceeded_ms() const noexcept {
+  const std::uint64_t current_us =
+      exceeded_since_us_ == 0 ? 0 : monotonic_us() - exceeded_since_us_;
+  return (exceeded_total_us_ + current_us) / 1000;
+}
+
+void Evictor::reset_stats() noexcept {
+  evicted_keys_ = 0;
+  exceeded_total_us_ = 0;
+  exceeded_since_us_ = 0;  // as Redis: a spell under way restarts at the next cycle
+}
+
+EvictResult Evictor::evict_to_limit() {
   const config::ServerSettings& s = exec_.config().settings();
   // Redis getMaxmemoryState: the AOF buffer is not counted (evicting would grow it).
   const std::size_t used = exec_.memory().used();

@@ -151,6 +151,9 @@ void section_stats(Executor& exec, std::string& out) {
   exec.replication().info_stats(out);
   out += fmt::format("expired_keys:{}\r\n", s.expired_keys);
   out += fmt::format("evicted_keys:{}\r\n", exec.evictor().evicted_keys());
+  out += "evicted_clients:0\r\n";  // listd never evicts clients (maxmemory-clients is 0 only)
+  out += fmt::format("total_eviction_exceeded_time:{}\r\ncurrent_eviction_exceeded_time:{}\r\n",
+                     exec.evictor().total_exceeded_ms(), exec.evictor().current_exceeded_ms());
   // Redis 7.4 has this field; 7.0 has no bound on its EVAL scripts (script-cache-max-eval).
   out += fmt::format("evicted_scripts:{}\r\n", exec.scripting().evicted_scripts());
   out += fmt::format("keyspace_hits:{}\r\n", s.keyspace_hits);

@@ -145,3 +145,36 @@ def test_eviction_options_validate_as_redis(r):
         assert r.config_get("lfu-*") == {"lfu-log-factor": "10", "lfu-decay-time": "1"}
     finally:
         conn.close()
+
+
+def test_eviction_exceeded_time_spans_the_time_over_the_limit(listd_factory):
+    """INFO stats' eviction-exceeded time (7.0): a spell opens when a cycle cannot get under
+    maxmemory (noeviction here), ends when one can; RESETSTAT clears it. Only orderings and
+    zeros are asserted: the length of a spell is whatever time passed."""
+    srv = listd_factory("--save", "")
+    client = redis.Redis(port=srv.port, socket_timeout=scaled(30))
+    try:
+        client.set("a", "b")
+        stats = client.info("stats")
+        assert stats["evicted_clients"] == 0
+        assert stats["total_eviction_exceeded_time"] == 0
+        assert stats["current_eviction_exceeded_time"] == 0
+        client.config_set("maxmemory", "1")
+        with pytest.raises(redis.exceptions.ResponseError, match="^OOM command not allowed"):
+            client.set("x", "y")
+        # Each INFO is a command, so a cycle runs before it and the spell goes on.
+        assert wait_until(lambda: client.info("stats")["current_eviction_exceeded_time"] > 0,
+                          timeout=30)
+        during = client.info("stats")
+        assert during["total_eviction_exceeded_time"] >= during["current_eviction_exceeded_time"]
+        client.config_set("maxmemory", "1gb")
+        client.get("a")
+        after = client.info("stats")
+        assert after["current_eviction_exceeded_time"] == 0
+        assert after["total_eviction_exceeded_time"] >= during["current_eviction_exceeded_time"]
+        client.config_resetstat()
+        stats = client.info("stats")
+        assert stats["total_eviction_exceeded_time"] == 0
+        assert stats["current_eviction_exceeded_time"] == 0
+    finally:
+        client.close()

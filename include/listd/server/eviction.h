@@ -49,7 +49,12 @@ class Evictor {
   /// One cycle from tick(); stops the background work once it no longer runs.
   void background_step();
   std::uint64_t evicted_keys() const noexcept { return evicted_keys_; }
-  void reset_stats() noexcept { evicted_keys_ = 0; }
+  /// INFO stats' eviction-exceeded time, in ms (Redis 7.0): how long the cycles have found the
+  /// memory over maxmemory and could not bring it under (the spells ended, plus the current
+  /// one), and the current spell alone (0 when under the limit).
+  std::uint64_t total_exceeded_ms() const noexcept;
+  std::uint64_t current_exceeded_ms() const noexcept;
+  void reset_stats() noexcept;
 
  private:
   struct PoolEntry {
@@ -69,6 +74,9 @@ class Evictor {
   std::uint64_t score(const store::Entry& e) const;
   /// Deletes the key and returns the bytes the heap shrank by (may be negative).
   long long evict(const Candidate& victim);
+  EvictResult evict_to_limit();
+  /// Opens a spell on kFail/kRunning, closes it on kOk (Redis performEvictions' update_metrics).
+  void track_exceeded(EvictResult r) noexcept;
 
   Executor& exec_;
   std::array<PoolEntry, 16> pool_{};  // ascending idle; Redis EVPOOL_SIZE
@@ -76,7 +84,9 @@ class Evictor {
   unsigned next_db_ = 0;
   bool background_ = false;
   std::uint64_t evicted_keys_ = 0;
-  std::shared_ptr<bool> alive_;  // the config observer checks it (the Config outlives us)
+  std::uint64_t exceeded_since_us_ = 0;  // the current spell's start (monotonic); 0: none
+  std::uint64_t exceeded_total_us_ = 0;  // the spells ended since start-up or CONFIG RESETSTAT
+  std::shared_ptr<bool> alive_;          // the config observer checks it (the Config outlives us)
 };
 
 }  // namespace listd::server
