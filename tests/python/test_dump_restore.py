@@ -183,6 +183,11 @@ ERROR_STEPS = [
     ("DUMP", "nokey"),
     ("DUMP", "k"),
     ("DUMP",),
+    ("RESTORE-ASKING", "ra", "0", HELLO),  # RESTORE on a standalone server
+    ("RESTORE-ASKING", "ra", "0", HELLO),
+    ("RESTORE-ASKING", "ra", "0", HELLO, "REPLACE", "IDLETIME", "x"),
+    ("RESTORE-ASKING", "ra", "0"),
+    ("GET", "ra"),
     ("EXISTS", "k", "new", "new2", "new3", "i"),
 ]
 

@@ -137,6 +137,10 @@ void register_dump_commands(CommandTable& table) {
         "Return a serialized version of the value stored at the specified key.");
   t.add("restore", -4, kWrite | kDenyOom | kOwnEffect, kFirstKey, &cmd_restore, "2.6.0",
         "Create a key using the provided serialized value, previously obtained using DUMP.");
+  // The form a cluster's MIGRATE sends after an -ASK redirect; on a standalone server, RESTORE.
+  table.family("server").add("restore-asking", -4, kWrite | kDenyOom | kOwnEffect, kFirstKey,
+                             &cmd_restore, "3.0.0",
+                             "An internal command for migrating keys in a cluster");
 }
 
 }  // namespace listd::server
