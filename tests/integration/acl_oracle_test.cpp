@@ -78,7 +78,7 @@ const std::vector<std::string> kCommands = {
     "get", "set", "lpush", "rpop", "brpop", "hset", "del", "mset", "publish", "subscribe",
     "psubscribe", "keys", "flushall", "sort", "eval", "config", "client", "debug", "select",
     "object", "acl", "xread", "lmove", "copy", "ping", "auth", "rename", "spublish",
-    // Redis commands listd lacks: rules still name them (AclCatalog)
+    // a standalone server's cluster commands, and Redis commands listd lacks (AclCatalog)
     "cluster", "readonly", "module", "failover", "asking"};
 const std::vector<std::string> kSubcommands = {
     "config|get",   "config|set",     "client|list",  "client|setname", "object|encoding",

@@ -484,6 +484,8 @@ std::vector<Script> generic_scripts() {
         {"RESTORE", "rs", "100000", kHelloPayload, "REPLACE"},
         {"RESTORE", "rs", "1", kHelloPayload, "REPLACE", "ABSTTL"},
         {"RESTORE", "rs", "1", kHelloPayload, "ABSTTL"},
+        {"RESTORE-ASKING", "ra", "0", kHelloPayload},
+        {"RESTORE-ASKING", "ra", "100000", kHelloPayload, "REPLACE"},
         {"DUMP", "ex"},
         {"DUMP", "nodump"},
         {"MOVE", "c1", "1"},
