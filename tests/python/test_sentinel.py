@@ -83,6 +83,14 @@ class FileConfiguredServer(ListdServer):
             return [line.strip() for line in f if line.split(" ", 1)[0] == name]
 
 
+# Above Sentinel's reconnect period (1 s), as Redis' own Sentinel tests have it (2000). On a
+# switch Sentinel restarts the new master's ping clock but reconnects to it only a reconnect
+# period after its last attempt on the dead master; at 1000 ms the new master could be declared
+# down before its first PONG, and a second failover promoted the restarted, empty old master
+# (5 times in 67 runs beside 2-4 busy loops; none in 30 at 3000 ms beside 4).
+DOWN_AFTER_MS = 3000
+
+
 class Sentinel(ListdServer):
     """Sentinel 7.0.15 monitoring `master_port` with a writable config of its own."""
 
@@ -95,7 +103,7 @@ class Sentinel(ListdServer):
         with open(self.config_path, "w") as f:
             f.write(f"port {port}\nbind 127.0.0.1\ndaemonize no\ndir {self.workdir}\n"
                     f"sentinel monitor {MASTER_NAME} 127.0.0.1 {self.master_port} 2\n"
-                    f"sentinel down-after-milliseconds {MASTER_NAME} 1000\n"
+                    f"sentinel down-after-milliseconds {MASTER_NAME} {DOWN_AFTER_MS}\n"
                     f"sentinel failover-timeout {MASTER_NAME} 5000\n")
         return [self.binary, self.config_path, "--sentinel"]
 
@@ -132,6 +140,14 @@ def sentinel_sees_everyone(port, sentinel_count):
     replicas = s.execute_command("SENTINEL", "REPLICAS", MASTER_NAME)
     others = s.execute_command("SENTINEL", "SENTINELS", MASTER_NAME)
     return len(replicas) == 2 and len(others) == sentinel_count - 1
+
+
+def sentinel_events(sentinels):
+    """The reconfigurations in the sentinels' logs, to explain a failure."""
+    marks = ("+switch-master", "+convert-to-slave", "+fix-slave-config", "+slave-reconf",
+             "+failover", "+promoted", "+sdown", "+odown", "+config-update", "+elected")
+    return "\n".join(f"{s.port}: {line}" for s in sentinels
+                     for line in s.log_text().splitlines() if any(m in line for m in marks))
 
 
 def master_port_by_sentinel(port):
@@ -270,7 +286,8 @@ def test_sentinel_fails_over_and_redis_py_follows():
         # its link is back: ~20 s on an idle machine, and 40 s was seen to fall short at a load
         # average of 17. The bound is generous; success ends the wait.
         assert poll(lambda: follows(a.port, new.port), 90), \
-            f"Sentinel never made the restarted master a replica: {client(a.port).info()}"
+            f"Sentinel never made the restarted master a replica: {client(a.port).info()}\n" \
+            f"what the sentinels did:\n{sentinel_events(sentinels)}"
 
         assert wait_until(lambda: work.pushed_after_kill >= 5, timeout=20), \
             f"the producer never pushed to the new master: {work.errors[-5:]}"
@@ -294,7 +311,9 @@ def test_sentinel_fails_over_and_redis_py_follows():
         # CONFIG REWRITE inside Sentinel's transactions wrote the roles into the files.
         assert new.config_lines("replicaof") == []
         for rep in (a, other):
-            assert rep.config_lines("replicaof") == [f"replicaof 127.0.0.1 {new.port}"]
+            assert rep.config_lines("replicaof") == [f"replicaof 127.0.0.1 {new.port}"], \
+                f"node {rep.port} (old master {a.port}, new {new.port}, other {other.port}); " \
+                f"what the sentinels did:\n{sentinel_events(sentinels)}"
     finally:
         if work is not None:
             work.stop_producing.set()
