@@ -199,9 +199,13 @@ long Connection::send_bytes(std::string_view bytes) {
     close();
     return -1;
   }
-  if (!tls_)
-    server_.executor().stats().net_output_bytes += static_cast<std::size_t>(n);  // TLS: plaintext
+  if (!tls_) count_output(static_cast<std::size_t>(n));  // TLS counts the plaintext
   return n;
+}
+
+void Connection::count_output(std::size_t n) noexcept {
+  server::ServerStats& stats = server_.executor().stats();
+  (client_->replica ? stats.net_repl_output_bytes : stats.net_output_bytes) += n;
 }
 
 void Connection::flush() {

@@ -69,7 +69,7 @@ void Connection::on_sent(long result, bool done) {
     close();  // reset or gone: as a failed send on the readiness path
     return;
   }
-  server_.executor().stats().net_output_bytes += static_cast<std::size_t>(result);
+  count_output(static_cast<std::size_t>(result));
   if (done) flush();  // what the executor queued while the send was in flight
 }
 

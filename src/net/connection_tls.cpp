@@ -56,7 +56,7 @@ bool Connection::decrypt_input(std::size_t n) {
 
 void Connection::encrypt_output() {
   if (client_->out.empty()) return;
-  server_.executor().stats().net_output_bytes += client_->out.size();  // the plaintext, as Redis
+  count_output(client_->out.size());  // the plaintext, as Redis
   tls_->write(client_->out);
   client_->out.clear();
   tls_->take_output(tls_out_);

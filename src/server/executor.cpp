@@ -380,6 +380,7 @@ std::vector<Client*> Executor::cron(std::uint64_t now_ms) {
   std::vector<Client*> to_close = replication_->cron();  // replicas past repl-timeout
   replica_side_->cron();  // our own master: connect, ACK, repl-timeout
   queue_stats_.forget_idle(now_ms / 1000);
+  instantaneous_.sample(now_ms, instant_readings());
   // Redis serverCron: a lowered tracking-table-max-keys applies even when nothing runs.
   if (tracking_.tracking_clients() > 0)
     tracking_.limit_keys(config_.settings().tracking_table_max_keys, tracking_context(), rng_);
@@ -518,6 +519,14 @@ void Executor::reset_stats() {
   stats_.start_unix_ms = keep_unix;
   stats_.dirty = keep_dirty;
   stats_.lastsave_unix_s = keep_save;
+  instantaneous_.reset(clock().monotonic_ms(), instant_readings());
+}
+
+InstantaneousMetrics::Readings Executor::instant_readings() const noexcept {
+  const ServerStats& s = stats_;
+  return {s.total_commands, s.net_input_bytes + s.net_repl_input_bytes,
+          s.net_output_bytes + s.net_repl_output_bytes, s.net_repl_input_bytes,
+          s.net_repl_output_bytes};
 }
 
 }  // namespace listd::server

@@ -144,9 +144,18 @@ void section_stats(Executor& exec, std::string& out) {
   out += "# Stats\r\n";
   out += fmt::format("total_connections_received:{}\r\n", s.total_connections);
   out += fmt::format("total_commands_processed:{}\r\n", s.total_commands);
-  out += "instantaneous_ops_per_sec:0\r\n";
-  out += fmt::format("total_net_input_bytes:{}\r\n", s.net_input_bytes);
-  out += fmt::format("total_net_output_bytes:{}\r\n", s.net_output_bytes);
+  const InstantaneousMetrics& rate = exec.instantaneous();
+  const auto kbps = [&](InstantMetric m) { return static_cast<double>(rate.per_second(m)) / 1024; };
+  out += fmt::format("instantaneous_ops_per_sec:{}\r\n", rate.per_second(InstantMetric::kCommands));
+  out += fmt::format("total_net_input_bytes:{}\r\n", s.net_input_bytes + s.net_repl_input_bytes);
+  out += fmt::format("total_net_output_bytes:{}\r\n", s.net_output_bytes + s.net_repl_output_bytes);
+  out += fmt::format("total_net_repl_input_bytes:{}\r\ntotal_net_repl_output_bytes:{}\r\n",
+                     s.net_repl_input_bytes, s.net_repl_output_bytes);
+  out += fmt::format("instantaneous_input_kbps:{:.2f}\r\ninstantaneous_output_kbps:{:.2f}\r\n",
+                     kbps(InstantMetric::kNetInput), kbps(InstantMetric::kNetOutput));
+  out += fmt::format(
+      "instantaneous_input_repl_kbps:{:.2f}\r\ninstantaneous_output_repl_kbps:{:.2f}\r\n",
+      kbps(InstantMetric::kNetReplInput), kbps(InstantMetric::kNetReplOutput));
   out += fmt::format("rejected_connections:{}\r\n", s.rejected_connections);
   exec.replication().info_stats(out);
   out += fmt::format("expired_keys:{}\r\n", s.expired_keys);

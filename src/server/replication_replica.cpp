@@ -202,6 +202,9 @@ void ReplicationReplica::drop_master_client() {
 }
 
 void ReplicationReplica::on_bytes(std::string_view bytes) {
+  // The payload and the stream, as Redis counts; its few handshake replies too, which Redis does
+  // not.
+  exec_.stats().net_repl_input_bytes += bytes.size();
   // A script the stream runs went busy, or the payload loads, and the loop read more
   // meanwhile: never processed re-entrantly.
   if (applying_ || loading_) {

@@ -101,6 +101,39 @@ def test_info_parsing(r):
     assert "used_memory" in r.info("memory")
 
 
+def test_instantaneous_figures_follow_the_load(r, listd):
+    """instantaneous_ops_per_sec and the kbps are rates of the recent past (Redis samples them
+    in its cron): up while a client keeps sending, back to 0 once it stops."""
+    stop = threading.Event()
+
+    def load():
+        c = redis.Redis(port=listd.port)
+        while not stop.is_set():
+            c.pipeline(transaction=False).set("inst:k", "x" * 100).get("inst:k").execute()
+        c.connection_pool.disconnect()
+
+    def stats():
+        return r.info("stats")
+
+    t = threading.Thread(target=load)
+    t.start()
+    try:
+        busy = wait_until(lambda: (lambda s: s["instantaneous_ops_per_sec"] > 0
+                                   and s["instantaneous_input_kbps"] > 0
+                                   and s["instantaneous_output_kbps"] > 0 and s)(stats()),
+                          timeout=20, interval=0.1)
+        assert busy, f"the rates never rose under load: {stats()}"
+        assert busy["instantaneous_input_repl_kbps"] == 0.0  # no master, no replicas
+        assert busy["instantaneous_output_repl_kbps"] == 0.0
+        assert busy["total_net_repl_input_bytes"] == busy["total_net_repl_output_bytes"] == 0
+    finally:
+        stop.set()
+        t.join()
+    # Only this poll's own INFO (5 a second) runs now.
+    assert wait_until(lambda: stats()["instantaneous_ops_per_sec"] <= 10, timeout=20,
+                      interval=0.2), f"the rate never fell back once idle: {stats()}"
+
+
 def test_config_get_for_tools(r):
     # redis-benchmark's start-up probes need [name, value] pairs (the values depend on the
     # persistence settings)

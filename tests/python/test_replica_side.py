@@ -73,6 +73,11 @@ def test_replica_of_redis_master(redis_master):
         assert wait_until(lambda: in_sync(m, rep), timeout=20), rep.info("replication")
         assert snapshot(rep) == snapshot(m)
         assert rep.lrange("jobs", 0, -1) == ["j2"]
+        # What came from the master counts as replication input (and in the total).
+        stats = rep.info("stats")
+        master_sent = m.info("stats")["total_net_repl_output_bytes"]
+        assert 0 < stats["total_net_repl_input_bytes"] <= stats["total_net_input_bytes"]
+        assert stats["total_net_repl_input_bytes"] >= master_sent // 2, (stats, master_sent)
         info = rep.info("replication")
         assert info["role"] == "slave" and info["master_port"] == master.port
         assert info["master_replid"] == m.info("replication")["master_replid"]

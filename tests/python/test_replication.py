@@ -157,6 +157,22 @@ def test_partial_resync_after_the_link_is_killed(master, m, replica):
     assert rep.lrange("q", 0, -1) == ["1", "2", "3"]
 
 
+def test_replication_bytes_are_counted_apart(master, m, replica):
+    """INFO's total_net_repl_*: what goes to replicas counts there, and in total_net_* too."""
+    rep = replica
+    assert wait_until(lambda: in_sync(m, rep), timeout=20)
+    before = m.info("stats")
+    m.set("big", "x" * 200_000)
+    assert wait_until(lambda: in_sync(m, rep), timeout=20)
+    after = m.info("stats")
+    sent = after["total_net_repl_output_bytes"] - before["total_net_repl_output_bytes"]
+    assert sent >= 200_000, after
+    assert after["total_net_output_bytes"] - before["total_net_output_bytes"] >= sent
+    assert after["total_net_repl_input_bytes"] == 0  # it has no master
+    # The replica (redis-server) counts the same bytes as replication input.
+    assert rep.info("stats")["total_net_repl_input_bytes"] >= 200_000
+
+
 def read_until(conn, n):
     while len(conn.buf) < n:
         conn._fill()

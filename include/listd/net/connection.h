@@ -98,6 +98,8 @@ class Connection final : public server::ClientTransport, public IoHandler, publi
   void continue_write();
   /// One send of `bytes`; returns how many the socket took, or -1 after closing on an error.
   long send_bytes(std::string_view bytes);
+  /// INFO's output counters: a replica's bytes are the replication stream's (Redis counts apart).
+  void count_output(std::size_t n) noexcept;
   /// Tells the loop whether to report readability (writability follows a pending write).
   void set_interest(bool read);
   // TLS (src/net/connection_tls.cpp): the ciphertext of one read into plaintext in in_ (false

@@ -33,6 +33,7 @@
 #include "listd/server/effect_stream.h"
 #include "listd/server/error_stats.h"
 #include "listd/server/eviction.h"
+#include "listd/server/instantaneous_metrics.h"
 #include "listd/server/keyspace_events.h"
 #include "listd/server/latency_histogram.h"
 #include "listd/server/latency_monitor.h"
@@ -73,7 +74,9 @@ struct ServerStats {
   std::uint64_t unexpected_error_replies = 0;
   std::uint64_t net_input_bytes = 0;
   std::uint64_t net_output_bytes = 0;
-  const char* multiplexing_api = "epoll";  ///< the I/O backend net chose (INFO server)
+  std::uint64_t net_repl_input_bytes = 0;   ///< read from our master (Redis counts them apart)
+  std::uint64_t net_repl_output_bytes = 0;  ///< written to our replicas
+  const char* multiplexing_api = "epoll";   ///< the I/O backend net chose (INFO server)
   long long dirty = 0;  ///< changes since start (Redis rdb_changes_since_last_save)
   std::int64_t lastsave_unix_s = 0;
 };
@@ -190,6 +193,7 @@ class Executor {
   bool pre_command_oom() const noexcept { return pre_command_oom_; }
   /// Eviction past maxmemory (eviction.h), run before each command and from tick().
   Evictor& evictor() noexcept { return evictor_; }
+  const InstantaneousMetrics& instantaneous() const noexcept { return instantaneous_; }
   /// Per-key pushes, pops and hand-offs of the last minute (queue_stats.h, the queue view).
   QueueStats& queue_stats() noexcept { return queue_stats_; }
   /// Counts a queue event on (db, key) at the running command's time; AOF replay is not traffic.
@@ -277,6 +281,8 @@ class Executor {
                         std::span<const std::string_view> argv) const;
   void active_expire_step();
   void rehash_step();
+  /// The counters INFO's instantaneous figures are rates of.
+  InstantaneousMetrics::Readings instant_readings() const noexcept;
   /// Parks `c`'s request if the pause covers it (client_pause.cpp); true if it did.
   bool postpone_if_paused(Client& c, const CommandSpec& spec,
                           std::span<const std::string_view> argv);
@@ -337,6 +343,7 @@ class Executor {
   EventLoopYield* yield_ = nullptr;
   bool pre_command_oom_ = false;
   Evictor evictor_{*this};
+  InstantaneousMetrics instantaneous_;
   QueueStats queue_stats_;
   MemoryUsage memory_;  // last: its start-up figure includes everything the executor built
 };
