@@ -259,15 +259,6 @@ void append_unsigned_numbers(std::vector<OptionSpec>& t) {
   add(unsigned_number("socket-mark-id", kImm, kInt, UINT_MAX, "0"));
   add(unsigned_number("cluster-link-sendbuf-limit", kNone, kMem, static_cast<long long>(ULLONG_MAX),
                       "0"));
-  add(unsigned_number("hash-max-listpack-entries", kNone, kInt, LONG_MAX, "512",
-                      "hash-max-ziplist-entries"));
-  add(unsigned_number("set-max-intset-entries", kNone, kInt, LONG_MAX, "512"));
-  add(unsigned_number("zset-max-listpack-entries", kNone, kInt, LONG_MAX, "128",
-                      "zset-max-ziplist-entries"));
-  add(unsigned_number("hash-max-listpack-value", kNone, kMem, LONG_MAX, "64",
-                      "hash-max-ziplist-value"));
-  add(unsigned_number("zset-max-listpack-value", kNone, kMem, LONG_MAX, "64",
-                      "zset-max-ziplist-value"));
   {
     InertSpec ignore{"104857600", 1, LLONG_MAX, true};  // 100mb
     t.push_back({{"active-defrag-ignore-bytes", {}, kMem, kNone}, ignore});

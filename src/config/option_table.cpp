@@ -15,6 +15,7 @@
 
 #include "listd/base/number.h"
 #include "listd/base/redis_text.h"
+#include "option_builders.h"
 
 namespace listd::config {
 namespace detail {
@@ -25,28 +26,6 @@ constexpr int kMinHz = 1;                      // Redis CONFIG_MIN_HZ
 constexpr int kMaxHz = 500;                    // Redis CONFIG_MAX_HZ
 
 using base::iequals;
-
-template <auto Member>
-long long load_number(const ServerSettings& s) {
-  return static_cast<long long>(s.*Member);
-}
-
-template <auto Member>
-void store_number(ServerSettings& s, long long v) {
-  using T = std::remove_reference_t<decltype(s.*Member)>;
-  s.*Member = static_cast<T>(v);
-}
-
-template <auto Member>
-int load_enum(const ServerSettings& s) {
-  return static_cast<int>(s.*Member);
-}
-
-template <auto Member>
-void store_enum(ServerSettings& s, int v) {
-  using T = std::remove_reference_t<decltype(s.*Member)>;
-  s.*Member = static_cast<T>(v);
-}
 
 // ---- Validators ------------------------------------------------------------------------------
 
@@ -315,57 +294,6 @@ constexpr EnumValue kTlsAuthClients[] = {
     {"optional", static_cast<int>(TlsAuthClients::kOptional)},
 };
 
-constexpr long long kMb = 1024LL * 1024;
-
-OptionSpec boolean(std::string_view name, unsigned flags, bool ServerSettings::*field, bool def,
-                   const char* (*validate)(bool) = nullptr) {
-  return {{name, {}, OptionType::kBool, flags}, BoolSpec{field, def, validate}};
-}
-
-template <auto Member>
-OptionSpec integer(std::string_view name, unsigned flags, long long lo, long long hi, long long def,
-                   std::string_view alias = {}) {
-  return {{name, alias, OptionType::kInteger, flags},
-          NumericSpec{&load_number<Member>, &store_number<Member>, lo, hi, false, def}};
-}
-
-template <auto Member>
-OptionSpec unsigned_integer(std::string_view name, unsigned flags, long long lo, long long hi,
-                            long long def) {
-  return {{name, {}, OptionType::kInteger, flags},
-          NumericSpec{&load_number<Member>, &store_number<Member>, lo, hi, true, def}};
-}
-
-template <auto Member>
-OptionSpec memory(std::string_view name, unsigned flags, long long lo, long long hi, long long def,
-                  bool unsigned_bounds) {
-  return {{name, {}, OptionType::kMemory, flags},
-          NumericSpec{&load_number<Member>, &store_number<Member>, lo, hi, unsigned_bounds, def}};
-}
-
-template <auto Member>
-OptionSpec enumeration(std::string_view name, unsigned flags, std::span<const EnumValue> values,
-                       int def, const char* (*validate)(int) = nullptr) {
-  return {{name, {}, OptionType::kEnum, flags},
-          EnumSpec{&load_enum<Member>, &store_enum<Member>, values, def, validate}};
-}
-
-OptionSpec str_option(std::string_view name, unsigned flags, std::string ServerSettings::*field,
-                      std::string_view def, bool empty_is_null,
-                      const char* (*validate)(std::string_view) = nullptr) {
-  return {{name, {}, OptionType::kString, flags}, StringSpec{field, def, empty_is_null, validate}};
-}
-
-OptionSpec special(std::string_view name, unsigned flags, SpecialSpec spec) {
-  return {{name, {}, OptionType::kSpecial, flags}, spec};
-}
-
-// Redis' old "slave" names of the replica options.
-OptionSpec aliased(OptionSpec spec, std::string_view alias) {
-  spec.info.alias = alias;
-  return spec;
-}
-
 // The replication options, master side then replica side (one function: table() is long).
 void add_replication_options(std::vector<OptionSpec>& t) {
   using S = ServerSettings;
@@ -530,6 +458,7 @@ const std::vector<OptionSpec>& table() {
     add_replication_options(t);
     add_tls_options(t);
     t.push_back(io_backend_option());
+    add_encoding_options(t);
     t.push_back(tracking_table_max_keys_option());
     using S = ServerSettings;  // queue-stats-max-keys is listd's own (queue_stats.h)
     t.push_back(boolean("activerehashing", 0, &S::activerehashing, true));

@@ -95,6 +95,8 @@ struct OptionSpec {
 OptionSpec io_backend_option();
 /// tracking-table-max-keys (tracking_option.cpp).
 OptionSpec tracking_table_max_keys_option();
+/// hash-max-listpack-*, zset-max-listpack-*, set-max-intset-entries (encoding_options.cpp).
+void add_encoding_options(std::vector<OptionSpec>& t);
 
 /// client-output-buffer-limit (output_buffer_limit_option.cpp).
 bool set_output_buffer_limits(ServerSettings& s, Args args, bool from_file, std::string& err);

@@ -2,10 +2,14 @@
 // rdb::read_object (value_decoder.cpp).
 #include "listd/persistence/value_codec.h"
 
+#include <climits>
+#include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <stdexcept>
 
 #include "listd/persistence/crc64.h"
+#include "listd/store/listpack.h"
 #include "rdb_primitives.h"
 
 namespace listd::persistence {
@@ -92,6 +96,48 @@ void write_stream(ValueBodyOut& out, const store::StreamValue& s) {
   for (const auto& [name, g] : s.groups()) write_stream_group(out, name, g);
 }
 
+// Redis double2ll: a score zzlInsertAt stores as a listpack integer.
+bool score_as_integer(double d, long long& out) noexcept {
+  constexpr double kLimit = static_cast<double>(LLONG_MAX / 2);
+  if (!(d >= -kLimit && d <= kLimit)) return false;
+  const auto ll = static_cast<long long>(d);
+  if (static_cast<double>(ll) != d) return false;
+  out = ll;
+  return true;
+}
+
+// Redis d2string for a score that is not an integer.
+std::string score_text(double d) {
+  if (std::isinf(d)) return d < 0 ? "-inf" : "inf";
+  char buf[32];
+  const int n = std::snprintf(buf, sizeof buf, "%.17g", d);
+  return std::string(buf, static_cast<std::size_t>(n));
+}
+
+// A listpack-encoded hash as Redis writes it (RDB_TYPE_HASH_LISTPACK): field, value, ...
+std::string hash_listpack(const store::HashValue& h) {
+  store::Listpack lp;
+  h.for_each([&](std::string_view f, std::string_view v) {
+    lp.append_string(f);
+    lp.append_string(v);
+  });
+  return std::string(lp.raw());
+}
+
+// A listpack-encoded sorted set (RDB_TYPE_ZSET_LISTPACK): member, score, ... ascending.
+std::string zset_listpack(const store::ZSetValue& z) {
+  store::Listpack lp;
+  z.for_each([&](std::string_view m, double score) {
+    lp.append_string(m);
+    long long ll = 0;
+    if (score_as_integer(score, ll))
+      lp.append_int(ll);
+    else
+      lp.append_string(score_text(score));
+  });
+  return std::string(lp.raw());
+}
+
 void write_zset(ValueBodyOut& out, const store::ZSetValue& z) {
   out.len(z.size());
   z.for_each([&](std::string_view m, double score) {
@@ -109,8 +155,12 @@ unsigned char rdb_value_type(const store::Value& v) noexcept {
     case store::ValueType::kString: return rdb::kTypeString;
     case store::ValueType::kList: return rdb::kTypeList;
     case store::ValueType::kSet: return rdb::kTypeSet;
-    case store::ValueType::kHash: return rdb::kTypeHash;
-    case store::ValueType::kZSet: return rdb::kTypeZSet2;
+    case store::ValueType::kHash:
+      return v.as_hash().encoding() == store::HashValue::Encoding::kPacked ? rdb::kTypeHashListpack
+                                                                           : rdb::kTypeHash;
+    case store::ValueType::kZSet:
+      return v.as_zset().encoding() == store::ZSetValue::Encoding::kPacked ? rdb::kTypeZSetListpack
+                                                                           : rdb::kTypeZSet2;
     case store::ValueType::kStream: return rdb::kTypeStreamListpacks2;
   }
   return rdb::kTypeString;
@@ -135,6 +185,10 @@ void encode_value_body(const store::Value& v, std::string& buf,
     }
     case store::ValueType::kHash: {
       const store::HashValue& h = v.as_hash();
+      if (h.encoding() == store::HashValue::Encoding::kPacked) {
+        out.str(hash_listpack(h));
+        return;
+      }
       out.len(h.size());
       h.for_each([&](std::string_view f, std::string_view val) {
         out.str(f);
@@ -142,7 +196,13 @@ void encode_value_body(const store::Value& v, std::string& buf,
       });
       return;
     }
-    case store::ValueType::kZSet: write_zset(out, v.as_zset()); return;
+    case store::ValueType::kZSet:
+      if (v.as_zset().encoding() == store::ZSetValue::Encoding::kPacked) {
+        out.str(zset_listpack(v.as_zset()));
+        return;
+      }
+      write_zset(out, v.as_zset());
+      return;
     case store::ValueType::kStream: write_stream(out, v.as_stream()); return;
   }
 }

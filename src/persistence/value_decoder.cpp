@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "listd/store/encoding_limits.h"
 #include "rdb_primitives.h"
 
 namespace listd::persistence::rdb {
@@ -206,7 +207,10 @@ Loaded read_plain_collection(Reader& r, unsigned type) {
       return {std::move(v), n == 0};
     }
     case kTypeHash: {
+      // Redis: a hashtable from the start when over hash-max-listpack-entries, else a listpack
+      // until a field or value is over hash-max-listpack-value.
       store::Value v = store::Value::make_hash();
+      if (n > store::encoding_limits().hash_max_listpack_entries) v.as_hash().convert_to_table();
       for (std::uint64_t i = 0; i < n; ++i) {
         const std::string f = r.str();
         const std::string val = r.str();
@@ -215,12 +219,14 @@ Loaded read_plain_collection(Reader& r, unsigned type) {
       return {std::move(v), n == 0};
     }
     default: {  // kTypeZSet, kTypeZSet2
-      store::Value v = store::Value::make_zset();
+      // Redis loads a skip list and makes it a listpack if it fits one (count and lengths).
+      store::Value v(store::ZSetValue::create_skiplist());
       for (std::uint64_t i = 0; i < n; ++i) {
         const std::string m = r.str();
         const double score = type == kTypeZSet2 ? r.binary_double() : r.text_double();
         zadd(v.as_zset(), m, score);
       }
+      v.as_zset().convert_to_listpack_if_fits();
       return {std::move(v), n == 0};
     }
   }
@@ -262,18 +268,26 @@ Loaded read_packed_collection(Reader& r, unsigned type) {
     case kTypeHashListpack: {
       const auto items = type == kTypeHashZiplist ? ziplist_entries(blob) : listpack_entries(blob);
       if (items.size() % 2) throw ParseError{"Corrupt hash"};
+      // Redis keeps a loaded listpack whatever its values' lengths: only the count converts.
       store::Value v = store::Value::make_hash();
+      if (items.size() / 2 > store::encoding_limits().hash_max_listpack_entries)
+        v.as_hash().convert_to_table();
       for (std::size_t i = 0; i < items.size(); i += 2)
-        if (!v.as_hash().set(items[i], items[i + 1]))
+        if (!v.as_hash().load_pair(items[i], items[i + 1]))
           throw ParseError{"Duplicate hash fields detected"};
       return {std::move(v), items.empty()};
     }
     default: {  // kTypeZSetZiplist, kTypeZSetListpack
       const auto items = type == kTypeZSetZiplist ? ziplist_entries(blob) : listpack_entries(blob);
       if (items.size() % 2) throw ParseError{"Corrupt sorted set"};
-      store::Value v = store::Value::make_zset();
-      for (std::size_t i = 0; i < items.size(); i += 2)
-        zadd(v.as_zset(), items[i], parse_score(items[i + 1]));
+      // As the hash: only the count decides.
+      store::Value v(store::ZSetValue::for_load(items.size() / 2));
+      for (std::size_t i = 0; i < items.size(); i += 2) {
+        const double score = parse_score(items[i + 1]);
+        if (std::isnan(score)) throw ParseError{"Zset with NAN score detected"};
+        if (v.as_zset().score(items[i])) throw ParseError{"Duplicate zset fields detected"};
+        v.as_zset().load_member(items[i], score);
+      }
       return {std::move(v), items.empty()};
     }
   }

@@ -18,6 +18,7 @@
 #include "listd/server/replication_replica.h"
 #include "listd/server/scripting.h"
 #include "listd/server/text.h"
+#include "listd/store/encoding_limits.h"
 
 namespace listd::server {
 namespace {
@@ -25,6 +26,23 @@ namespace {
 // Active expiry: keys examined per tick and how often to tick while keys have deadlines.
 constexpr std::size_t kExpireBudgetPerTick = 1000;
 constexpr std::uint64_t kExpireTickMs = 100;
+
+/// The store's small-form limits from the config (process-wide: store/encoding_limits.h).
+void apply_encoding_limits(const config::ServerSettings& s) {
+  store::EncodingLimits limits;
+  limits.hash_max_listpack_entries = s.hash_max_listpack_entries;
+  limits.hash_max_listpack_value = s.hash_max_listpack_value;
+  limits.zset_max_listpack_entries = s.zset_max_listpack_entries;
+  limits.zset_max_listpack_value = s.zset_max_listpack_value;
+  limits.set_max_intset_entries = s.set_max_intset_entries;
+  store::set_encoding_limits(limits);
+}
+
+bool is_encoding_option(std::string_view name) {
+  return name == "hash-max-listpack-entries" || name == "hash-max-listpack-value" ||
+         name == "zset-max-listpack-entries" || name == "zset-max-listpack-value" ||
+         name == "set-max-intset-entries";
+}
 
 }  // namespace
 
@@ -64,7 +82,9 @@ Executor::Executor(config::Config& config, Clock& clock)
   acl_->set_pubsub_default(config_.settings().acl_pubsub_default_all);
   acl_->set_default_password(requirepass());
   queue_stats_.set_max_keys(static_cast<std::size_t>(config_.settings().queue_stats_max_keys));
+  apply_encoding_limits(config_.settings());
   config_.on_change([this](std::string_view name) {
+    if (is_encoding_option(name)) apply_encoding_limits(config_.settings());
     if (name == "requirepass") acl_->set_default_password(requirepass());
     if (name == "queue-stats-max-keys")
       queue_stats_.set_max_keys(static_cast<std::size_t>(config_.settings().queue_stats_max_keys));

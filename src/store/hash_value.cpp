@@ -3,6 +3,7 @@
 #include <malloc.h>
 #include <cassert>
 
+#include "listd/store/encoding_limits.h"
 #include "packed_header.h"
 
 namespace listd::store {
@@ -10,7 +11,7 @@ namespace {
 
 constexpr std::uintptr_t kTableTag = 1;
 
-// ---- packed: [u32 used][u32 count][pairs: u8 flen, field, u8 vlen, value] -----------------
+// ---- packed: [u32 used][u32 count][pairs: varint flen, field, varint vlen, value] ---------
 
 using packed::data_of;
 using packed::PackedHeader;
@@ -22,11 +23,18 @@ struct PackedPair {
 };
 
 PackedPair read_pair(const std::uint8_t* p) noexcept {
-  const std::size_t flen = p[0];
-  const std::size_t vlen = p[1 + flen];
-  return {{reinterpret_cast<const char*>(p + 1), flen},
-          {reinterpret_cast<const char*>(p + 2 + flen), vlen},
-          2 + flen + vlen};
+  std::uint64_t flen, vlen;
+  const std::uint8_t* f = blocks::get_varint(p, flen);
+  const std::uint8_t* v = blocks::get_varint(f + flen, vlen);
+  return {{reinterpret_cast<const char*>(f), static_cast<std::size_t>(flen)},
+          {reinterpret_cast<const char*>(v), static_cast<std::size_t>(vlen)},
+          static_cast<std::size_t>(v + vlen - p)};
+}
+
+/// Encoded bytes of a pair.
+std::size_t pair_size(std::string_view field, std::string_view value) noexcept {
+  return blocks::varint_size(field.size()) + field.size() + blocks::varint_size(value.size()) +
+         value.size();
 }
 
 /// Makes room for `bytes` of pairs in total; the allocation's usable size is the capacity, so
@@ -48,10 +56,10 @@ long packed_find(const PackedHeader* h, std::string_view field) noexcept {
 }
 
 void write_pair(std::uint8_t* p, std::string_view field, std::string_view value) noexcept {
-  p[0] = static_cast<std::uint8_t>(field.size());
-  if (!field.empty()) std::memcpy(p + 1, field.data(), field.size());
-  p[1 + field.size()] = static_cast<std::uint8_t>(value.size());
-  if (!value.empty()) std::memcpy(p + 2 + field.size(), value.data(), value.size());
+  p = blocks::put_varint(p, field.size());
+  if (!field.empty()) std::memcpy(p, field.data(), field.size());
+  p = blocks::put_varint(p + field.size(), value.size());
+  if (!value.empty()) std::memcpy(p, value.data(), value.size());
 }
 
 // ---- table: [varint flen][field][varint vlen][value] blocks ------------------------------
@@ -156,10 +164,32 @@ std::optional<std::string_view> HashValue::get(std::string_view field) const noe
 bool HashValue::set(std::string_view field, std::string_view value) {
   if (bits_ & kTableTag)
     return table_set(reinterpret_cast<HashTable*>(bits_ & ~kTableTag), field, value);
-  if (field.size() > kPackedMaxBytes || value.size() > kPackedMaxBytes) {
+  // Redis hashTypeSet: a long field or value converts first, too many fields after.
+  const EncodingLimits& limits = encoding_limits();
+  if (field.size() > limits.hash_max_listpack_value ||
+      value.size() > limits.hash_max_listpack_value) {
     convert_to_table();
     return set(field, value);
   }
+  const bool created = packed_set(field, value);
+  if (size() > limits.hash_max_listpack_entries) convert_to_table();
+  return created;
+}
+
+bool HashValue::load_pair(std::string_view field, std::string_view value) {
+  if (bits_ & kTableTag)
+    return table_set(reinterpret_cast<HashTable*>(bits_ & ~kTableTag), field, value);
+  return packed_set(field, value);
+}
+
+void HashValue::prepare_set(std::size_t longest, std::size_t total) {
+  if (bits_ & kTableTag) return;
+  const std::size_t used = bits_ ? reinterpret_cast<const PackedHeader*>(bits_)->used : 0;
+  if (longest > encoding_limits().hash_max_listpack_value || used + total > kPackedSafetyBytes)
+    convert_to_table();
+}
+
+bool HashValue::packed_set(std::string_view field, std::string_view value) {
   auto* h = reinterpret_cast<PackedHeader*>(bits_);
   if (!h) {
     h = static_cast<PackedHeader*>(blocks::xmalloc(sizeof(PackedHeader)));
@@ -168,12 +198,13 @@ bool HashValue::set(std::string_view field, std::string_view value) {
     bits_ = reinterpret_cast<std::uintptr_t>(h);
   }
   const long found = packed_find(h, field);
-  const std::size_t new_size = 2 + field.size() + value.size();
+  const std::size_t new_size = pair_size(field, value);
+  // lpSafeToAdd: never past 1 GB (a loaded listpack keeps any value length).
+  if (h->used + new_size > kPackedSafetyBytes) {
+    convert_to_table();
+    return table_set(reinterpret_cast<HashTable*>(bits_ & ~kTableTag), field, value);
+  }
   if (found < 0) {
-    if (h->count + 1 > kHashPackedMaxEntries) {
-      convert_to_table();
-      return set(field, value);
-    }
     h = packed_fit(h, h->used + new_size);
     bits_ = reinterpret_cast<std::uintptr_t>(h);
     write_pair(data_of(h) + h->used, field, value);
@@ -228,7 +259,7 @@ void HashValue::reserve(std::size_t pairs, std::size_t bytes) {
   if (bits_ & kTableTag) return;
   auto* h = reinterpret_cast<PackedHeader*>(bits_);
   const std::size_t count = h ? h->count : 0, used = h ? h->used : 0;
-  if (count + pairs > kHashPackedMaxEntries) return;  // it will become a table anyway
+  if (count + pairs > encoding_limits().hash_max_listpack_entries) return;  // a table anyway
   if (!h) {
     h = static_cast<PackedHeader*>(blocks::xmalloc(sizeof(PackedHeader) + bytes));
     h->used = 0;

@@ -247,7 +247,7 @@ bool SetValue::add(std::string_view member) {
       auto* h = static_cast<IntsetHeader*>(p);
       if (is_int) {
         if (intset_contains(h, v)) return false;
-        if (h->count + 1 <= kIntsetMaxEntries) {
+        if (h->count + 1 <= encoding_limits().intset_entries()) {
           bits_ = reinterpret_cast<std::uintptr_t>(intset_insert(h, v)) | kSetIntsetTag;
           return true;
         }

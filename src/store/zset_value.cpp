@@ -1,10 +1,12 @@
 #include "listd/store/zset_value.h"
 
 #include <malloc.h>
+#include <algorithm>
 #include <cassert>
 #include <cmath>
 #include <limits>
 
+#include "listd/store/encoding_limits.h"
 #include "packed_header.h"
 
 namespace listd::store {
@@ -22,11 +24,44 @@ inline bool elem_less(double s1, std::string_view m1, double s2, std::string_vie
 using packed::data_of;
 using packed::PackedHeader;
 
-// An entry's first byte is kind * 65 + member length (members are <= 64 bytes): the score is
-// a zigzag varint (kind 1: integral, |score| <= 2^53, e.g. ms timestamps in 6 bytes), a float
-// (kind 2: exactly representable, e.g. 1.5 in 4 bytes) or the raw double (kind 0).
-constexpr std::size_t kKindStride = kPackedMaxBytes + 1;
+// An entry: [u8 kind * 80 + member length, 79 meaning "79 + the varint that follows"][score]
+// [member][back-length]. The score is a zigzag varint (kind 1: integral, |score| <= 2^53, e.g.
+// ms timestamps in 6 bytes), a float (kind 2: exactly representable, e.g. 1.5 in 4 bytes) or
+// the raw double (kind 0). The back-length is the entry's size read right to left, 7 bits a
+// byte, the high bit set on every byte but the leftmost: one byte for the entries of members
+// of up to 78 bytes, and any member length fits (a loaded listpack keeps long members).
+constexpr std::size_t kKindStride = 80;
+constexpr std::size_t kLenEscape = kKindStride - 1;
 enum ScoreKind : std::uint8_t { kRawDouble = 0, kVarint = 1, kFloat = 2 };
+
+/// Bytes of the back-length of an entry whose other parts take `body` bytes.
+std::size_t backlen_bytes(std::size_t body) noexcept {
+  std::size_t n = 1;
+  while (blocks::varint_size(body + n) > n) ++n;
+  return n;
+}
+
+/// Writes the back-length `total` in `n` bytes ending at `end` (exclusive).
+void put_backlen(std::uint8_t* end, std::size_t total, std::size_t n) noexcept {
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto more = static_cast<std::uint8_t>(i + 1 < n ? 128 : 0);
+    *--end = static_cast<std::uint8_t>(((total >> (7 * i)) & 127) | more);
+  }
+}
+
+/// The back-length whose last byte is at `last`.
+std::size_t read_backlen(const std::uint8_t* last) noexcept {
+  std::size_t total = 0;
+  for (int shift = 0;; shift += 7) {
+    const std::uint8_t b = *last--;
+    total |= static_cast<std::size_t>(b & 127) << shift;
+    if (!(b & 128)) return total;
+  }
+}
+
+std::size_t head_size(std::size_t member_len) noexcept {
+  return member_len < kLenEscape ? 1 : 1 + blocks::varint_size(member_len - kLenEscape);
+}
 
 inline std::uint64_t zigzag(std::int64_t v) noexcept {
   return (static_cast<std::uint64_t>(v) << 1) ^ static_cast<std::uint64_t>(v >> 63);
@@ -56,14 +91,17 @@ std::size_t encoded_size(double score, std::size_t member_len) noexcept {
   const std::size_t score_bytes = k == kVarint  ? blocks::varint_size(zigzag(v))
                                   : k == kFloat ? 4
                                                 : 8;
-  return 1 + score_bytes + member_len + 1;
+  const std::size_t body = head_size(member_len) + score_bytes + member_len;
+  return body + backlen_bytes(body);
 }
 
 void encode(std::uint8_t* p, double score, std::string_view member) noexcept {
   std::uint8_t* start = p;
   std::int64_t v = 0;
   const ScoreKind k = kind_of(score, v);
-  *p++ = static_cast<std::uint8_t>(k * kKindStride + member.size());
+  const std::size_t len = member.size();
+  *p++ = static_cast<std::uint8_t>(k * kKindStride + std::min(len, kLenEscape));
+  if (len >= kLenEscape) p = blocks::put_varint(p, len - kLenEscape);
   if (k == kVarint) {
     p = blocks::put_varint(p, zigzag(v));
   } else if (k == kFloat) {
@@ -76,7 +114,9 @@ void encode(std::uint8_t* p, double score, std::string_view member) noexcept {
   }
   if (!member.empty()) std::memcpy(p, member.data(), member.size());
   p += member.size();
-  *p = static_cast<std::uint8_t>(p - start + 1);  // entry size, for walking backwards
+  const auto body = static_cast<std::size_t>(p - start);
+  const std::size_t n = backlen_bytes(body);
+  put_backlen(p + n, body + n, n);  // the entry's size, for walking backwards
 }
 
 struct PackedEntry {
@@ -86,8 +126,14 @@ struct PackedEntry {
 };
 
 PackedEntry decode(const std::uint8_t* p) noexcept {
-  const std::size_t kind = p[0] / kKindStride, len = p[0] % kKindStride;
+  const std::size_t kind = p[0] / kKindStride;
+  std::size_t len = p[0] % kKindStride;
   const std::uint8_t* q = p + 1;
+  if (len == kLenEscape) {
+    std::uint64_t extra;
+    q = blocks::get_varint(q, extra);
+    len += static_cast<std::size_t>(extra);
+  }
   double s;
   if (kind == kVarint) {
     std::uint64_t u;
@@ -102,7 +148,8 @@ PackedEntry decode(const std::uint8_t* p) noexcept {
     std::memcpy(&s, q, 8);
     q += 8;
   }
-  return {s, {reinterpret_cast<const char*>(q), len}, static_cast<std::size_t>(q - p) + len + 1};
+  const std::size_t body = static_cast<std::size_t>(q - p) + len;
+  return {s, {reinterpret_cast<const char*>(q), len}, body + backlen_bytes(body)};
 }
 
 long packed_find(const PackedHeader* h, std::string_view member, double* score) noexcept {
@@ -390,7 +437,7 @@ void ZCursor::prev() noexcept {
       valid_ = false;
       return;
     }
-    off_ -= base_[off_ - 1];
+    off_ -= read_backlen(base_ + off_ - 1);
   } else {
     node_ = static_cast<const ZNode*>(node_)->backward;
   }
@@ -419,10 +466,20 @@ void ZSetValue::release() noexcept {
 }
 
 ZSetValue ZSetValue::create(std::size_t first_member_len) {
+  const EncodingLimits& limits = encoding_limits();
+  if (limits.zset_max_listpack_entries == 0 || first_member_len > limits.zset_max_listpack_value)
+    return create_skiplist();
+  return {};
+}
+
+ZSetValue ZSetValue::create_skiplist() {
   ZSetValue z;
-  if (first_member_len > kPackedMaxBytes)
-    z.bits_ = reinterpret_cast<std::uintptr_t>(skiplist_new()) | kSkiplistTag;
+  z.bits_ = reinterpret_cast<std::uintptr_t>(skiplist_new()) | kSkiplistTag;
   return z;
+}
+
+ZSetValue ZSetValue::for_load(std::size_t count) {
+  return count > encoding_limits().zset_max_listpack_entries ? create_skiplist() : ZSetValue();
 }
 
 std::size_t ZSetValue::size() const noexcept {
@@ -461,15 +518,54 @@ void ZSetValue::to_skiplist() {
   bits_ = reinterpret_cast<std::uintptr_t>(zsl) | kSkiplistTag;
 }
 
+std::size_t ZSetValue::packed_bytes() const noexcept {
+  return (bits_ & kSkiplistTag) || !bits_ ? 0 : as_packed(bits_)->used;
+}
+
 void ZSetValue::insert(std::string_view member, double score) {
   if (!(bits_ & kSkiplistTag)) {
-    if (size() + 1 <= kPackedMaxEntries && member.size() <= kPackedMaxBytes) {
+    // Redis zsetAdd: checked before a new member goes in (an update never converts).
+    const EncodingLimits& limits = encoding_limits();
+    if (size() + 1 <= limits.zset_max_listpack_entries &&
+        member.size() <= limits.zset_max_listpack_value &&
+        packed_bytes() + member.size() <= kPackedSafetyBytes) {
       bits_ = reinterpret_cast<std::uintptr_t>(packed_insert(as_packed(bits_), member, score));
       return;
     }
     to_skiplist();
   }
   skiplist_insert(as_skiplist(bits_), member, score);
+}
+
+void ZSetValue::load_member(std::string_view member, double score) {
+  if (!(bits_ & kSkiplistTag)) {
+    if (packed_bytes() + member.size() + 32 <= kPackedSafetyBytes) {
+      bits_ = reinterpret_cast<std::uintptr_t>(packed_insert(as_packed(bits_), member, score));
+      return;
+    }
+    to_skiplist();
+  }
+  skiplist_insert(as_skiplist(bits_), member, score);
+}
+
+void ZSetValue::convert_to_listpack_if_fits() {
+  if (!(bits_ & kSkiplistTag)) return;
+  std::size_t max_len = 0, total = 0;
+  for_each([&](std::string_view m, double) {
+    max_len = std::max(max_len, m.size());
+    total += m.size();
+  });
+  if (!encoding_limits().zset_fits_listpack(size(), max_len, total)) return;
+  PackedHeader* h = nullptr;
+  try {
+    // Ascending order: each entry goes at the end of the block.
+    for_each([&](std::string_view m, double s) { h = packed_insert(h, m, s); });
+  } catch (...) {
+    std::free(h);
+    throw;
+  }
+  release();
+  bits_ = reinterpret_cast<std::uintptr_t>(h);
 }
 
 void ZSetValue::update(std::string_view member, double old_score, double new_score) {

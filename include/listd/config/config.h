@@ -143,6 +143,12 @@ struct ServerSettings {
   int lfu_log_factor = 10;               // the LFU counter's logarithm base
   int lfu_decay_time = 1;                // minutes per decrement of an idle LFU counter; 0: none
   int list_max_listpack_size = -2;
+  // The small forms' limits (store/encoding_limits.h; the executor hands them to the store).
+  std::size_t hash_max_listpack_entries = 512;
+  std::size_t hash_max_listpack_value = 64;  // bytes of a field or value
+  std::size_t zset_max_listpack_entries = 128;
+  std::size_t zset_max_listpack_value = 64;  // bytes of a member
+  std::size_t set_max_intset_entries = 512;
   int list_compress_depth = 0;
   long long stream_node_max_bytes = 4096;   // a stream node's listpack size limit (0: 1 GB)
   long long stream_node_max_entries = 100;  // entries per stream node (0: no limit)

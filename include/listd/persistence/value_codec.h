@@ -7,8 +7,10 @@
 // a file), encode_dump_payload (DUMP), decode_dump_payload (RESTORE: verifyDumpPayload, then
 // rdbLoadObject).
 // Invariant: listd writes the plain types (string 0, list 1, set 2, hash 4, zset 5 with binary
-// doubles) and streams as type 19, which every Redis from 5.0 on reads (streams from 7.0) and
-// converts to its compact encodings on load; it reads those and Redis 7.0's compact encodings.
+// doubles) but a listpack hash or sorted set as Redis 7.0 does (hash 16, zset 17: on load the
+// count alone decides whether a listpack stays one, so a reload keeps what Redis' keeps), and
+// streams as type 19; Redis 7.0 reads all of them (a 6.x reads neither 16, 17 nor 19); it reads
+// those and Redis 7.0's other compact encodings.
 // Decoding never trusts a length: a malformed payload is an error, never a crash.
 #pragma once
 

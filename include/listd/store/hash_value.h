@@ -1,11 +1,15 @@
 // HashValue: the hash type (8-byte handle): field -> value, binary safe.
 //
 // API: get / set / erase / contains / size / random_pair / for_each / scan / clone /
-//   memory_usage / encoding_name / convert_to_table / reserve / shrink_to_fit.
-// Forms (like Redis 7): "listpack" = one block [u32 used][u32 count] of [u8 len][field]
-//   [u8 len][value] pairs in insertion order (an update keeps the field's place), up to 512
-//   fields with fields and values of <= 64 bytes; "hashtable" = a BlockSet (set_value.h) of
-//   [varint len][field][varint len][value] blocks. A hash never moves back to the listpack.
+//   memory_usage / encoding_name / convert_to_table / prepare_set / load_pair / reserve /
+//   shrink_to_fit.
+// Forms (like Redis 7): "listpack" = one block [u32 used][u32 count] of [varint len][field]
+//   [varint len][value] pairs in insertion order (an update keeps the field's place), kept by
+//   set() within hash-max-listpack-entries fields and hash-max-listpack-value bytes per field
+//   or value (encoding_limits.h); "hashtable" = a BlockSet (set_value.h) of [varint len][field]
+//   [varint len][value] blocks. A hash never moves back to the listpack. A listpack loaded from
+//   an RDB listpack (load_pair) keeps values of any length, as Redis' does; every listpack
+//   converts before it passes 1 GB (kPackedSafetyBytes).
 // Views handed out (get, for_each, at) live until the next mutation of the hash.
 #pragma once
 
@@ -41,9 +45,18 @@ class HashValue {
   /// The value of `field`, or nullopt.
   std::optional<std::string_view> get(std::string_view field) const noexcept;
   bool contains(std::string_view field) const noexcept { return get(field).has_value(); }
-  /// Sets `field` to `value`; returns true if the field is new. Converts to the hashtable when
-  /// the listpack limits would be exceeded.
+  /// Sets `field` to `value`; returns true if the field is new. As Redis hashTypeSet: a listpack
+  /// converts to the hashtable first when the field or the value is longer than
+  /// hash-max-listpack-value, and after when it has more than hash-max-listpack-entries fields
+  /// (an update of a hash over a lowered limit converts it too).
   bool set(std::string_view field, std::string_view value);
+  /// As set() without the limits (only the 1 GB bound converts): the RDB load of a listpack or
+  /// ziplist blob, whose count alone decides (the loader converts first when it is over).
+  bool load_pair(std::string_view field, std::string_view value);
+  /// Redis hashTypeTryConversion, before a write of arguments whose longest is `longest` bytes
+  /// and which sum to `total`: a listpack converts when `longest` is over
+  /// hash-max-listpack-value or `total` more bytes would take it past 1 GB.
+  void prepare_set(std::size_t longest, std::size_t total);
   /// Removes `field`; returns whether it was there.
   bool erase(std::string_view field) noexcept;
   /// Moves to the hashtable form now (Redis converts on any long argument of HSET/HSETNX).
@@ -82,6 +95,7 @@ class HashValue {
   void visit(Visitor v, void* ctx) const;
   std::uint64_t scan_step(std::uint64_t cursor, Visitor v, void* ctx) const;
   void release() noexcept;
+  bool packed_set(std::string_view field, std::string_view value);
 
   std::uintptr_t bits_ = 0;  // block pointer | form tag (low bit); 0 = empty listpack
 };

@@ -4,8 +4,9 @@
 // SetValue API: add / remove / contains / size / random_member / pop_random / for_each / scan /
 //   clone / memory_usage / encoding_name.
 // Forms (like Redis 7.0): "intset" = one block of sorted integers, 2/4/8 bytes wide, while every
-//   member is a canonical integer (Redis string2ll) and there are at most 512; "hashtable" = a
-//   BlockSet of [varint len][bytes] blocks. A set only ever moves from intset to hashtable. No
+//   member is a canonical integer (Redis string2ll) and there are at most set-max-intset-entries
+//   (encoding_limits.h); "hashtable" = a BlockSet of [varint len][bytes] blocks. A set only
+//   ever moves from intset to hashtable (a lowered limit converts on the next new member). No
 //   listpack form: Redis 7.2 added one for small sets of strings, 7.0 (the reference, whose
 //   OBJECT ENCODING says "hashtable") has none (docs/COMPATIBILITY.md).
 // BlockSet: linear probing over tagged pointers (high 16 bits of each slot = high 16 bits of the
@@ -27,16 +28,10 @@
 #include <string_view>
 #include <type_traits>
 
+#include "listd/store/encoding_limits.h"
 #include "listd/store/hash.h"
 
 namespace listd::store {
-
-/// Size limits of the packed forms, Redis 7.0's defaults: zset-max-listpack-entries 128,
-/// hash-max-listpack-entries 512, *-max-listpack-value 64, set-max-intset-entries 512.
-inline constexpr std::size_t kPackedMaxEntries = 128;
-inline constexpr std::size_t kHashPackedMaxEntries = 512;
-inline constexpr std::size_t kPackedMaxBytes = 64;
-inline constexpr std::size_t kIntsetMaxEntries = 512;
 
 namespace blocks {
 

@@ -3,12 +3,16 @@
 // API: score / insert / update / erase / rank / partition_point / at_rank (a ZCursor that walks
 //   both ways) / erase_ranks / for_each / scan / clone / memory_usage / encoding_name.
 // Forms (like Redis 7): "listpack" = one block [u32 used][u32 count] of entries
-//   [u8 score kind * 65 + member len][score: zigzag varint if integral, 4-byte float if exact,
-//   else the 8-byte double][member][u8 entry size], sorted, up to 128 members of <= 64 bytes;
+//   [u8 score kind * 80 + member len][score: zigzag varint if integral, 4-byte float if exact,
+//   else the 8-byte double][member][back-length], sorted (zset_value.cpp has the details); new
+//   members go in while it stays within zset-max-listpack-entries members of at most
+//   zset-max-listpack-value bytes (encoding_limits.h), a loaded listpack keeps members of any
+//   length (only its count decides, as in Redis' RDB load), and none passes 1 GB;
 //   "skiplist" = Redis' skip list (p = 1/4, 32 levels, spans for ranks, backward links) whose nodes
 //   embed the member, plus a BlockSet (set_value.h) over the same nodes for member -> score in
 //   O(1). insert, update, erase, rank, partition_point and at_rank are O(log N); erase_ranks is
-//   O(log N + M). The listpack moves to the skip list when it would exceed its limits, never back.
+//   O(log N + M). The listpack moves to the skip list when a new member would exceed its limits;
+//   back only through convert_to_listpack_if_fits (Redis zsetConvertToListpackIfNeeded).
 // Scores are never NaN (the commands reject NaN before calling in). Views (cursor members,
 // for_each) live until the next mutation.
 #pragma once
@@ -61,11 +65,17 @@ class ZSetValue {
   ZSetValue& operator=(ZSetValue&& other) noexcept;
   ~ZSetValue();
 
-  /// A new sorted set as Redis 7.0's ZADD makes one: a listpack unless its first member is
-  /// longer than 64 bytes, however many members follow (7.2's zsetTypeCreate also looks at their
-  /// number). Not a detail: the listpack stores an integral score as an integer, so -0 added
-  /// into a new set becomes 0 even once it converts to a skip list.
+  /// A new sorted set as Redis 7.0's ZADD makes one: a listpack unless zset-max-listpack-entries
+  /// is 0 or its first member is longer than zset-max-listpack-value, however many members
+  /// follow (7.2's zsetTypeCreate also looks at their number). Not a detail: the listpack stores
+  /// an integral score as an integer, so -0 added into a new set becomes 0 even once it
+  /// converts to a skip list.
   static ZSetValue create(std::size_t first_member_len);
+  /// An empty skip list (Redis createZsetObject).
+  static ZSetValue create_skiplist();
+  /// For the RDB load of a listpack or ziplist blob of `count` members: a skip list when over
+  /// zset-max-listpack-entries, else a listpack that load_member fills whatever the lengths.
+  static ZSetValue for_load(std::size_t count);
 
   std::size_t size() const noexcept;
   bool empty() const noexcept { return size() == 0; }
@@ -75,8 +85,15 @@ class ZSetValue {
 
   /// The score of `member`, or nullopt.
   std::optional<double> score(std::string_view member) const noexcept;
-  /// Adds `member` (which must be absent) with `score`.
+  /// Adds `member` (which must be absent) with `score`; a listpack converts first when the new
+  /// member would take it over zset-max-listpack-entries, is longer than
+  /// zset-max-listpack-value or would take it past 1 GB (Redis zsetAdd).
   void insert(std::string_view member, double score);
+  /// As insert() without the limits (only the 1 GB bound converts): see for_load.
+  void load_member(std::string_view member, double score);
+  /// A skip list becomes a listpack when it fits one (Redis zsetConvertToListpackIfNeeded:
+  /// ZUNIONSTORE & co, GEOSEARCHSTORE, the RDB load of a plain sorted set).
+  void convert_to_listpack_if_fits();
   /// Changes the score of `member` (present, currently `old_score`) to `new_score`.
   void update(std::string_view member, double old_score, double new_score);
   /// Removes `member`; returns whether it was there.
@@ -125,6 +142,7 @@ class ZSetValue {
   std::size_t partition_point_impl(Pred pred, void* ctx) const;
   std::uint64_t scan_step(std::uint64_t cursor, Visitor f, void* ctx) const;
   void to_skiplist();
+  std::size_t packed_bytes() const noexcept;
   void release() noexcept;
 
   std::uintptr_t bits_ = 0;  // block pointer | form tag (low bit); 0 = empty listpack

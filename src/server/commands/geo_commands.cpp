@@ -21,6 +21,7 @@
 #include "listd/server/command_context.h"
 #include "listd/server/command_table.h"
 #include "listd/server/errors.h"
+#include "listd/store/encoding_limits.h"
 #include "listd/store/geohash.h"
 
 namespace listd::server {
@@ -415,14 +416,17 @@ void store_points(CommandContext& ctx, const SearchRequest& req,
     return ctx.reply().integer(0);
   }
   std::vector<std::pair<std::string, double>> items;
-  bool fits = n <= store::kPackedMaxEntries;
+  std::size_t max_len = 0, total_len = 0;
   for (std::size_t i = 0; i < n; ++i) {
     const GeoPoint& p = points[i];
     items.emplace_back(p.member, req.storedist ? p.dist / req.shape.conversion : p.score);
-    fits = fits && p.member.size() <= store::kPackedMaxBytes;
+    max_len = std::max(max_len, p.member.size());
+    total_len += p.member.size();
   }
-  // Redis builds a skip list and makes it a listpack only if it fits one.
-  store::ZSetValue z = store::ZSetValue::create(fits ? 0 : store::kPackedMaxBytes + 1);
+  // Redis builds a skip list and makes it a listpack only if it fits one
+  // (zsetConvertToListpackIfNeeded): one that fits is built as a listpack directly.
+  const bool fits = store::encoding_limits().zset_fits_listpack(n, max_len, total_len);
+  store::ZSetValue z = fits ? store::ZSetValue() : store::ZSetValue::create_skiplist();
   for (const auto& [member, score] : items)
     if (!z.score(member)) z.insert(member, score);
   ctx.set_key(req.storekey, store::Value(std::move(z)));

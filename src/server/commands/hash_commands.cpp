@@ -4,6 +4,7 @@
 // Argument checks follow Redis 7.0.15 t_hash.c in order (e.g. HSET's pair count before the key
 // type, HINCRBY's increment before the key type). A hash is created only when a field is about
 // to be written, and deleted as soon as its last field goes, so no empty hash is ever visible.
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <climits>
@@ -35,11 +36,12 @@ store::HashValue& hash_for_write(CommandContext& ctx, std::string_view key, stor
 
 void set_pairs(CommandContext& ctx, store::HashValue& h, long long& created) {
   // Redis hashTypeTryConversion: any field or value over the listpack limit converts first.
-  for (std::size_t i = 2; i < ctx.argc(); ++i)
-    if (ctx.arg(i).size() > store::kPackedMaxBytes) {
-      h.convert_to_table();
-      break;
-    }
+  std::size_t longest = 0, total = 0;
+  for (std::size_t i = 2; i < ctx.argc(); ++i) {
+    longest = std::max(longest, ctx.arg(i).size());
+    total += ctx.arg(i).size();
+  }
+  h.prepare_set(longest, total);
   // One allocation for the whole command rather than one per field.
   std::size_t bytes = 0;
   for (std::size_t i = 2; i + 1 < ctx.argc(); i += 2)

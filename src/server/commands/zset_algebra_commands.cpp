@@ -21,6 +21,7 @@
 #include "listd/server/command_table.h"
 #include "listd/server/errors.h"
 #include "listd/server/zset_range.h"
+#include "listd/store/encoding_limits.h"
 
 namespace listd::server {
 namespace {
@@ -195,10 +196,9 @@ std::vector<Element> compute(AlgebraRequest& req) {
 /// `skiplist_from_start`. The form matters beyond OBJECT ENCODING: a listpack keeps an integral
 /// score as an integer, so a -0 that passes through one becomes 0.
 store::ZSetValue build_zset(const std::vector<Element>& items, bool skiplist_from_start) {
-  const std::size_t first_len = skiplist_from_start ? store::kPackedMaxBytes + 1
-                                : items.empty()     ? 0
-                                                    : items[0].first.size();
-  store::ZSetValue z = store::ZSetValue::create(first_len);
+  store::ZSetValue z = skiplist_from_start
+                           ? store::ZSetValue::create_skiplist()
+                           : store::ZSetValue::create(items.empty() ? 0 : items[0].first.size());
   for (const Element& it : items) z.insert(it.first, it.second);
   return z;
 }
@@ -206,9 +206,12 @@ store::ZSetValue build_zset(const std::vector<Element>& items, bool skiplist_fro
 /// Redis builds a union/intersection/difference as a skip list and turns it into a listpack at
 /// the end if it fits one (zsetConvertToListpackIfNeeded).
 bool fits_listpack(const std::vector<Element>& items) {
-  if (items.size() > store::kPackedMaxEntries) return false;
-  return std::all_of(items.begin(), items.end(),
-                     [](const Element& e) { return e.first.size() <= store::kPackedMaxBytes; });
+  std::size_t max_len = 0, total_len = 0;
+  for (const Element& e : items) {
+    max_len = std::max(max_len, e.first.size());
+    total_len += e.first.size();
+  }
+  return store::encoding_limits().zset_fits_listpack(items.size(), max_len, total_len);
 }
 
 /// Stores `z` (of `size` elements) at `dst` and replies its size, or deletes `dst` for an
@@ -276,8 +279,10 @@ void cmd_zrangestore(CommandContext& ctx) {
   owned.reserve(items.size());
   for (const ScoredMember& it : items) owned.emplace_back(std::string(it.member), it.score);
   const bool sized = req.type == ZRangeRequest::Type::kRank;
-  store_result(ctx, ctx.arg(1), build_zset(owned, sized && owned.size() > store::kPackedMaxEntries),
-               "zrangestore");
+  store_result(
+      ctx, ctx.arg(1),
+      build_zset(owned, sized && owned.size() > store::encoding_limits().zset_max_listpack_entries),
+      "zrangestore");
 }
 
 }  // namespace

@@ -31,8 +31,8 @@ const RewriteEntry* entry_for(const std::vector<RewriteEntry>& entries, std::str
 
 TEST(InertOptionTest, DefaultsAreRedisAndNothingIsHeld) {
   Config cfg;
-  EXPECT_EQ(value_of(cfg, "hash-max-listpack-entries"), "512");
-  EXPECT_EQ(value_of(cfg, "hash-max-ziplist-entries"), "512");
+  EXPECT_EQ(value_of(cfg, "cluster-replica-validity-factor"), "10");
+  EXPECT_EQ(value_of(cfg, "cluster-slave-validity-factor"), "10");
   EXPECT_EQ(value_of(cfg, "proc-title-template"), "{title} {listen-addr} {server-mode}");
   EXPECT_EQ(value_of(cfg, "latency-tracking-info-percentiles"), "50 99 99.9");
   EXPECT_EQ(value_of(cfg, "oom-score-adj-values"), "0 200 800");
@@ -45,13 +45,13 @@ TEST(InertOptionTest, DefaultsAreRedisAndNothingIsHeld) {
 TEST(InertOptionTest, ValuesRoundTripInTheirCanonicalText) {
   Config cfg;
   EXPECT_EQ(cfg.set("rdbcompression", "NO"), std::nullopt);
-  EXPECT_EQ(cfg.set("hash-max-listpack-value", "1kb"), std::nullopt);
+  EXPECT_EQ(cfg.set("cluster-link-sendbuf-limit", "1kb"), std::nullopt);
   EXPECT_EQ(cfg.set("oom-score-adj", "relative"), std::nullopt);
   EXPECT_EQ(cfg.set("active-expire-effort", "7"), std::nullopt);
   EXPECT_EQ(cfg.set("oom-score-adj-values", "0 100 +900"), std::nullopt);
   EXPECT_EQ(cfg.set("latency-tracking-info-percentiles", "99.990 50"), std::nullopt);
   EXPECT_EQ(value_of(cfg, "rdbcompression"), "no");
-  EXPECT_EQ(value_of(cfg, "hash-max-ziplist-value"), "1024");
+  EXPECT_EQ(value_of(cfg, "cluster-link-sendbuf-limit"), "1024");
   EXPECT_EQ(value_of(cfg, "oom-score-adj"), "yes");  // Redis prints the value's first name
   EXPECT_EQ(value_of(cfg, "active-expire-effort"), "7");
   EXPECT_EQ(value_of(cfg, "oom-score-adj-values"), "0 100 900");
@@ -72,9 +72,9 @@ TEST(InertOptionTest, ParseErrorsAreRedisTexts) {
             set_failed("acllog-max-len", "argument couldn't be parsed into an integer"));
   EXPECT_EQ(cfg.set("stream-node-max-bytes", "-1"),
             set_failed("stream-node-max-bytes", "argument must be a memory value"));
-  EXPECT_EQ(cfg.set("set-max-intset-entries", "-1"),
-            set_failed("set-max-intset-entries",
-                       "argument must be between 0 and 9223372036854775807 inclusive"));
+  EXPECT_EQ(cfg.set("active-defrag-max-scan-fields", "0"),
+            set_failed("active-defrag-max-scan-fields",
+                       "argument must be between 1 and 9223372036854775807 inclusive"));
   EXPECT_EQ(cfg.set("repl-diskless-load", "sometimes"),
             set_failed("repl-diskless-load",
                        "argument(s) must be one of the following: disabled, on-empty-db, swapdb"));
@@ -167,13 +167,13 @@ TEST(InertOptionTest, ValuesListdWouldHaveToActOnAreRefused) {
 
 TEST(InertOptionTest, RewriteWritesRedisLines) {
   Config cfg;
-  ASSERT_EQ(cfg.set("hash-max-listpack-value", "1kb"), std::nullopt);
+  ASSERT_EQ(cfg.set("cluster-link-sendbuf-limit", "1kb"), std::nullopt);
   ASSERT_EQ(cfg.set("masteruser", "repl"), std::nullopt);
   ASSERT_EQ(cfg.set("oom-score-adj-values", "0 100 800"), std::nullopt);
   const std::vector<RewriteEntry> entries = cfg.rewrite_entries();
-  const RewriteEntry* value = entry_for(entries, "hash-max-listpack-value");
+  const RewriteEntry* value = entry_for(entries, "cluster-link-sendbuf-limit");
   ASSERT_NE(value, nullptr);
-  EXPECT_EQ(value->lines, std::vector<std::string>{"hash-max-listpack-value 1kb"});
+  EXPECT_EQ(value->lines, std::vector<std::string>{"cluster-link-sendbuf-limit 1kb"});
   EXPECT_TRUE(value->force);
   const RewriteEntry* user = entry_for(entries, "masteruser");
   ASSERT_NE(user, nullptr);

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "listd/persistence/crc64.h"
+#include "listd/store/encoding_limits.h"
 
 #include <random>
 #include <string>
@@ -194,4 +195,67 @@ TEST(ValueCodec, MutatedPayloadsNeverCrash) {
     EXPECT_EQ(decode_dump_payload(encode_dump_payload(*d.value)).error, DumpPayloadError::kNone);
   }
   EXPECT_GT(decoded, 0);  // some edits (a string's bytes) leave a valid object
+}
+
+TEST(ValueCodec, ListpackZsetPayloadIsRedisOwnBytes) {
+  // An uncompressed listpack (Redis compresses blobs of more than 20 bytes, listd never does):
+  // members, integer scores as listpack integers, the others in d2string's text.
+  EXPECT_EQ(encode_dump_payload(decode_ok(payload(7))), payload(7));
+}
+
+namespace {
+
+// Limits for one test; Redis' defaults again afterwards.
+class LoadLimits {
+ public:
+  LoadLimits(std::size_t entries, std::size_t value, std::size_t intset) {
+    store::EncodingLimits l;
+    l.hash_max_listpack_entries = l.zset_max_listpack_entries = entries;
+    l.hash_max_listpack_value = l.zset_max_listpack_value = value;
+    l.set_max_intset_entries = intset;
+    store::set_encoding_limits(l);
+  }
+  ~LoadLimits() { store::set_encoding_limits(store::EncodingLimits{}); }
+};
+
+std::string encoding_after_restore(const store::Value& v, std::size_t entries, std::size_t value,
+                                   std::size_t intset) {
+  const std::string p = encode_dump_payload(v);
+  LoadLimits limits(entries, value, intset);
+  return std::string(decode_ok(p).encoding_name());
+}
+
+}  // namespace
+
+TEST(ValueCodec, LoadFollowsRdbLoadObjectUnderTheLimits) {
+  store::Value h = store::Value::make_hash();
+  h.as_hash().set("a", std::string(20, 'x'));
+  h.as_hash().set("b", "y");
+  store::Value z = store::Value::make_zset();
+  z.as_zset().insert(std::string(20, 'm'), 1.5);
+  z.as_zset().insert("n", 2);
+  store::Value s = store::Value::make_set();
+  for (const char* m : {"1", "2", "3"}) s.as_set().add(m);
+  ASSERT_EQ(h.encoding_name(), "listpack");
+  ASSERT_EQ(z.encoding_name(), "listpack");
+  // A listpack blob: only the count decides, however long the values.
+  EXPECT_EQ(encoding_after_restore(h, 2, 5, 512), "listpack");
+  EXPECT_EQ(encoding_after_restore(z, 2, 5, 512), "listpack");
+  EXPECT_EQ(encoding_after_restore(h, 1, 64, 512), "hashtable");
+  EXPECT_EQ(encoding_after_restore(z, 1, 64, 512), "skiplist");
+  // The set is written plain: over the intset count it is a hash table.
+  EXPECT_EQ(encoding_after_restore(s, 128, 64, 3), "intset");
+  EXPECT_EQ(encoding_after_restore(s, 128, 64, 2), "hashtable");
+  // Plain types (a hashtable, a skip list) come back as listpacks when they fit, every length
+  // checked.
+  h.as_hash().convert_to_table();
+  store::Value skip(store::ZSetValue::create_skiplist());
+  skip.as_zset().insert("a", 1);
+  skip.as_zset().insert(std::string(20, 'b'), -0.5);
+  EXPECT_EQ(encoding_after_restore(h, 512, 64, 512), "listpack");
+  EXPECT_EQ(encoding_after_restore(skip, 128, 64, 512), "listpack");
+  EXPECT_EQ(encoding_after_restore(h, 512, 19, 512), "hashtable");
+  EXPECT_EQ(encoding_after_restore(skip, 128, 19, 512), "skiplist");
+  const store::Value back = decode_ok(encode_dump_payload(skip));
+  EXPECT_EQ(back.as_zset().score(std::string(20, 'b')), -0.5);
 }
