@@ -5,8 +5,10 @@ port then answers, but for someone else. These tests hand the launcher a port th
 server already holds and check that it notices (INFO server's process_id) and moves on.
 """
 
+import time
+
 import listd_testing.server as launcher
-from listd_testing import ListdServer, RawConn, parse_info
+from listd_testing import ListdServer, RawConn, parse_info, scaled
 
 
 def pid_on(port, password=None):
@@ -37,14 +39,34 @@ def test_restart_keeps_the_port_and_checks_the_new_pid(listd_factory):
     assert pid_on(port) == srv.pid
 
 
+def stop_and_let_a_thief_bind(srv):
+    """Stops srv and starts another server on its port; that server, or None if the port could
+    not be had. Under the parallel ctest another test's free_port() may take the port in the
+    moment it is free (seen twice in full runs: "Address already in use" in the thief's log), so
+    the thief tries for a bounded time and the caller starts over on a fresh port."""
+    port = srv.port
+    assert srv.stop() == 0
+    thief = ListdServer()
+    end = time.monotonic() + scaled(2)
+    while not thief._spawn(port):
+        if time.monotonic() >= end:
+            thief.close()
+            return None
+        time.sleep(0.05)  # the port is busy: try again shortly
+    return thief
+
+
 def test_restart_fails_when_another_server_holds_the_port():
-    srv = ListdServer().start()
-    thief = None
+    for _ in range(3):
+        srv = ListdServer().start()
+        thief = stop_and_let_a_thief_bind(srv)
+        if thief is not None:
+            break
+        srv.close()
+    else:
+        raise AssertionError("three freed ports were each taken by someone else")
+    port = srv.port
     try:
-        port = srv.port
-        assert srv.stop() == 0
-        thief = ListdServer()
-        thief._spawn(port)  # someone else binds the port while ours is down
         assert thief.port == port, thief.log_text()
         try:
             srv.restart(timeout=1)
@@ -55,6 +77,5 @@ def test_restart_fails_when_another_server_holds_the_port():
         assert pid_on(port) == thief.pid
     finally:
         srv.close()
-        if thief is not None:
-            assert thief.stop() == 0
-            thief.close()
+        assert thief.stop() == 0
+        thief.close()
