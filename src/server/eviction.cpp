@@ -59,14 +59,14 @@ void Evictor::track_exceeded(EvictResult r) noexcept {
   }
 }
 
-std::uint64_t Evictor::current_exceeded_ms() const noexcept {
-  return exceeded_since_us_ == 0 ? 0 : (monotonic_us() - exceeded_since_us_) / 1000;
+std::uint64_t Evictor::current_spell_us() const noexcept {
+  return exceeded_since_us_ == 0 ? 0 : monotonic_us() - exceeded_since_us_;
 }
 
+std::uint64_t Evictor::current_exceeded_ms() const noexcept { return current_spell_us() / 1000; }
+
 std::uint64_t Evictor::total_exceeded_ms() const noexcept {
-  const std::uint64_t current_us =
-      exceeded_since_us_ == 0 ? 0 : monotonic_us() - exceeded_since_us_;
-  return (exceeded_total_us_ + current_us) / 1000;
+  return (exceeded_total_us_ + current_spell_us()) / 1000;
 }
 
 void Evictor::reset_stats() noexcept {

@@ -38,12 +38,6 @@ void apply_encoding_limits(const config::ServerSettings& s) {
   store::set_encoding_limits(limits);
 }
 
-bool is_encoding_option(std::string_view name) {
-  return name == "hash-max-listpack-entries" || name == "hash-max-listpack-value" ||
-         name == "zset-max-listpack-entries" || name == "zset-max-listpack-value" ||
-         name == "set-max-intset-entries";
-}
-
 }  // namespace
 
 Executor::Executor(config::Config& config, Clock& clock)
@@ -84,7 +78,8 @@ Executor::Executor(config::Config& config, Clock& clock)
   queue_stats_.set_max_keys(static_cast<std::size_t>(config_.settings().queue_stats_max_keys));
   apply_encoding_limits(config_.settings());
   config_.on_change([this](std::string_view name) {
-    if (is_encoding_option(name)) apply_encoding_limits(config_.settings());
+    // Five copies on any change: cheaper to keep right than a second list of the option names.
+    apply_encoding_limits(config_.settings());
     if (name == "requirepass") acl_->set_default_password(requirepass());
     if (name == "queue-stats-max-keys")
       queue_stats_.set_max_keys(static_cast<std::size_t>(config_.settings().queue_stats_max_keys));
@@ -544,9 +539,8 @@ void Executor::reset_stats() {
 
 InstantaneousMetrics::Readings Executor::instant_readings() const noexcept {
   const ServerStats& s = stats_;
-  return {s.total_commands, s.net_input_bytes + s.net_repl_input_bytes,
-          s.net_output_bytes + s.net_repl_output_bytes, s.net_repl_input_bytes,
-          s.net_repl_output_bytes};
+  return {s.total_commands, s.total_net_input_bytes(), s.total_net_output_bytes(),
+          s.net_repl_input_bytes, s.net_repl_output_bytes};
 }
 
 }  // namespace listd::server

@@ -147,8 +147,8 @@ void section_stats(Executor& exec, std::string& out) {
   const InstantaneousMetrics& rate = exec.instantaneous();
   const auto kbps = [&](InstantMetric m) { return static_cast<double>(rate.per_second(m)) / 1024; };
   out += fmt::format("instantaneous_ops_per_sec:{}\r\n", rate.per_second(InstantMetric::kCommands));
-  out += fmt::format("total_net_input_bytes:{}\r\n", s.net_input_bytes + s.net_repl_input_bytes);
-  out += fmt::format("total_net_output_bytes:{}\r\n", s.net_output_bytes + s.net_repl_output_bytes);
+  out += fmt::format("total_net_input_bytes:{}\r\n", s.total_net_input_bytes());
+  out += fmt::format("total_net_output_bytes:{}\r\n", s.total_net_output_bytes());
   out += fmt::format("total_net_repl_input_bytes:{}\r\ntotal_net_repl_output_bytes:{}\r\n",
                      s.net_repl_input_bytes, s.net_repl_output_bytes);
   out += fmt::format("instantaneous_input_kbps:{:.2f}\r\ninstantaneous_output_kbps:{:.2f}\r\n",

@@ -77,6 +77,8 @@ class Evictor {
   EvictResult evict_to_limit();
   /// Opens a spell on kFail/kRunning, closes it on kOk (Redis performEvictions' update_metrics).
   void track_exceeded(EvictResult r) noexcept;
+  /// The current spell's length so far in µs, 0 when under the limit.
+  std::uint64_t current_spell_us() const noexcept;
 
   Executor& exec_;
   std::array<PoolEntry, 16> pool_{};  // ascending idle; Redis EVPOOL_SIZE

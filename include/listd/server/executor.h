@@ -76,7 +76,14 @@ struct ServerStats {
   std::uint64_t net_output_bytes = 0;
   std::uint64_t net_repl_input_bytes = 0;   ///< read from our master (Redis counts them apart)
   std::uint64_t net_repl_output_bytes = 0;  ///< written to our replicas
-  const char* multiplexing_api = "epoll";   ///< the I/O backend net chose (INFO server)
+  /// INFO's total_net_*_bytes: the replication bytes included, as Redis reports them.
+  std::uint64_t total_net_input_bytes() const noexcept {
+    return net_input_bytes + net_repl_input_bytes;
+  }
+  std::uint64_t total_net_output_bytes() const noexcept {
+    return net_output_bytes + net_repl_output_bytes;
+  }
+  const char* multiplexing_api = "epoll";  ///< the I/O backend net chose (INFO server)
   long long dirty = 0;  ///< changes since start (Redis rdb_changes_since_last_save)
   std::int64_t lastsave_unix_s = 0;
 };
