@@ -791,7 +791,8 @@ def summarize_throughput(results, order_names, args, tests=None, ops_ratio=False
 def handoff_once(args, srv: Server, W: int, paths, notes, name: str) -> dict:
     """One bench/handoff run against `srv`: its key=value result line, plus rc and error."""
     cmd = ["taskset", "-c", CLIENT_CORE, paths["handoff"], "--port", str(srv.port),
-           "--workers", str(W), "--count", str(args.handoff_count)]
+           "--workers", str(W), "--count", str(args.handoff_count),
+           "--mode", args.handoff_mode]
     try:
         r = subprocess.run(cmd, capture_output=True, text=True,
                            timeout=120 + args.handoff_count / 200)
@@ -849,7 +850,10 @@ def handoff_phase(args, specs, names, paths, notes, raw):
             "exactly_once": "yes" if once and all(x == "yes" for x in once) and
                             len(rs) == args.handoff_rounds else
                             ", ".join(str(x or "error") for x in once)}
-    md = [f"\n#### Hand-off latency (`bench/handoff`, {args.handoff_count:,} elements per run, "
+    what = ("consumer-group hand-off, `--mode stream`: XADD to consumers blocked in XREADGROUP"
+            if args.handoff_mode == "stream" else "BRPOP hand-off")
+    md = [f"\n#### Hand-off latency (`bench/handoff`, {what}, {args.handoff_count:,} elements "
+          "per run, "
           f"{args.handoff_rounds} round(s), a fresh server per run, the order alternating)\n",
           "Latencies are medians over rounds (min..max); the listd/redis rows are the paired "
           "per-round ratios.\n",
@@ -1367,18 +1371,19 @@ def targets_md(summary, handoff, memory, timeouts, scale, args, aof=None, aborte
         rs = summary.get(1, {}).get(test, {}).get("listd/floor rounds", [])
         add(f"CPU/req -P 1 {test}: listd/floor <= 1.0", rs, 1.0, "<=",
             missing=why_missing("throughput", need_p=1))
+    mode = " (stream)" if args.handoff_mode == "stream" else ""
     for W in (1, 10, 1000):
         for q in ("p50_us", "p99_us"):
-            add(f"hand-off W={W} {q[:3]}: listd/redis <= 1.0 (paired per round)",
+            add(f"hand-off{mode} W={W} {q[:3]}: listd/redis <= 1.0 (paired per round)",
                 handoff_ratios(handoff, W, q), 1.0, "<=",
                 missing=why_missing("handoff", need_w=W))
         a = handoff.get(("listd", W))
         if a:
             once = a.get("exactly_once")
-            rows.append(f"| hand-off W={W}: exactly once, every round | {once} | "
+            rows.append(f"| hand-off{mode} W={W}: exactly once, every round | {once} | "
                         f"{'met' if once == 'yes' else '**not met**'} |")
         else:
-            rows.append(f"| hand-off W={W}: exactly once, every round | — | not measured "
+            rows.append(f"| hand-off{mode} W={W}: exactly once, every round | — | not measured "
                         f"({why_missing('handoff', need_w=W)}) |")
     for scen, limit in (("one list", 1.0), ("lists of 10", 0.8)):
         add(f"memory {scen}: listd/redis <= {limit} (paired per round)",
@@ -1474,6 +1479,9 @@ def parse_args():
     p.add_argument("--results", default=str(BENCH / "results"))
     p.add_argument("--handoff-count", type=int, default=20_000)
     p.add_argument("--handoff-workers", default="1,10,1000")
+    p.add_argument("--handoff-mode", choices=("list", "stream"), default="list",
+                   help="list: workers block in BRPOP (issue 7's and 19's targets); stream: "
+                        "consumers of one group block in XREADGROUP (issue 15's p50 target)")
     p.add_argument("--handoff-rounds", type=int, default=None,
                    help="rounds of the hand-off phase, the order alternating (default --rounds)")
     p.add_argument("--redis-hz", default="100",

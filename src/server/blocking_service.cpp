@@ -24,6 +24,14 @@ void BlockingService::end_wait(Client& c) noexcept {
   waiters_.unblock(c.waiter);
 }
 
+bool BlockingService::claim(Client& c) {
+  if (!c.transport || !c.transport->peer_gone()) return true;
+  end_wait(c);
+  exec_.slowlog().drop_parked(c.id);
+  exec_.clients().request_kill(c);
+  return false;
+}
+
 void BlockingService::finish(Client& c) {
   end_wait(c);
   exec_.clients().queue_flush(c);
@@ -58,20 +66,18 @@ void BlockingService::serve_ready_keys() {
   draining_ = true;
   while (waiters_.has_ready()) {
     for (const store::DbKey& key : waiters_.take_ready()) {
+      ClockReading since = clock_.read();
+      // Loading a log replaces the executor's clock; expiry then follows the log's time.
+      serving_unix_ms_ = &exec_.clock() == &clock_ ? since.unix_ms : exec_.clock().unix_ms();
       // Oldest waiter first, one element each, until the key runs dry. The waiters present now
       // are visited once; a chain (BLMOVE into a waited key) signals its key again.
+      // A waiter whose worker is gone is never handed an element: the serving code claims
+      // each waiter (BlockingService::claim) before it takes anything.
       waiters_.visit(key.db, key.key, [&](blocking::Waiter& w) {
         Client& c = *static_cast<Client*>(w.owner());
-        if (c.transport && c.transport->peer_gone()) {
-          // The worker is gone: never hand it an element (it would be lost with it).
-          end_wait(c);
-          exec_.slowlog().drop_parked(c.id);
-          exec_.clients().request_kill(c);
-          return true;
-        }
         // A served waiter is an execution unit of its own; the serving code emits its pop.
         exec_.effects().begin_unit();
-        const ServeResult result = serve_timed(c, key);
+        const ServeResult result = serve_timed(c, key, since);
         exec_.effects().end_unit();
         if (result == ServeResult::kServed)
           exec_.count_queue_event(key.db, key.key, QueueEvent::kHandoff, 1);
@@ -82,17 +88,16 @@ void BlockingService::serve_ready_keys() {
   draining_ = false;
 }
 
-ServeResult BlockingService::serve_timed(Client& c, const store::DbKey& key) {
-  // Only a command parked in the slow log costs the two clock reads.
-  if (!exec_.slowlog().has_parked(c.id)) return serve_blocked_client(exec_, c, key);
-  const ClockReading start = clock_.read();
+ServeResult BlockingService::serve_timed(Client& c, const store::DbKey& key, ClockReading& since) {
   const ServeResult result = serve_blocked_client(exec_, c, key);
-  if (result == ServeResult::kServed) {
-    const ClockReading end = clock_.read();
+  if (result != ServeResult::kServed) return result;
+  const ClockReading end = clock_.read();
+  if (exec_.slowlog().has_parked(c.id)) {  // serving leaves the parked command in place
     const config::ServerSettings& s = exec_.config().settings();
-    exec_.slowlog().serve_parked(c, end.mono_us - start.mono_us, end.unix_ms / 1000,
+    exec_.slowlog().serve_parked(c, end.mono_us - since.mono_us, end.unix_ms / 1000,
                                  s.slowlog_log_slower_than, s.slowlog_max_len);
   }
+  since = end;
   return result;
 }
 

@@ -22,7 +22,10 @@ namespace listd::testing {
 /// A transport whose liveness the test controls.
 class FakeTransport final : public server::ClientTransport {
  public:
-  bool peer_gone() override { return gone; }
+  bool peer_gone() override {
+    ++peer_checks;
+    return gone;
+  }
   std::size_t query_buffer_bytes() const override { return 0; }
   std::size_t query_buffer_free() const override { return qbuf_free; }
   std::size_t pending_output_bytes() const override { return pending; }
@@ -31,6 +34,7 @@ class FakeTransport final : public server::ClientTransport {
   void resume() override {}
   void close() override { closed = true; }
   bool gone = false;
+  int peer_checks = 0;  ///< peer_gone() calls: each is a system call on a real connection
   bool closed = false;
   std::size_t pending = 0;    ///< bytes the transport holds unwritten (output-buffer limits)
   std::size_t qbuf_free = 0;  ///< the read buffer's spare room (CLIENT LIST qbuf-free)

@@ -30,8 +30,9 @@ enum class ServeResult {
 };
 
 /// Serves `client` (the oldest waiter on `key`) from `key`, replying exactly what its command
-/// would have replied had the data been there. Implemented with the blocking commands
-/// (src/server/commands/blocking_commands.cpp); called only by BlockingService::drain_ready_keys.
+/// would have replied had the data been there, after BlockingService::claim. Implemented with the
+/// blocking commands (src/server/commands/blocking_commands.cpp); called only by
+/// BlockingService::drain_ready_keys.
 ServeResult serve_blocked_client(Executor& exec, Client& client, const store::DbKey& key);
 
 /// The sorted-set half of serving (BZPOPMIN/BZPOPMAX/BZMPOP), implemented with the sorted-set
@@ -62,6 +63,12 @@ class BlockingService {
   /// Leaves every waiting list and cancels the deadline, with no reply: the one way out of a
   /// block, which finish and time_out build on (and disconnect and a gone peer use alone).
   void end_wait(Client& client) noexcept;
+  /// The serving code calls this once it knows it will answer `client`, before it takes
+  /// anything: false when the peer is gone (FIN, error), and then the waiter is dropped and its
+  /// connection killed, so no element is lost with it; the caller returns ServeResult::kSkip.
+  /// Asked only of a waiter about to be served, so the waiters a drain passes over (a group's
+  /// other consumers once the new entries are taken) cost no system call each.
+  bool claim(Client& client);
 
   /// Times out every waiter whose deadline is at or before `now_ms`.
   void fire_timeouts(std::uint64_t now_ms);
@@ -78,19 +85,27 @@ class BlockingService {
     if (waiters_.has_ready()) serve_ready_keys();
   }
 
+  /// Unix ms the serving code looks keys up at: one reading per ready key, as Redis 7.0's
+  /// handleClientsBlockedOnKeys fixes the expiry time for each key it serves.
+  std::int64_t serving_unix_ms() const noexcept { return serving_unix_ms_; }
+
   blocking::WaiterRegistry& waiters() noexcept { return waiters_; }
   const blocking::TimerWheel& timers() const noexcept { return timers_; }
 
  private:
   void serve_ready_keys();
   /// serve_blocked_client, timed for the slow log when the client's command is parked there.
-  ServeResult serve_timed(Client& client, const store::DbKey& key);
+  /// `since` is a reading taken no earlier than the previous waiter served: skipping a waiter
+  /// reads no clock, so a parked command's serve time includes the waiters passed over to
+  /// reach it (one served waiter, one or two reads).
+  ServeResult serve_timed(Client& client, const store::DbKey& key, ClockReading& since);
 
   Executor& exec_;
   const Clock& clock_;
   blocking::WaiterRegistry waiters_;
   blocking::TimerWheel timers_;
   bool draining_ = false;
+  std::int64_t serving_unix_ms_ = 0;
 };
 
 }  // namespace listd::server

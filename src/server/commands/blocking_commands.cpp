@@ -152,11 +152,12 @@ ServeResult serve_blocked_client(Executor& exec, Client& c, const store::DbKey& 
     return serve_stream_waiter(exec, c, key);
 
   store::Database& db = exec.keyspace().db(key.db);
-  store::Entry* e = db.lookup(key.key, exec.clock().unix_ms());
+  store::Entry* e = db.lookup(key.key, exec.blocking().serving_unix_ms());
   // Gone again (popped later in the same transaction, expired): nobody can be served.
   if (!e) return ServeResult::kNoData;
   // Re-created as a sorted set: sorted-set waiters behind this one may still be served.
   if (!e->value.is(store::ValueType::kList)) return ServeResult::kSkip;
+  if (!exec.blocking().claim(c)) return ServeResult::kSkip;
 
   protocol::ReplyWriter reply = c.reply();
   std::size_t changes = 1;
@@ -170,7 +171,7 @@ ServeResult serve_blocked_client(Executor& exec, Client& c, const store::DbKey& 
                     changes);
       break;
     case BlockSpec::Kind::kMove: {
-      store::Entry* d = db.lookup(spec.destination, exec.clock().unix_ms());
+      store::Entry* d = db.lookup(spec.destination, exec.blocking().serving_unix_ms());
       if (d && !d->value.is(store::ValueType::kList)) {
         // Redis 7.0: this waiter gets WRONGTYPE and is unblocked; nothing is popped, so the
         // element is there for the next waiter.

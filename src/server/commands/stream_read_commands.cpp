@@ -291,6 +291,7 @@ void cmd_xreadgroup(CommandContext& ctx) { xread_generic(ctx, true); }
 
 /// A group waiter that cannot be served any more: its error, and it is unblocked.
 ServeResult unblock_with_error(Executor& exec, Client& c, std::string_view error) {
+  if (!exec.blocking().claim(c)) return ServeResult::kSkip;
   c.reply().error(error);
   ++exec.stats().total_error_replies;
   exec.blocking().finish(c);
@@ -310,6 +311,7 @@ ServeResult serve_group_waiter(Executor& exec, Client& c, const store::DbKey& ke
                               "exists");
   store::StreamGroup& g = it->second;
   if (!(s.last_id() > g.last_id)) return ServeResult::kSkip;
+  if (!exec.blocking().claim(c)) return ServeResult::kSkip;
   const std::int64_t now_ms = exec.clock().unix_ms();
   const GroupEffectTarget target{&exec.effects(), key.db, key.key, spec.group};
   store::StreamConsumer& consumer =
@@ -336,7 +338,7 @@ ServeResult serve_group_waiter(Executor& exec, Client& c, const store::DbKey& ke
 
 ServeResult serve_stream_waiter(Executor& exec, Client& c, const store::DbKey& key) {
   store::Database& db = exec.keyspace().db(key.db);
-  store::Entry* e = db.lookup(key.key, exec.clock().unix_ms());
+  store::Entry* e = db.lookup(key.key, exec.blocking().serving_unix_ms());
   const BlockSpec& spec = c.block;
   if (spec.kind == BlockSpec::Kind::kXReadGroup) return serve_group_waiter(exec, c, key, e);
   // A key gone or of another type: group waiters behind this one must still hear of it.
@@ -347,6 +349,7 @@ ServeResult serve_stream_waiter(Executor& exec, Client& c, const store::DbKey& k
   const store::StreamValue& s = e->value.as_stream();
   // Nothing above this waiter's id yet; a waiter behind it may have asked for less.
   if (!(s.last_id() > after)) return ServeResult::kSkip;
+  if (!exec.blocking().claim(c)) return ServeResult::kSkip;
   auto r = c.reply();
   if (r.resp3())
     r.map_header(1);

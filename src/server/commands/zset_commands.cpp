@@ -619,11 +619,12 @@ void cmd_zintercard(CommandContext& ctx) {
 
 ServeResult serve_zset_waiter(Executor& exec, Client& c, const store::DbKey& key) {
   store::Database& db = exec.keyspace().db(key.db);
-  store::Entry* e = db.lookup(key.key, exec.clock().unix_ms());
+  store::Entry* e = db.lookup(key.key, exec.blocking().serving_unix_ms());
   // Gone again (popped in the same transaction, expired): nobody can be served.
   if (!e) return ServeResult::kNoData;
   // Re-created as a list: list waiters behind this one may still be served.
   if (!e->value.is(store::ValueType::kZSet)) return ServeResult::kSkip;
+  if (!exec.blocking().claim(c)) return ServeResult::kSkip;
   const BlockSpec& spec = c.block;
   const bool multi = spec.kind == BlockSpec::Kind::kZMultiPop;
   store::ZSetValue& z = e->value.as_zset();

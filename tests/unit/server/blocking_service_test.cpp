@@ -106,4 +106,46 @@ TEST_F(BlockingServiceTest, AGonePeerIsKilledInsteadOfServed) {
   EXPECT_EQ(t.run(pusher, {"LLEN", "q"}), integer(1));
 }
 
+// A group's consumers all wait on one key; one new entry serves one of them. The others are
+// passed over without asking their transports anything (a poll each on a real connection).
+TEST_F(BlockingServiceTest, OnlyTheWaiterAboutToBeServedIsAskedWhetherItsPeerIsGone) {
+  auto& producer = t.client();
+  EXPECT_EQ(t.run(producer, {"XGROUP", "CREATE", "jobs", "g", "$", "MKSTREAM"}), kOk);
+  std::vector<listd::server::Client*> consumers;
+  for (int i = 0; i < 5; ++i) {
+    auto& c = t.client();
+    const std::string name = "c" + std::to_string(i);
+    EXPECT_EQ(t.run(c, {"XREADGROUP", "GROUP", "g", name, "BLOCK", "0", "STREAMS", "jobs", ">"}),
+              "");
+    consumers.push_back(&c);
+  }
+  EXPECT_EQ(t.run(producer, {"XADD", "jobs", "1-1", "n", "1"}), bulk("1-1"));
+  int checks = 0;
+  for (auto* c : consumers) checks += t.transport(*c).peer_checks;
+  EXPECT_EQ(checks, 1);
+  EXPECT_FALSE(consumers[0]->blocked());
+  for (std::size_t i = 1; i < consumers.size(); ++i) EXPECT_TRUE(consumers[i]->blocked());
+  for (std::size_t i = 1; i < consumers.size(); ++i) blocking().end_wait(*consumers[i]);
+}
+
+// The new entry is not delivered to a consumer whose peer is gone: it would sit in that
+// consumer's pending list until a reaper claimed it. The next consumer gets it.
+TEST_F(BlockingServiceTest, AGroupConsumerWhosePeerIsGoneIsKilledAndTheNextServed) {
+  auto& producer = t.client();
+  EXPECT_EQ(t.run(producer, {"XGROUP", "CREATE", "jobs", "g", "$", "MKSTREAM"}), kOk);
+  auto& dead = t.client();
+  auto& live = t.client();
+  t.run(dead, {"XREADGROUP", "GROUP", "g", "dead", "BLOCK", "0", "STREAMS", "jobs", ">"});
+  t.run(live, {"XREADGROUP", "GROUP", "g", "live", "BLOCK", "0", "STREAMS", "jobs", ">"});
+  t.transport(dead).gone = true;
+  EXPECT_EQ(t.run(producer, {"XADD", "jobs", "1-1", "n", "1"}), bulk("1-1"));
+  EXPECT_TRUE(dead.out.empty());
+  EXPECT_FALSE(dead.blocked());
+  EXPECT_EQ(t.exec().clients().take_kill_list(), std::vector<listd::server::Client*>{&dead});
+  EXPECT_FALSE(live.blocked());
+  EXPECT_EQ(t.run(producer, {"XPENDING", "jobs", "g", "-", "+", "10", "dead"}), "*0\r\n");
+  EXPECT_EQ(t.run(producer, {"XPENDING", "jobs", "g"}),
+            "*4\r\n:1\r\n" + bulk("1-1") + bulk("1-1") + "*1\r\n*2\r\n" + bulk("live") + bulk("1"));
+}
+
 }  // namespace
