@@ -1,6 +1,7 @@
 #include "listd/server/stream_ops.h"
 
 #include <cerrno>
+#include <charconv>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -185,10 +186,13 @@ bool parse_interval_id_or_reply(CommandContext& ctx, std::string_view text, bool
 }
 
 void reply_stream_id(protocol::ReplyWriter r, store::StreamId id) {
+  // to_chars, not snprintf: this is every entry of every read reply (snprintf was 9 % of
+  // listd's CPU under XADD).
   char buf[48];
-  const int n = std::snprintf(buf, sizeof buf, "%llu-%llu", static_cast<unsigned long long>(id.ms),
-                              static_cast<unsigned long long>(id.seq));
-  r.bulk(std::string_view(buf, static_cast<std::size_t>(n)));
+  char* end = std::to_chars(buf, buf + 20, id.ms).ptr;
+  *end++ = '-';
+  end = std::to_chars(end, end + 20, id.seq).ptr;
+  r.bulk(std::string_view(buf, static_cast<std::size_t>(end - buf)));
 }
 
 void reply_stream_entry(protocol::ReplyWriter r, const store::StreamIterator& it) {
