@@ -305,6 +305,7 @@ class Server:
     port: int
     args: list
     logfile: Path
+    tls_port: int = 0              # --tls: redis-benchmark's port; the harness checks use `port`
 
     @property
     def pid(self) -> int:
@@ -315,6 +316,7 @@ class Server:
 
 
 LIVE: list = []
+TLS_CLIENT_ARGS: list = []     # --tls: redis-benchmark's --tls --cacert/--cert/--key
 UNSTARTABLE: set = set()
 BUSY_STARTS: list = []         # (label, load) of rounds/phases started on a busy machine
 WRONG_ANSWERS: set = set()     # servers that failed list_sanity: their figures are not comparable
@@ -378,7 +380,8 @@ def start_server(spec: ServerSpec, logdir: Path, extra: tuple = (), tag: str = "
 def start_once(spec: ServerSpec, argset: list, logdir: Path, tag: str) -> tuple:
     """One start on a new port: (Server, None, False), or (None, reason, retry on a new port)."""
     port = free_port()
-    args = [a.replace("{port}", str(port)) for a in argset]
+    tls_port = free_port() if "{tls_port}" in argset else 0
+    args = [a.replace("{port}", str(port)).replace("{tls_port}", str(tls_port)) for a in argset]
     logfile = logdir / f"{spec.name}{tag}-{port}.log"
     workdir = tempfile.mkdtemp(prefix=f"bench-{spec.name}-", dir=logdir)
     with open(logfile, "wb") as lf:
@@ -388,7 +391,7 @@ def start_once(spec: ServerSpec, argset: list, logdir: Path, tag: str) -> tuple:
                                     stdin=subprocess.DEVNULL, start_new_session=True)
         except OSError as e:
             return None, f"{shlex.join(args)}: {e}", False
-    srv = Server(spec, proc, port, args, logfile)
+    srv = Server(spec, proc, port, args, logfile, tls_port)
     LIVE.append(srv)
     deadline = time.monotonic() + 10
     ok = False
@@ -515,14 +518,29 @@ def build(args, notes: list) -> dict:
     return paths
 
 
+def tls_setup(args) -> list:
+    """--tls: makes a CA, a server and a client certificate (tests/support/make-test-certs.sh,
+    the same files for both servers) and returns the server options; sets TLS_CLIENT_ARGS. The
+    servers keep their plain port for the harness's checks; redis-benchmark uses the TLS one,
+    with a client certificate, as `tls-auth-clients yes` (the default) wants."""
+    certs = Path(tempfile.mkdtemp(prefix="bench-certs-"))
+    subprocess.run([str(REPO / "tests" / "support" / "make-test-certs.sh"), str(certs)],
+                   check=True, stdout=subprocess.DEVNULL)
+    TLS_CLIENT_ARGS[:] = ["--tls", "--cacert", str(certs / "ca.crt"), "--cert",
+                          str(certs / "client.crt"), "--key", str(certs / "client.key")]
+    return ["--tls-port", "{tls_port}", "--tls-cert-file", str(certs / "server.crt"),
+            "--tls-key-file", str(certs / "server.key"), "--tls-ca-cert-file", str(certs / "ca.crt")]
+
+
 def make_specs(args, paths) -> dict:
     specs = {}
+    tls = tls_setup(args) if args.tls else []
     if paths.get("listd"):
         lb = paths["listd"]
         if args.listd_args:
-            argsets = [shlex.split(args.listd_args)]
-        elif os.path.basename(lb).startswith("redis-server"):
-            argsets = [redis_style_args()]
+            argsets = [shlex.split(args.listd_args) + tls]
+        elif os.path.basename(lb).startswith("redis-server") or tls:
+            argsets = [redis_style_args(tls)]
         else:
             # listd takes redis.conf-style options; fall back to the port alone if it rejects the rest.
             argsets = [redis_style_args(), ["--port", "{port}"]]
@@ -530,8 +548,9 @@ def make_specs(args, paths) -> dict:
         if os.path.basename(lb).startswith("redis-server"):
             note = f"the listd slot runs {lb} (harness check, not listd)"
         specs["listd"] = ServerSpec("listd", lb, argsets, note)
-    specs["redis"] = ServerSpec("redis", args.redis_bin, [redis_style_args()])
-    specs["floor"] = ServerSpec("floor", paths["epoll_floor"], [["--port", "{port}"]])
+    specs["redis"] = ServerSpec("redis", args.redis_bin, [redis_style_args(tls)])
+    if not tls:  # the floor speaks no TLS
+        specs["floor"] = ServerSpec("floor", paths["epoll_floor"], [["--port", "{port}"]])
     return specs
 
 
@@ -546,7 +565,7 @@ def run_redis_benchmark(srv: Server, test: str, pipeline: int, requests: int, cl
     reading is taken when that line is printed (stdout line-buffered via stdbuf), so only the
     LRANGE part is counted."""
     cmd = ["taskset", "-c", CLIENT_CORE, "stdbuf", "-oL", "redis-benchmark", "-h", "127.0.0.1",
-           "-p", str(srv.port), "-t", test, "-c", str(clients), "-n", str(requests),
+           "-p", str(srv.tls_port or srv.port), *TLS_CLIENT_ARGS, "-t", test, "-c", str(clients), "-n", str(requests),
            "-P", str(pipeline), "-q", "--csv", "-e"]
     timeout = 120 + requests / 2000
     cpu_start = cpu_ns(srv.pid)
@@ -1362,6 +1381,14 @@ def targets_md(summary, handoff, memory, timeouts, scale, args, aof=None, aborte
             return f"W={need_w} was not run"
         return "no result: see the notes"
 
+    if args.tls:  # issue 21: CPU/request over TLS <= 0.8 x redis at both depths
+        for P in (1, 32):
+            for test in TESTS:
+                rs = summary.get(P, {}).get(test, {}).get("listd/redis rounds", [])
+                add(f"TLS CPU/req -P {P} {test}: listd/redis <= 0.8", rs, 0.8, "<=",
+                    missing=why_missing("throughput", need_p=P))
+        return ["\n#### Targets (issue 21, TLS), from this run\n", VERDICT_RULE, "",
+                "| target | measured: median (min..max) | verdict |", "|---|---|---|", *rows]
     for test in TESTS:
         rs = summary.get(32, {}).get(test, {}).get("listd/redis rounds", [])
         limit = 0.5 if test == "lrange_100" else 0.6
@@ -1479,6 +1506,10 @@ def parse_args():
     p.add_argument("--results", default=str(BENCH / "results"))
     p.add_argument("--handoff-count", type=int, default=20_000)
     p.add_argument("--handoff-workers", default="1,10,1000")
+    p.add_argument("--tls", action="store_true",
+                   help="the throughput phase over TLS (issue 21): listd and redis on the same "
+                        "test certificates, redis-benchmark --tls with a client certificate; "
+                        "no floor (it speaks no TLS)")
     p.add_argument("--handoff-mode", choices=("list", "stream"), default="list",
                    help="list: workers block in BRPOP (issue 7's and 19's targets); stream: "
                         "consumers of one group block in XREADGROUP (issue 15's p50 target)")
@@ -1531,6 +1562,10 @@ def parse_args():
     a.handoff_workers = [int(x) for x in a.handoff_workers.split(",") if x]
     a.only = [x.strip() for x in a.only.split(",") if x.strip()]
     a.phases = {x.strip() for x in a.phases.split(",") if x.strip()}
+    if a.tls:
+        if a.phases - {"throughput"}:
+            p.error("--tls measures the throughput phase only: add --phases throughput")
+        a.only = [x for x in a.only if x != "floor"]
     bad = [x for x in a.only if x not in SERVERS]
     if bad:
         p.error(f"--only: unknown server(s) {bad}; choose from {SERVERS}")
