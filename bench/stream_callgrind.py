@@ -76,38 +76,49 @@ def check_pairs(replies):
         assert ack == 1, replies
 
 
+def launch(kind, binary, work, prefix=(), start_s=60):
+    """Starts `kind` on a free port in `work` (under `prefix`, e.g. valgrind) and waits, at most
+    `start_s`, until it answers PING as itself. Returns (proc, client)."""
+    port = free_port()
+    proc = subprocess.Popen([*prefix, *args_for(kind, binary, port, work)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    r = redis.Redis(host="127.0.0.1", port=port, socket_timeout=120)
+    for _ in range(start_s * 10):  # bounded
+        try:
+            r.ping()
+            break
+        except redis.exceptions.ConnectionError:
+            if proc.poll() is not None:
+                raise RuntimeError(f"{kind} exited at start")
+            time.sleep(0.1)  # polling: the server is still starting
+    else:
+        proc.kill()
+        raise RuntimeError(f"{kind} did not start")
+    if r.info("server").get("process_id") != proc.pid:
+        proc.kill()
+        raise RuntimeError(f"port {port} was not answered by our {kind}")
+    return proc, r
+
+
+def shut_down(proc, r):
+    try:
+        r.shutdown(nosave=True)
+    except redis.exceptions.ConnectionError:
+        pass  # the server closes the connection as it exits
+    proc.wait(120)
+
+
 def instructions(kind, binary, scenario, n, n2, pipeline):
     with tempfile.TemporaryDirectory() as work:
-        port = free_port()
         out = os.path.join(work, "callgrind.out")
-        proc = subprocess.Popen(
-            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"] +
-            args_for(kind, binary, port, work),
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        r = redis.Redis(host="127.0.0.1", port=port, socket_timeout=120)
-        for _ in range(600):  # bounded: 60 s (valgrind starts slowly)
-            try:
-                r.ping()
-                break
-            except redis.exceptions.ConnectionError:
-                if proc.poll() is not None:
-                    raise RuntimeError(f"{kind} exited under valgrind")
-                time.sleep(0.1)  # polling: the server is still starting
-        else:
-            proc.kill()
-            raise RuntimeError(f"{kind} did not start under valgrind")
-        if r.info("server").get("process_id") != proc.pid:
-            proc.kill()
-            raise RuntimeError(f"port {port} was not answered by our {kind}")
+        # valgrind starts slowly: 60 s
+        proc, r = launch(kind, binary, work,
+                         ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"])
         if scenario == "xadd":
             xadd_run(r, n, pipeline)
         else:
             group_run(r, n, n2, pipeline)
-        try:
-            r.shutdown(nosave=True)
-        except redis.exceptions.ConnectionError:
-            pass  # the server closes the connection as it exits
-        proc.wait(120)
+        shut_down(proc, r)
         with open(out) as f:
             m = re.search(r"^summary: (\d+)", f.read(), re.M)
         if not m:

@@ -21,46 +21,12 @@ Prints each round's ns per operation and the paired listd/redis ratios (median, 
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
-
-import redis
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from side_by_side import cpu_ns, free_port  # noqa: E402
-from stream_callgrind import args_for, check_pairs, xadd_run  # noqa: E402
-
-
-def start(kind, binary, work):
-    port = free_port()
-    proc = subprocess.Popen(args_for(kind, binary, port, work), stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
-    r = redis.Redis(host="127.0.0.1", port=port, socket_timeout=60)
-    for _ in range(200):  # bounded: 20 s
-        try:
-            r.ping()
-            break
-        except redis.exceptions.ConnectionError:
-            if proc.poll() is not None:
-                raise RuntimeError(f"{kind} exited at start")
-            time.sleep(0.1)  # polling: the server is still starting
-    else:
-        proc.kill()
-        raise RuntimeError(f"{kind} did not start")
-    if r.info("server").get("process_id") != proc.pid:
-        proc.kill()
-        raise RuntimeError(f"port {port} was not answered by our {kind}")
-    return proc, r
-
-
-def stop(proc, r):
-    try:
-        r.shutdown(nosave=True)
-    except redis.exceptions.ConnectionError:
-        pass  # the server closes the connection as it exits
-    proc.wait(60)
+from side_by_side import cpu_ns  # noqa: E402
+from stream_callgrind import check_pairs, launch, shut_down, xadd_run  # noqa: E402
 
 
 def prefill_group(r, n):
@@ -87,7 +53,7 @@ def group_pairs(r, n, pipeline):
 
 def ns_per_op(kind, binary, scenario, n, pipeline):
     with tempfile.TemporaryDirectory() as work:
-        proc, r = start(kind, binary, work)
+        proc, r = launch(kind, binary, work, start_s=20)
         try:
             if scenario == "group":
                 prefill_group(r, n)
@@ -98,7 +64,7 @@ def ns_per_op(kind, binary, scenario, n, pipeline):
                 group_pairs(r, n, pipeline)
             used = cpu_ns(proc.pid) - before
         finally:
-            stop(proc, r)
+            shut_down(proc, r)
     return used / n
 
 
