@@ -32,7 +32,7 @@ foreach(module client_options list_methods transactions introspection wire_conve
                memory_limit eviction acl tls dump_restore rdb_access_records
                stock_config queue_view daemonize sentinel command_getkeys command_info
                acl_key_access diskless_sync client_pause loading
-               memory_stats replica_loading tls_replica
+               memory_stats replica_loading tls_replica tls_io
                client_tracking cluster_commands encoding_limits)
   listd_pytest(python.${module} python $<TARGET_FILE:listd> listd test_${module}.py)
 endforeach()

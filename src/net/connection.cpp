@@ -36,7 +36,7 @@ Connection::Connection(Server& server, int fd, const std::string& remote, const 
                        std::unique_ptr<TlsSession> tls)
     : server_(server),
       fd_(fd),
-      streams_(tls ? nullptr : server.loop().streams()),  // TLS filters bytes on readiness
+      streams_(server.loop().streams()),  // TLS filters the bytes on either backend
       parser_(server.parser_limits()),
       tls_(std::move(tls)) {
   client_ = &server_.executor().create_client(this, remote, local, fd_);
@@ -106,7 +106,7 @@ bool Connection::read_from_socket(bool& filled) {
     return false;
   }
   filled = static_cast<std::size_t>(n) == room;
-  if (tls_) return decrypt_input(static_cast<std::size_t>(n));
+  if (tls_) return decrypt_input(tls_in_.data(), static_cast<std::size_t>(n));
   in_end_ += static_cast<std::size_t>(n);
   server_.executor().stats().net_input_bytes += static_cast<std::size_t>(n);
   return true;

@@ -1,7 +1,8 @@
 // Connection on a completion backend (ByteStreams, the io_uring one): the bytes the kernel
-// received are handed over here and copied into in_ (the backend's buffer goes back to its ring
-// right after), and the replies leave by ByteStreams::send, one send in flight per socket. The
-// parse/execute/flush logic is connection.cpp's.
+// received are handed over here and copied into in_, or decrypted into it on the TLS port (the
+// backend's buffer goes back to its ring right after), and the replies (their TLS records) leave
+// by ByteStreams::send, one send in flight per socket. The parse/execute/flush logic is
+// connection.cpp's.
 #include <spdlog/spdlog.h>
 
 #include <cerrno>
@@ -15,7 +16,6 @@ namespace listd::net {
 
 void Connection::on_received(const char* data, std::size_t n) {
   if (closed_) return;
-  server_.executor().stats().net_input_bytes += n;
   if (client_->script_running || read_paused_) {
     // Inside this client's own busy script (growing in_ would move its argv): kept aside, and
     // receiving pauses until the script has ended (finish_protected_batch).
@@ -24,10 +24,19 @@ void Connection::on_received(const char* data, std::size_t n) {
     set_interest(false);
     return;
   }
+  take_received(data, n);
+}
+
+void Connection::take_received(const char* data, std::size_t n) {
   make_room();
-  if (in_.size() - in_end_ < n) in_.resize(in_end_ + n);
-  std::memcpy(in_.data() + in_end_, data, n);
-  in_end_ += n;
+  if (tls_) {
+    if (!decrypt_input(data, n)) return;  // counts the plaintext, as Redis
+  } else {
+    server_.executor().stats().net_input_bytes += n;
+    if (in_.size() - in_end_ < n) in_.resize(in_end_ + n);
+    std::memcpy(in_.data() + in_end_, data, n);
+    in_end_ += n;
+  }
   if (!run_input()) return;
   server_.schedule_flush();
   if (client_->closing()) set_interest(false);  // a closing client reads nothing more
@@ -37,11 +46,7 @@ void Connection::resume_stream_input() {
   if (held_input_.empty()) return;
   std::string held;
   held.swap(held_input_);
-  make_room();
-  if (in_.size() - in_end_ < held.size()) in_.resize(in_end_ + held.size());
-  std::memcpy(in_.data() + in_end_, held.data(), held.size());
-  in_end_ += held.size();
-  if (run_input()) server_.schedule_flush();
+  take_received(held.data(), held.size());
 }
 
 void Connection::on_receive_end(int error) {
@@ -53,7 +58,7 @@ void Connection::on_receive_end(int error) {
   }
   // A half-closed client still gets the replies to what it sent before its FIN, as on the
   // readiness path (which sees the end of file only on the read after the turn's flush).
-  const bool replies_pending = !client_->out.empty() || streams_->sending(fd_);
+  const bool replies_pending = !client_->out.empty() || !tls_out_.empty() || streams_->sending(fd_);
   if (error != 0 || client_->blocked() || !replies_pending) {
     close();
     return;
@@ -69,13 +74,17 @@ void Connection::on_sent(long result, bool done) {
     close();  // reset or gone: as a failed send on the readiness path
     return;
   }
-  count_output(static_cast<std::size_t>(result));
+  if (!tls_) count_output(static_cast<std::size_t>(result));  // TLS counts the plaintext
   if (done) flush();  // what the executor queued while the send was in flight
 }
 
 void Connection::flush_stream() {
-  if (!streams_->sending(fd_) && !client_->out.empty()) streams_->send(fd_, client_->out);
-  if (client_->close_after_reply && !streams_->sending(fd_) && client_->out.empty()) close();
+  if (tls_) encrypt_output();  // while a send is in flight the records wait in tls_out_
+  std::string& pending = tls_ ? tls_out_ : client_->out;
+  if (!streams_->sending(fd_) && !pending.empty()) streams_->send(fd_, pending);
+  if (client_->close_after_reply && !streams_->sending(fd_) && pending.empty() &&
+      client_->out.empty())
+    close();
 }
 
 }  // namespace listd::net

@@ -14,17 +14,18 @@ constexpr std::size_t kTlsPlainRoom = 16 * 1024;  // free space kept in the read
 
 }  // namespace
 
-bool Connection::decrypt_input(std::size_t n) {
-  tls_->feed(tls_in_.data(), n);
-  // Everything the session can decrypt now: the loop is level-triggered on the socket, so
-  // plaintext left inside OpenSSL would not be reported again. (Never under this client's
-  // own busy script: read_ready pauses reading before it gets here.)
+bool Connection::decrypt_input(const char* data, std::size_t n) {
+  tls_->feed(data, n);
+  // Everything the session can decrypt now: neither backend reports the socket again for
+  // plaintext left inside OpenSSL. (Never under this client's own busy script: read_ready and
+  // on_received hold the bytes back before they get here.)
   for (;;) {
     if (in_.size() - in_end_ < kTlsPlainRoom) in_.resize(in_end_ + kTlsPlainRoom);
     const std::size_t got = tls_->read(in_.data() + in_end_, in_.size() - in_end_);
-    if (got == 0) break;
     in_end_ += got;
     server_.executor().stats().net_input_bytes += got;  // Redis counts the plaintext
+    // Stop when nothing is left to decrypt: one SSL_read a record, not a failing one more.
+    if (got == 0 || !tls_->has_buffered_input()) break;
   }
   const bool output = tls_->take_output(tls_out_);  // handshake records, tickets, alerts
   if (tls_->failed()) {

@@ -94,7 +94,9 @@ void TlsSession::close() {
   SSL_shutdown(ssl_);
 }
 
-bool TlsSession::has_buffered_input() const { return BIO_ctrl_pending(in_) > 0; }
+bool TlsSession::has_buffered_input() const {
+  return BIO_ctrl_pending(in_) > 0 || SSL_pending(ssl_) > 0;
+}
 
 bool TlsSession::advance_handshake() {
   ERR_clear_error();

@@ -230,7 +230,7 @@ void UringLoop::cancel(Slot* slot, unsigned kind) {
   ++slot->inflight;
 }
 
-// ---- Readiness (listening sockets, TLS connections) -------------------------------------------
+// ---- Readiness (listening sockets) ------------------------------------------------------------
 
 bool UringLoop::add(int fd, IoHandler* handler, bool read, bool write) {
   if (fd < 0 || slot_of(fd)) return false;  // registered once, as with epoll

@@ -1,8 +1,8 @@
 // One client connection: its socket, read buffer, request parser and write path, on the Server's
-// I/O backend (io_loop.h). On a readiness backend (EpollLoop; and on the TLS port of any
-// backend) the connection reads and writes its socket itself, as below; on a completion backend
-// (UringLoop) its bytes arrive in on_received and its replies are handed to ByteStreams::send
-// (src/net/connection_stream.cpp), with the same parse/execute/flush logic.
+// I/O backend (io_loop.h). On a readiness backend (EpollLoop) the connection reads and writes
+// its socket itself, as below; on a completion backend (UringLoop) its bytes arrive in
+// on_received and its replies are handed to ByteStreams::send (src/net/connection_stream.cpp),
+// with the same parse/execute/flush logic. Both carry the TLS port's connections.
 //
 // A readiness report reads into the buffer (again only while a read fills the room it had, at
 // most a few times: the rest is reported on the next wait), parses and executes every complete
@@ -14,8 +14,9 @@
 // from the socket enters in `read_from_socket`, and every byte written leaves through
 // `send_bytes`; the parser only sees `in_` and the executor only `Client::out`.
 // On the TLS port a TlsSession sits in that seam (src/net/connection_tls.cpp): ciphertext read
-// from the socket goes through TlsSession::feed/read into in_, replies through
-// TlsSession::write into tls_out_, which takes Client::out's place on the write path.
+// from the socket (or received from the completion backend) goes through TlsSession::feed/read
+// into in_, replies through TlsSession::write into tls_out_, which takes Client::out's place on
+// the write path (send_bytes, or ByteStreams::send).
 // The object is freed by the Server at the end of the turn in which it closed.
 #pragma once
 
@@ -59,7 +60,7 @@ class Connection final : public server::ClientTransport, public IoHandler, publi
   /// Returns the bytes of capacity freed.
   std::size_t release_idle_buffers(std::uint64_t now_ms);
 
-  // IoHandler (a readiness backend, or the TLS port)
+  // IoHandler (a readiness backend)
   void on_io(bool readable, bool writable, bool hangup) override;
   // StreamHandler (a completion backend; src/net/connection_stream.cpp)
   void on_received(const char* data, std::size_t n) override;
@@ -102,13 +103,15 @@ class Connection final : public server::ClientTransport, public IoHandler, publi
   void count_output(std::size_t n) noexcept;
   /// Tells the loop whether to report readability (writability follows a pending write).
   void set_interest(bool read);
-  // TLS (src/net/connection_tls.cpp): the ciphertext of one read into plaintext in in_ (false
+  // TLS (src/net/connection_tls.cpp): `n` bytes of ciphertext into plaintext in in_ (false
   // once the connection failed or closed), and the replies into tls_out_.
-  bool decrypt_input(std::size_t n);
+  bool decrypt_input(const char* data, std::size_t n);
   void encrypt_output();
   void protocol_error(std::string_view message);
-  // The completion backend's halves of flush, flush_for_shutdown and finish_protected_batch.
+  // The completion backend's halves of flush, flush_for_shutdown and finish_protected_batch,
+  // and what on_received does with bytes it does not hold back.
   void flush_stream();
+  void take_received(const char* data, std::size_t n);
   void resume_stream_input();
   /// After a batch whose script went busy: the close or read it put off (Client::script_running).
   void finish_protected_batch();
@@ -125,7 +128,7 @@ class Connection final : public server::ClientTransport, public IoHandler, publi
   std::size_t written_ = 0;  // of writing_
   bool reading_ = true;      // the loop reports readability
   std::unique_ptr<TlsSession> tls_;
-  std::vector<char> tls_in_;  // ciphertext read from the socket
+  std::vector<char> tls_in_;  // ciphertext read from the socket (readiness backend)
   std::string tls_out_;       // ciphertext to send (handshake, replies, alerts)
   bool closed_ = false;
   bool eof_ = false;
@@ -133,7 +136,8 @@ class Connection final : public server::ClientTransport, public IoHandler, publi
   // for; both are done once the script has ended.
   bool read_paused_ = false;
   bool close_deferred_ = false;
-  std::string held_input_;  // received while this client's script was busy (completion backend)
+  // Received while this client's script was busy (completion backend; ciphertext on TLS).
+  std::string held_input_;
 };
 
 }  // namespace listd::net

@@ -1,6 +1,6 @@
 // The seam between the network front (Server, Connection) and an I/O backend: the readiness
-// interface every backend has (listening sockets, TLS connections), and the byte streams only a
-// completion backend has (plain client sockets whose bytes the kernel moves itself).
+// interface every backend has (listening sockets), and the byte streams only a completion
+// backend has (client sockets, plain or TLS, whose bytes the kernel moves itself).
 //
 // Two backends implement it, neither knowing the other: EpollLoop (readiness only: its
 // connections read and write with recv/send on readiness) and UringLoop (io_uring: multishot

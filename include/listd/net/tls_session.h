@@ -44,7 +44,8 @@ class TlsSession {
   void close();
 
   bool handshake_done() const noexcept { return handshake_done_; }
-  /// Fed ciphertext not decrypted yet (read() was not called since, or ran out of room).
+  /// Fed ciphertext not decrypted yet, or plaintext of a record not read yet (read() was not
+  /// called since, or ran out of room): when false, another read() can only return 0.
   bool has_buffered_input() const;
   bool failed() const noexcept { return !error_.empty(); }
   /// OpenSSL's text of the failure, e.g. "error:0A00010B:SSL routines::wrong version number".

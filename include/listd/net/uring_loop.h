@@ -9,7 +9,7 @@
 // queued again), and every SQE of the turn goes to the kernel with the next wait's one
 // io_uring_enter, which also waits for completions (bounded by the wait's timeout).
 //
-// Listening sockets and TLS connections use readiness (IoLoop::add): a one-shot poll, re-armed
+// Listening sockets use readiness (IoLoop::add): a one-shot poll, re-armed
 // after each report, so the reports are level-triggered as epoll's (a re-arm is an SQE of the
 // next enter, not a system call).
 //

@@ -154,5 +154,45 @@ TEST_F(TlsSessionTest, CloseNotifyReachesThePeer) {
   EXPECT_FALSE(server.failed()) << server.error();
 }
 
+// The connection reads until has_buffered_input() is false (one SSL_read per record): it must
+// stay true while a record is half read, while a second record waits, and while only part of
+// a record has arrived, and be false only when a read could give nothing.
+TEST_F(TlsSessionTest, BufferedInputIsTrueUntilEveryRecordFedIsRead) {
+  auto sctx = server_ctx();
+  std::unique_ptr<SSL_CTX, CtxFree> cctx(tls_client_ctx("client"));
+  TlsSession server(sctx->native(), TlsSession::Role::kServer);
+  TlsSession client(cctx.get(), TlsSession::Role::kClient);
+  converse(server, client);
+  ASSERT_TRUE(server.handshake_done());
+  EXPECT_FALSE(server.has_buffered_input());
+
+  client.write("first-record");
+  client.write("second");  // a record of its own
+  std::string bytes;
+  ASSERT_TRUE(client.take_output(bytes));
+  server.feed(bytes.data(), bytes.size());
+  EXPECT_TRUE(server.has_buffered_input());
+  char buf[64];
+  ASSERT_EQ(server.read(buf, 5), 5u);  // "first": the rest of the record is pending plaintext
+  EXPECT_TRUE(server.has_buffered_input());
+  ASSERT_EQ(server.read(buf, sizeof buf), 7u);  // "-record"
+  EXPECT_EQ(std::string(buf, 7), "-record");
+  EXPECT_TRUE(server.has_buffered_input());  // the second record, still ciphertext
+  ASSERT_EQ(server.read(buf, sizeof buf), 6u);
+  EXPECT_EQ(std::string(buf, 6), "second");
+  EXPECT_FALSE(server.has_buffered_input());
+
+  client.write("split");
+  bytes.clear();
+  ASSERT_TRUE(client.take_output(bytes));
+  server.feed(bytes.data(), bytes.size() - 1);  // all but the record's last byte
+  EXPECT_TRUE(server.has_buffered_input());
+  EXPECT_EQ(server.read(buf, sizeof buf), 0u);  // waits for the rest
+  server.feed(bytes.data() + bytes.size() - 1, 1);
+  ASSERT_EQ(server.read(buf, sizeof buf), 5u);
+  EXPECT_FALSE(server.has_buffered_input());
+  EXPECT_FALSE(server.failed()) << server.error();
+}
+
 }  // namespace
 }  // namespace listd::net
