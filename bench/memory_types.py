@@ -8,6 +8,10 @@ Scenarios, each on a fresh server process (RSS never shrinks, so no reuse):
   zsets   100,000 sorted sets "zset:NNNNNN" of 5 members           (extra, --scenarios zsets)
   stream  one stream of 1,000,000 entries "job <12 bytes> state queued", ids by XADD *
           (issue 15; extra, --scenarios stream)
+  geo     one geo set of 1,000,000 members "place:NNNNNNN" at random longitudes and latitudes
+          (seed 7; issue 20; extra, --scenarios geo)
+  bitmap  one 100 MB bitmap: SETBIT at offset 799,999,999 (the string grows zero-filled), then a
+          bit every 1,000,000 (issue 20; extra, --scenarios bitmap)
 
 For each server it prints VmRSS after start, after loading, and the difference, read from
 /proc/<pid>/status (Linux), and INFO memory's used_memory after loading. Usage:
@@ -138,8 +142,36 @@ def load_stream(r):
     assert r.xlen("jobs") == 1_000_000
 
 
+def load_geo(r):
+    rng = random.Random(7)
+    p = r.pipeline(transaction=False)
+    args = []
+    for i in range(1_000_000):
+        # GEOADD's valid range: latitudes within +-85.05112878
+        args += [f"{rng.uniform(-180, 180):.6f}", f"{rng.uniform(-85, 85):.6f}", f"place:{i:07d}"]
+        if len(args) == 300:
+            p.execute_command("GEOADD", "places", *args)
+            args = []
+            if i % 20_000 == 19_999:
+                p.execute()
+    if args:
+        p.execute_command("GEOADD", "places", *args)
+    p.execute()
+    assert r.zcard("places") == 1_000_000
+
+
+def load_bitmap(r):
+    r.setbit("bitmap", 799_999_999, 1)
+    p = r.pipeline(transaction=False)
+    for offset in range(0, 800_000_000, 1_000_000):
+        p.setbit("bitmap", offset, 1)
+    p.execute()
+    assert r.strlen("bitmap") == 100_000_000
+    assert r.bitcount("bitmap") == 801
+
+
 SCENARIOS = {"hashes": load_hashes, "zset": load_zset, "sets": load_sets, "zsets": load_zsets,
-             "stream": load_stream}
+             "stream": load_stream, "geo": load_geo, "bitmap": load_bitmap}
 
 
 def main():
