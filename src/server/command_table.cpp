@@ -171,6 +171,7 @@ CommandTable CommandTable::with_all_commands() {
   register_sort_commands(table);
   register_expire_commands(table);
   register_dump_commands(table);
+  register_migrate_command(table);
   register_cluster_commands(table);
   register_list_commands(table);
   register_blocking_commands(table);

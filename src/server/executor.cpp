@@ -395,6 +395,7 @@ std::vector<Client*> Executor::cron(std::uint64_t now_ms) {
   std::vector<Client*> to_close = replication_->cron();  // replicas past repl-timeout
   replica_side_->cron();  // our own master: connect, ACK, repl-timeout
   queue_stats_.forget_idle(now_ms / 1000);
+  migrate_sockets_.close_idle(clock_.unix_ms() / 1000);
   instantaneous_.sample(now_ms, instant_readings());
   // Redis serverCron: a lowered tracking-table-max-keys applies even when nothing runs.
   if (tracking_.tracking_clients() > 0)

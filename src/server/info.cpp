@@ -171,9 +171,10 @@ void section_stats(Executor& exec, std::string& out) {
   out += fmt::format("pubsub_channels:{}\r\npubsub_patterns:{}\r\npubsubshard_channels:{}\r\n",
                      ps.channel_count(ChannelScope::kGlobal), ps.pattern_count(),
                      ps.channel_count(ChannelScope::kShard));
-  // Features listd does not have (MIGRATE, replica-side expiry, defrag, payload
-  // sanitizing, I/O threads): their counters are truly zero.
-  out += "migrate_cached_sockets:0\r\nslave_expires_tracked_keys:0\r\n";
+  out += fmt::format("migrate_cached_sockets:{}\r\n", exec.migrate_sockets().size());
+  // Features listd does not have (replica-side expiry, defrag, payload sanitizing, I/O
+  // threads): their counters are truly zero.
+  out += "slave_expires_tracked_keys:0\r\n";
   out += "active_defrag_hits:0\r\nactive_defrag_misses:0\r\n";
   out += "active_defrag_key_hits:0\r\nactive_defrag_key_misses:0\r\n";
   const Tracking& tracking = exec.tracking();

@@ -175,6 +175,29 @@ Keys bitfield_keys(Argv argv) {
   return {{1, kKeySpecRw | kKeySpecAccess | kKeySpecUpdate}};
 }
 
+// Redis migrateGetKeys: argv[3], or the keys after KEYS (none when argv[3] is not empty, the
+// syntax error MIGRATE itself reports), the values of AUTH and AUTH2 skipped on the way.
+Keys migrate_keys(Argv argv) {
+  const int argc = static_cast<int>(argv.size());
+  int first = 3, count = 1;
+  for (int i = 6; i < argc; ++i) {
+    const std::string_view a = arg_at(argv, i);
+    if (base::iequals(a, "keys")) {
+      first = i + 1;
+      count = arg_at(argv, 3).empty() ? argc - first : 0;
+      break;
+    }
+    if (base::iequals(a, "auth"))
+      i += 1;
+    else if (base::iequals(a, "auth2"))
+      i += 2;
+  }
+  Keys out;
+  for (int i = 0; i < count; ++i)
+    out.push_back({first + i, kKeySpecRw | kKeySpecAccess | kKeySpecDelete});
+  return out;
+}
+
 Keys numkeys_first_keys(Argv argv) { return counted_keys(argv, 0, 1, 2); }
 Keys numkeys_second_keys(Argv argv) { return counted_keys(argv, 0, 2, 3); }
 Keys destination_numkeys_keys(Argv argv) { return counted_keys(argv, 1, 2, 3); }
@@ -199,6 +222,7 @@ constexpr KeyFunction kKeyFunctions[] = {
     {"georadius", &georadius_keys},
     {"georadiusbymember", &georadius_keys},
     {"lmpop", &numkeys_first_keys},
+    {"migrate", &migrate_keys},
     {"set", &set_keys},
     {"sintercard", &numkeys_first_keys},
     {"sort", &sort_store_keys},

@@ -19,6 +19,8 @@ SAMPLES = [
     ["ZINTERSTORE", "d", "3", "a", "b", "c"], ["ZDIFFSTORE", "d", "1", "a"],
     ["ZINTERCARD", "2", "a", "b"], ["SINTERCARD", "2", "a", "b"],
     ["ZRANGESTORE", "d", "s", "0", "-1"],
+    ["MIGRATE", "h", "1", "k", "0", "5000", "COPY"],
+    ["MIGRATE", "h", "1", "", "0", "5000", "AUTH2", "keys", "keys", "KEYS", "a", "b"],
     ["SORT", "k"], ["SORT", "k", "STORE", "d"], ["SORT", "k", "LIMIT", "0", "1", "STORE", "d"],
     ["SORT_RO", "k", "BY", "w_*"],
     ["EVAL", "return 1", "2", "a", "b", "x"], ["EVALSHA", "abc", "1", "a"],

@@ -199,6 +199,7 @@ void register_keyspace_commands(CommandTable& table);
 void register_sort_commands(CommandTable& table);
 void register_expire_commands(CommandTable& table);
 void register_dump_commands(CommandTable& table);
+void register_migrate_command(CommandTable& table);
 void register_cluster_commands(CommandTable& table);
 void register_list_commands(CommandTable& table);
 void register_blocking_commands(CommandTable& table);

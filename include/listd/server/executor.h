@@ -38,6 +38,7 @@
 #include "listd/server/latency_histogram.h"
 #include "listd/server/latency_monitor.h"
 #include "listd/server/memory_usage.h"
+#include "listd/server/migrate_sockets.h"
 #include "listd/server/output_buffer_limits.h"
 #include "listd/server/pubsub.h"
 #include "listd/server/queue_stats.h"
@@ -181,6 +182,7 @@ class Executor {
   void run_events_while_busy();
   /// SLOWLOG's entries (slowlog.h); dispatch files each command while the log is on.
   SlowLog& slowlog() noexcept { return slowlog_; }
+  MigrateSockets& migrate_sockets() noexcept { return migrate_sockets_; }
   /// INFO errorstats: every error reply counted by its code.
   ErrorStats& error_stats() noexcept { return error_stats_; }
   /// The latency monitor's events (LATENCY; fed when latency-monitor-threshold is set).
@@ -321,6 +323,7 @@ class Executor {
   bool error_counted_ = false;
   bool replaying_ = false;  // an AOF command runs (Redis logs nothing while loading)
   SlowLog slowlog_;
+  MigrateSockets migrate_sockets_;
   ErrorStats error_stats_;
   LatencyMonitor latency_monitor_;
   std::vector<LatencyHistogram> latency_histograms_;  // by CommandSpec::slot

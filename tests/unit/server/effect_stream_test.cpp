@@ -12,6 +12,7 @@
 
 #include "listd/server/command_table.h"
 #include "listd/server/effect_stream.h"
+#include "support/fake_restore_target.h"
 #include "support/test_server.h"
 
 using listd::server::EffectConsumer;
@@ -131,6 +132,7 @@ std::vector<EffectCase> cases() {
   const V num = {"SET", "n", "10"};
   const V hash = {"HSET", "h", "f", "1"};
   const V entry = {"XADD", "x", "1-1", "f", "v"};
+  static listd::testing::FakeRestoreTarget migrate_target;  // answers +OK to every RESTORE
   const V group = {"XGROUP", "CREATE", "x", "g", "0"};
   const V read_one = {"XREADGROUP", "GROUP", "g", "c", "STREAMS", "x", ">"};
   const std::string library =
@@ -153,6 +155,11 @@ std::vector<EffectCase> cases() {
       // SORT is logged as sent when it stored (a set's unsorted order is ALPHA-sorted then)
       {"sort", {list}, {"SORT", "l", "ALPHA", "STORE", "d"}, {}},
       {"copy", {str}, {"COPY", "s", "t"}, {}},
+      // MIGRATE: a DEL of the keys the target acknowledged (Redis rewrites its argv so)
+      {"migrate",
+       {str, list},
+       {"MIGRATE", "127.0.0.1", migrate_target.port(), "", "0", "5000", "KEYS", "s", "l", "no"},
+       {{"DEL", "s", "l"}}},
       // RESTORE: a relative TTL as an absolute one with ABSTTL, DEL for a deadline already past
       {"restore", {}, {"RESTORE", "r", "0", hello}, {}},
       {"restore",
