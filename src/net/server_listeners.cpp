@@ -3,6 +3,7 @@
 // updatePort, applyTLSPort and applyTlsCfg), on either I/O backend (the sockets are the
 // loop's readiness handlers).
 #include <spdlog/spdlog.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -23,7 +24,11 @@ constexpr std::string_view kListenFailed = "Unable to listen on this port. Check
 
 void Server::Listener::close() {
   if (fd_ < 0) return;
-  server_.loop().remove(fd_);  // io_uring's poll would keep the socket open
+  server_.loop().remove(fd_);
+  // io_uring's poll holds the socket until the loop's next enter runs the cancel: shut down, it
+  // stops listening now, so the port refuses connections and can be bound again at once (a
+  // pipelined CONFIG SET moving it back).
+  ::shutdown(fd_, SHUT_RDWR);
   ::close(fd_);
   fd_ = -1;
 }

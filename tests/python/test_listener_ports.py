@@ -16,7 +16,7 @@ import tempfile
 
 import pytest
 
-from listd_testing import ListdServer, RawConn, free_port, parse_info
+from listd_testing import ListdServer, RawConn, encode, free_port, parse_info
 from listd_testing.tls import make_certs, tls_client
 
 ATTEMPTS = 5  # fresh ports tried before a test gives up
@@ -118,6 +118,27 @@ def test_config_set_port_moves_the_listener(server):
         (again,) = move(bystander, "port")  # and once more, from the other connection
         assert answers_ping(again) and refuses(new)
         assert setter.call("PING") == b"+PONG\r\n"
+
+
+def test_a_pipeline_moves_the_port_away_and_back(server):
+    # The old socket is gone once the first reply is written: the second can bind its port
+    # again in the same loop turn (on io_uring too, whose poll held the socket until the next
+    # enter).
+    old = server.port
+    with RawConn(old) as conn:
+        for _ in range(ATTEMPTS):
+            away = free_port()
+            conn.send(encode("CONFIG", "SET", "port", away) + encode("CONFIG", "SET", "port", old)
+                      + encode("PING"))
+            first, second, pong = conn.read_reply(), conn.read_reply(), conn.read_reply()
+            if first == b"+OK\r\n":
+                break
+            assert first == LISTEN_FAILED % b"port", first  # `away` was taken: another
+        else:
+            raise RuntimeError(f"no free port in {ATTEMPTS} attempts")
+        assert (second, pong) == (b"+OK\r\n", b"+PONG\r\n")
+        assert config_get(conn, "port") == str(old)
+        assert answers_ping(old) and refuses(away)
 
 
 def test_config_set_port_to_a_held_port_fails_and_changes_nothing(server):
