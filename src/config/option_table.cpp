@@ -331,12 +331,13 @@ void add_replication_options(std::vector<OptionSpec>& t) {
   t.insert(t.end(), options.begin(), options.end());
 }
 
-// The TLS options (net/tls_context.h; tls-cluster stays inert). tls-port immutable as `port`.
+// The TLS options (net/tls_context.h; tls-cluster stays inert). tls-port, as `port`, is applied
+// by net::Server's apply hook (it re-listens).
 void add_tls_options(std::vector<OptionSpec>& t) {
   using S = ServerSettings;
   constexpr unsigned kNone = 0;
   const std::vector<OptionSpec> options = {
-      integer<&S::tls_port>("tls-port", kOptionImmutable, 0, 65535, 0),
+      integer<&S::tls_port>("tls-port", kNone, 0, 65535, 0),
       integer<&S::tls_session_cache_size>("tls-session-cache-size", kNone, 0, INT_MAX, 20 * 1024),
       integer<&S::tls_session_cache_timeout>("tls-session-cache-timeout", kNone, 0, INT_MAX, 300),
       enumeration<&S::tls_auth_clients>("tls-auth-clients", kNone, kTlsAuthClients,
@@ -360,12 +361,13 @@ void add_tls_options(std::vector<OptionSpec>& t) {
   t.insert(t.end(), options.begin(), options.end());
 }
 
-// All but the ACL, replication and TLS options; `port` and `bind` immutable (Redis re-listens).
+// All but the ACL, replication and TLS options; `port` re-listens (net::Server's apply hook),
+// `bind` is immutable (Redis re-binds).
 std::vector<OptionSpec> base_options() {
   using S = ServerSettings;
   constexpr unsigned kNone = 0;
   return {
-      integer<&S::port>("port", kOptionImmutable, 0, 65535, 6379),
+      integer<&S::port>("port", kNone, 0, 65535, 6379),
       special("bind", kOptionImmutable | kOptionMultiArg, {&set_bind, &get_bind, &rewrite_bind}),
       str_option("requirepass", kOptionSensitive, &S::requirepass, "", true),
       integer<&S::databases>("databases", kOptionImmutable, 1, INT_MAX, 16),

@@ -25,25 +25,6 @@
 
 namespace listd::net {
 
-// A listening socket on the loop: readiness means connections to accept.
-class Server::Listener final : public IoHandler {
- public:
-  Listener(Server& server, int fd, bool tls) : server_(server), fd_(fd), tls_(tls) {}
-  ~Listener() override {
-    server_.loop().remove(fd_);  // io_uring's poll would keep the socket open
-    ::close(fd_);
-  }
-  Listener(const Listener&) = delete;
-  Listener& operator=(const Listener&) = delete;
-  int fd() const noexcept { return fd_; }
-  void on_io(bool, bool, bool) override { server_.accept_ready(fd_, tls_); }
-
- private:
-  Server& server_;
-  int fd_;
-  bool tls_;  // the TLS port: each connection gets a TlsSession
-};
-
 namespace {
 
 // Accepts per readiness report: a connection storm cannot hold the turn's replies back.
@@ -142,88 +123,27 @@ bool Server::listen(std::string& error) {
   if (options_.tls_port != 0 && !configure_tls(error)) return false;
   // Redis: port 0 with a TLS port is the TLS port alone (listd's port 0 alone is any port).
   const bool plain = options_.port != 0 || options_.tls_port == 0;
-  for (const std::string& word : options_.bind) {
-    if (plain && !listen_on(word, options_.port, false, error)) return false;
-    if (options_.tls_port != 0 && !listen_on(word, options_.tls_port, true, error)) return false;
+  PortListeners plain_sockets, tls_sockets;
+  if (plain && !listen_all(options_.port, false, plain_sockets, error)) return false;
+  if (options_.tls_port != 0 && !listen_all(options_.tls_port, true, tls_sockets, error)) {
+    return false;
   }
+  replace_listeners(false, std::move(plain_sockets));
+  replace_listeners(true, std::move(tls_sockets));
+  // CONFIG SET port / tls-port and the TLS context options (apply_config).
+  std::weak_ptr<Server*> self = self_;
+  exec_.config().on_apply(
+      [self](const config::ServerSettings& next,
+             std::span<const std::string_view> changed) -> std::optional<config::ApplyFailure> {
+        const auto live = self.lock();
+        if (!live) return std::nullopt;
+        return (*live)->apply_config(next, changed);
+      });
   // The link to our master (replicaof), once we can be reached on our port.
   replica_link_ = std::make_unique<ReplicaLink>(*this);
   exec_.replica_side().set_transport(replica_link_.get());
   cron_due_ms_ = exec_.clock().monotonic_ms() + 1000;
   spdlog::info("I/O backend: {} ({})", loop_->name(), backend.reason);
-  return true;
-}
-
-bool Server::listen_on(const std::string& word, std::uint16_t port, bool tls, std::string& error) {
-  // Redis 7: a leading '-' makes the address optional (Debian's redis.conf binds
-  // "127.0.0.1 -::1"): an address this host does not have is skipped, as is a family the
-  // kernel does not support.
-  const bool optional = !word.empty() && word[0] == '-';
-  const std::string addr = optional ? word.substr(1) : word;
-  asio::error_code ec;
-  const auto address = asio::ip::make_address(addr, ec);
-  if (ec) {
-    error = "Invalid bind address '" + addr + "'";
-    return false;
-  }
-  // asio opens, binds and listens (its error texts); the socket then belongs to the loop.
-  asio::ip::tcp::acceptor acceptor(io_);
-  const asio::ip::tcp::endpoint ep(address, port);
-  acceptor.open(ep.protocol(), ec);
-  if (!ec) acceptor.set_option(asio::socket_base::reuse_address(true), ec);
-  if (!ec) acceptor.bind(ep, ec);
-  if (!ec) acceptor.listen(options_.tcp_backlog, ec);
-  if (!ec) acceptor.non_blocking(true, ec);
-  if (ec) {
-    error = "Could not create server TCP listening socket " + addr + ":" + std::to_string(port) +
-            ": " + ec.message();
-    const int err = ec.value();
-    if ((optional && err == EADDRNOTAVAIL) || err == EAFNOSUPPORT || err == EPROTONOSUPPORT ||
-        err == ENOPROTOOPT || err == ESOCKTNOSUPPORT || err == EPFNOSUPPORT) {
-      spdlog::warn("Warning: {}", error);
-      return true;
-    }
-    return false;
-  }
-  (tls ? bound_tls_port_ : bound_port_) = acceptor.local_endpoint().port();
-  auto listener = std::make_unique<Listener>(*this, acceptor.release(ec), tls);
-  if (ec || !loop_->add(listener->fd(), listener.get(), true, false)) {
-    error = "Could not watch the listening socket " + addr + ": " + std::strerror(errno);
-    return false;
-  }
-  listeners_.push_back(std::move(listener));
-  return true;
-}
-
-bool Server::configure_tls(std::string& error) {
-  std::string why;
-  std::unique_ptr<TlsContext> ctx = TlsContext::create(exec_.config().settings(), why);
-  if (!ctx) {
-    spdlog::warn("{}", why);
-    error = "Failed to configure TLS. Check logs for more info.";
-    return false;
-  }
-  tls_context_ = std::make_shared<std::unique_ptr<TlsContext>>(std::move(ctx));
-  // CONFIG SET of a context option builds a new context from the values about to be set; if
-  // that fails, the change is refused and the current context stays (Redis applyTlsCfg).
-  // Connected clients keep the context they were accepted with.
-  std::weak_ptr<std::unique_ptr<TlsContext>> slot = tls_context_;
-  exec_.config().on_apply(
-      [slot](const config::ServerSettings& next,
-             std::span<const std::string_view> changed) -> std::optional<config::ApplyFailure> {
-        const auto live = slot.lock();
-        const auto it = std::find_if(changed.begin(), changed.end(), &is_tls_context_option);
-        if (!live || it == changed.end()) return std::nullopt;
-        std::string failure;
-        std::unique_ptr<TlsContext> rebuilt = TlsContext::create(next, failure);
-        if (!rebuilt) {
-          spdlog::warn("{}", failure);
-          return config::ApplyFailure{std::string(*it),
-                                      "Unable to update TLS configuration. Check server logs."};
-        }
-        *live = std::move(rebuilt);
-        return std::nullopt;
-      });
   return true;
 }
 
@@ -257,7 +177,7 @@ void Server::on_accept(int fd, bool tls) {
   if (keepalive > 0) set_keepalive(fd, keepalive);
   std::unique_ptr<TlsSession> session;
   if (tls) {
-    session = std::make_unique<TlsSession>((*tls_context_)->native(), TlsSession::Role::kServer,
+    session = std::make_unique<TlsSession>(tls_context_->native(), TlsSession::Role::kServer,
                                            cfg.settings().tls_auth_clients);
   }
   auto conn = std::make_unique<Connection>(*this, fd, socket_address(fd, true),

@@ -16,10 +16,14 @@
 #include <asio.hpp>
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
+#include "listd/config/config.h"
 #include "listd/net/io_loop.h"
 #include "listd/protocol/request_parser.h"
 #include "listd/server/event_loop_yield.h"
@@ -44,7 +48,8 @@ class Server final : public server::EventLoopYield {
   Server(asio::io_context& io, server::Executor& exec, NetOptions options);
   ~Server() override;
 
-  /// Binds every address; returns false and fills `error` if one fails.
+  /// Binds every address; returns false and fills `error` if one fails. From then on CONFIG SET
+  /// port / tls-port re-listens (see apply_config).
   bool listen(std::string& error);
   /// Graceful stop: stop accepting, write what is buffered, close every connection.
   void shutdown();
@@ -74,11 +79,48 @@ class Server final : public server::EventLoopYield {
   void run_events_while_busy() override;
 
  private:
-  class Listener;
+  // A listening socket on the loop: readiness means connections to accept (server_listeners.cpp).
+  class Listener final : public IoHandler {
+   public:
+    Listener(Server& server, int fd, bool tls) : server_(server), fd_(fd), tls_(tls) {}
+    ~Listener() override { close(); }
+    Listener(const Listener&) = delete;
+    Listener& operator=(const Listener&) = delete;
+    int fd() const noexcept { return fd_; }
+    bool tls() const noexcept { return tls_; }  // the TLS port: each connection a TlsSession
+    /// Unregisters and closes the socket (the port is free at once); idempotent.
+    void close();
+    void on_io(bool, bool, bool) override;
+
+   private:
+    Server& server_;
+    int fd_;
+    bool tls_;
+  };
+  /// The listening sockets of one port (plain or TLS) on every bind address.
+  struct PortListeners {
+    std::vector<std::unique_ptr<Listener>> sockets;
+    std::uint16_t bound = 0;  // the port they are bound to (port 0 picks one); 0: none
+  };
+  /// Binds every address word of `bind` on `port` into `into`; false when a required address
+  /// fails (what was bound is then closed by `into`'s owner).
+  bool listen_all(std::uint16_t port, bool tls, PortListeners& into, std::string& error);
   /// Binds one address word of `bind` on `port`; false when a required address fails.
-  bool listen_on(const std::string& word, std::uint16_t port, bool tls, std::string& error);
-  /// The TLS context at start-up and its reload on CONFIG SET (Redis applyTlsCfg).
+  bool listen_on(const std::string& word, std::uint16_t port, bool tls, PortListeners& into,
+                 std::string& error);
+  /// The TLS context at start-up (Redis tlsConfigure).
   bool configure_tls(std::string& error);
+  /// Redis' apply functions of port, tls-port (updatePort, applyTLSPort) and of the TLS
+  /// context options (applyTlsCfg), run by Config::set_many on the settings it is about to
+  /// make current: everything that can fail (the new context, the new sockets) is done first,
+  /// then the old listeners are closed and the new ones take their place; a failure changes
+  /// nothing (see docs/COMPATIBILITY.md, TLS).
+  std::optional<config::ApplyFailure> apply_config(const config::ServerSettings& next,
+                                                   std::span<const std::string_view> changed);
+  /// Puts `fresh` in the place of the listeners of its kind, which are closed.
+  void replace_listeners(bool tls, PortListeners fresh);
+  /// Closes a listener; it is freed once no wait of the loop can still name it.
+  void retire_listener(std::unique_ptr<Listener> listener);
   /// Accepts what the listening socket `fd` holds (bounded per report).
   void accept_ready(int fd, bool tls);
   void on_accept(int fd, bool tls);
@@ -113,8 +155,11 @@ class Server final : public server::EventLoopYield {
   asio::executor_work_guard<asio::io_context::executor_type> keep_asio_running_;
   asio::signal_set child_signals_;  // SIGCHLD
   bool loop_wait_armed_ = false;
-  // The TLS port's context, shared with the CONFIG SET hook, which outlives the Server.
-  std::shared_ptr<std::unique_ptr<TlsContext>> tls_context_;
+  // The TLS port's context (built at start-up or when a TLS port opens; rebuilt on CONFIG SET
+  // of its options); connected clients keep the SSL_CTX they were accepted with.
+  std::unique_ptr<TlsContext> tls_context_;
+  // The Config's apply hook outlives the Server: it reaches the Server through this.
+  std::shared_ptr<Server*> self_ = std::make_shared<Server*>(this);
   std::unique_ptr<ReplicaLink> replica_link_;  // our master, when we are a replica
   std::unordered_map<Connection*, std::unique_ptr<Connection>> connections_;
   std::vector<Connection*> closed_;

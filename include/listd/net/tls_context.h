@@ -46,7 +46,7 @@ inline constexpr int kTlsProtoV1_3 = 1 << 3;
 
 /// The options whose change rebuilds the context (Redis' applyTlsCfg; not tls-auth-clients,
 /// which each new connection reads, nor tls-replication, read at each link to the master,
-/// nor tls-port, which is immutable in listd).
+/// nor tls-port, which re-listens and builds a context only when there is none).
 bool is_tls_context_option(std::string_view name) noexcept;
 
 }  // namespace listd::net

@@ -56,10 +56,9 @@ TEST(TlsOptionTest, ConfigSetTextsAreRedis) {
   EXPECT_EQ(cfg.set("tls-session-cache-size", "-1"),
             "ERR CONFIG SET failed (possibly related to argument 'tls-session-cache-size') - "
             "argument must be between 0 and 2147483647 inclusive");
-  // listd cannot open a port at run time (as `port`).
-  EXPECT_EQ(cfg.set("tls-port", "6380"),
-            "ERR CONFIG SET failed (possibly related to argument 'tls-port') - can't set "
-            "immutable config");
+  // Mutable, as `port`: with no net::Server (no apply hook) only the value changes.
+  EXPECT_EQ(cfg.set("tls-port", "6380"), std::nullopt);
+  EXPECT_EQ(cfg.settings().tls_port, 6380);
   EXPECT_EQ(cfg.set("tls-auth-clients", "no"), std::nullopt);
   EXPECT_EQ(cfg.settings().tls_auth_clients, TlsAuthClients::kNo);
   // The replica's link to its master over TLS: acting options, read at each connection.
