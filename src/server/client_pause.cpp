@@ -13,21 +13,45 @@
 
 namespace listd::server {
 
-void ClientPause::pause(PauseMode mode, std::uint64_t end_ms, bool expired) {
-  if (!active()) {
+void ClientPause::pause(PausePurpose purpose, PauseMode mode, std::uint64_t end_ms, bool expired) {
+  Slot& p = slot(purpose);
+  if (p.mode == PauseMode::kOff) {
     if (expired) return;
-    mode_ = mode;
-    end_ms_ = end_ms;
+    p.mode = mode;
+    p.end_ms = end_ms;
     return;
   }
-  mode_ = std::max(mode_, mode);
-  if (!expired) end_ms_ = std::max(end_ms_, end_ms);
+  p.mode = std::max(p.mode, mode);
+  if (!expired) p.end_ms = std::max(p.end_ms, end_ms);
 }
 
-std::vector<Client*> ClientPause::end() {
-  mode_ = PauseMode::kOff;
-  end_ms_ = 0;
+PauseMode ClientPause::mode() const noexcept {
+  PauseMode m = PauseMode::kOff;
+  for (const Slot& p : slots_) m = std::max(m, p.mode);
+  return m;
+}
+
+std::uint64_t ClientPause::end_ms() const noexcept {
+  std::uint64_t next = std::numeric_limits<std::uint64_t>::max();
+  for (const Slot& p : slots_)
+    if (p.mode != PauseMode::kOff) next = std::min(next, p.end_ms);
+  return next;
+}
+
+std::vector<Client*> ClientPause::end(PausePurpose purpose) {
+  slot(purpose) = Slot{};
+  return release_if_over();
+}
+
+std::vector<Client*> ClientPause::expire(std::uint64_t now_ms) {
+  for (Slot& p : slots_)
+    if (p.mode != PauseMode::kOff && now_ms >= p.end_ms) p = Slot{};
+  return release_if_over();
+}
+
+std::vector<Client*> ClientPause::release_if_over() {
   std::vector<Client*> resumed;
+  if (active()) return resumed;
   resumed.swap(postponed_);
   for (Client* c : resumed) c->postponed = false;
   return resumed;
@@ -35,8 +59,9 @@ std::vector<Client*> ClientPause::end() {
 
 bool ClientPause::postpones(const Client& c, std::uint32_t flags) const noexcept {
   if (c.replica || c.master) return false;
-  return mode_ == PauseMode::kAll ||
-         (mode_ == PauseMode::kWrite && (flags & (kWrite | kMayReplicate)) != 0);
+  const PauseMode m = mode();
+  return m == PauseMode::kAll ||
+         (m == PauseMode::kWrite && (flags & (kWrite | kMayReplicate)) != 0);
 }
 
 void ClientPause::postpone(Client& c) {
@@ -54,17 +79,31 @@ void Executor::pause_clients(PauseMode mode, long long timeout_ms) {
   // Redis adds the timeout to the unix clock and lets a huge one wrap into the past (no pause).
   const std::int64_t now_unix = now_.unix_ms;
   const bool wraps = timeout_ms > std::numeric_limits<std::int64_t>::max() - now_unix;
-  client_pause_.pause(mode, now_.mono_ms() + static_cast<std::uint64_t>(wraps ? 0 : timeout_ms),
+  client_pause_.pause(PausePurpose::kClientCommand, mode,
+                      now_.mono_ms() + static_cast<std::uint64_t>(wraps ? 0 : timeout_ms),
                       timeout_ms == 0 || wraps);
-  // The dataset stays as it is: reads hide expired keys but nothing deletes them.
-  if (client_pause_.active()) keyspace_.set_keep_expired(true);
+  after_pause_change();
 }
 
-void Executor::unpause_clients() {
-  if (!client_pause_.active()) return;
+void Executor::pause_writes_until_resumed(PausePurpose purpose) {
+  client_pause_.pause(purpose, PauseMode::kWrite, std::numeric_limits<std::uint64_t>::max(), false);
+  after_pause_change();
+}
+
+void Executor::unpause_clients(PausePurpose purpose) {
+  resume_postponed(client_pause_.end(purpose));
+}
+
+void Executor::resume_postponed(std::vector<Client*> resumed) {
   // In arrival order, each from the request it was postponed at (Connection::resume).
-  for (Client* c : client_pause_.end()) clients_.queue_resume(*c);
-  keyspace_.set_keep_expired(replica_side_->active());  // a replica still waits for its master
+  for (Client* c : resumed) clients_.queue_resume(*c);
+  after_pause_change();
+}
+
+void Executor::after_pause_change() {
+  // The dataset stays as it is while paused: reads hide expired keys but nothing deletes them;
+  // after, a replica still waits for its master.
+  keyspace_.set_keep_expired(client_pause_.active() || replica_side_->active());
 }
 
 bool Executor::postpone_if_paused(Client& c, const CommandSpec& spec,

@@ -366,7 +366,8 @@ void Executor::tick() {
   if (scripting_->running()) return;  // no timeouts, expiry or serving inside a script
   blocking_.fire_timeouts(clock_.monotonic_ms());
   replication_->fire_wait_timeouts(clock_.monotonic_ms());
-  if (client_pause_.active() && clock_.monotonic_ms() >= client_pause_.end_ms()) unpause_clients();
+  if (client_pause_.active() && clock_.monotonic_ms() >= client_pause_.end_ms())
+    resume_postponed(client_pause_.expire(clock_.monotonic_ms()));
   if (!client_pause_.active()) {  // paused: no key expires or is evicted
     active_expire_step();
     if (evictor_.background_pending() && !replica_side_->active()) evictor_.background_step();

@@ -212,8 +212,11 @@ class Executor {
   /// CLIENT PAUSE (client_pause.h): pauses `mode` for `timeout_ms` from the running command's
   /// time (0: no new pause), or widens the pause on.
   void pause_clients(PauseMode mode, long long timeout_ms);
-  /// Ends the pause (CLIENT UNPAUSE, or its end in tick()): the postponed clients resume.
-  void unpause_clients();
+  /// Pauses writes for `purpose` until unpause_clients(purpose) (FAILOVER's pause).
+  void pause_writes_until_resumed(PausePurpose purpose);
+  /// Ends `purpose`'s pause (CLIENT UNPAUSE; a failover's end); once nothing is paused the
+  /// postponed clients resume. A purpose's timeout ends it in tick().
+  void unpause_clients(PausePurpose purpose = PausePurpose::kClientCommand);
   const ClientPause& client_pause() const noexcept { return client_pause_; }
   /// The same for the key of `entry` in `db`, the entry standing for the key on the hot path.
   void count_queue_event(const store::Entry& entry, int db, QueueEvent kind, std::uint32_t n) {
@@ -293,6 +296,8 @@ class Executor {
   /// The counters INFO's instantaneous figures are rates of.
   InstantaneousMetrics::Readings instant_readings() const noexcept;
   /// Parks `c`'s request if the pause covers it (client_pause.cpp); true if it did.
+  void resume_postponed(std::vector<Client*> resumed);
+  void after_pause_change();
   bool postpone_if_paused(Client& c, const CommandSpec& spec,
                           std::span<const std::string_view> argv);
   /// Redis processCommand's maxmemory rule: a denyoom command (EXEC: one queued; a script:
