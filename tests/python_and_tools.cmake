@@ -33,7 +33,7 @@ foreach(module client_options list_methods transactions introspection wire_conve
                stock_config queue_view daemonize sentinel command_getkeys command_info
                acl_key_access diskless_sync client_pause loading
                memory_stats replica_loading tls_replica
-               client_tracking cluster_commands encoding_limits)
+               client_tracking cluster_commands encoding_limits info_stats)
   listd_pytest(python.${module} python $<TARGET_FILE:listd> listd test_${module}.py)
 endforeach()
 foreach(module redis_cli redis_cli_interactive redis_benchmark redis_cli_pubsub redis_cli_sync)

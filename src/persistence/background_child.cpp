@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 
 #include "listd/persistence/file_io.h"
@@ -27,6 +28,7 @@ void prepare_child() {
 
 bool BackgroundChild::start(Kind kind, const TempPathFn& temp_path, const Body& body,
                             std::uint64_t now_ms, std::string& err) {
+  const auto before = std::chrono::steady_clock::now();
   const pid_t pid = ::fork();
   if (pid < 0) {
     err = std::strerror(errno);
@@ -36,6 +38,11 @@ bool BackgroundChild::start(Kind kind, const TempPathFn& temp_path, const Body& 
     prepare_child();
     ::_exit(body(temp_path(::getpid())) ? 0 : 1);
   }
+  fork_stats_.latest_fork_usec =
+      static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
+                                     std::chrono::steady_clock::now() - before)
+                                     .count());
+  ++fork_stats_.total_forks;
   kind_ = kind;
   pid_ = pid;
   store::Dict::set_resize_avoided(true);  // the child shares our pages: no relinking

@@ -326,6 +326,7 @@ void AofRewrite::fail_rewrite(std::string_view why, const Installed& done) {
   std::string err;
   if (!done.incr_path.empty()) ps::rename_file(done.incr_path, temp_incr_path(), err);
   last_ok_ = false;
+  ++consecutive_failures_;
   last_fail_ms_ = clock_.unix_ms();
   // The first AOF after CONFIG SET appendonly yes is retried from cron, as Redis does.
   if (retries_after_failure(mode_, state_)) scheduled_ = true;
@@ -344,6 +345,7 @@ void AofRewrite::rewrite_succeeded(const Installed& done) {
     total += std::max(0LL, ps::file_size(ps::join_path(dir_, i.name)));
   writer_.reset_size(total);
   last_ok_ = true;
+  consecutive_failures_ = 0;
   ++rewrites_;
   log_.notice("Background AOF rewrite finished successfully");
 }

@@ -320,6 +320,7 @@ Result<RewriteStart> Persistence::bgrewriteaof() {
     return Status::error("ERR Background append only file rewriting already in progress");
   if (child_.kind() == ChildKind::kRdb) {
     rewrite_.schedule();
+    rewrite_.forget_failures();  // asked for by hand: the run starts again (Redis)
     return RewriteStart::kScheduled;
   }
   if (Status s = rewrite_.start(); !s) {
@@ -360,7 +361,7 @@ void Persistence::info(std::string& out) const {
   out += fmt::format("aof_current_rewrite_time_sec:{}\r\n", child_secs(ChildKind::kRewrite));
   out += fmt::format("aof_last_bgrewrite_status:{}\r\n", status_word(rewrite_.last_ok()));
   out += fmt::format("aof_rewrites:{}\r\n", rewrite_.rewrites());
-  out += "aof_rewrites_consecutive_failures:0\r\n";
+  out += fmt::format("aof_rewrites_consecutive_failures:{}\r\n", rewrite_.consecutive_failures());
   out += fmt::format("aof_last_write_status:{}\r\n", status_word(writer_.write_ok()));
   out += "aof_last_cow_size:0\r\nmodule_fork_in_progress:0\r\nmodule_fork_last_cow_size:0\r\n";
   if (rewrite_.enabled()) aof_info(out);

@@ -18,6 +18,13 @@
 
 namespace listd::persistence {
 
+/// INFO stats' latest_fork_usec and total_forks (Redis redisFork: the parent's fork() call,
+/// timed; only forks that made a child count). CONFIG RESETSTAT zeroes both.
+struct ForkStats {
+  std::uint64_t latest_fork_usec = 0;
+  std::uint64_t total_forks = 0;
+};
+
 class BackgroundChild {
  public:
   enum class Kind { kNone, kRdb, kRewrite };
@@ -51,6 +58,8 @@ class BackgroundChild {
   pid_t pid() const noexcept { return pid_; }
   std::uint64_t start_ms() const noexcept { return start_ms_; }
   const std::string& temp_path() const noexcept { return temp_path_; }
+  const ForkStats& fork_stats() const noexcept { return fork_stats_; }
+  void reset_fork_stats() noexcept { fork_stats_ = ForkStats{}; }
 
  private:
   /// Forgets the child reaped by waitpid (`reaped`, its `status`) and says how it ended.
@@ -60,6 +69,7 @@ class BackgroundChild {
   pid_t pid_ = -1;
   std::string temp_path_;
   std::uint64_t start_ms_ = 0;
+  ForkStats fork_stats_;
 };
 
 }  // namespace listd::persistence

@@ -117,6 +117,15 @@ class Persistence final : public EffectConsumer {
   bool refusing_writes() const noexcept { return !last_bgsave_ok_ && misconf_configured(); }
   /// The `# Persistence` fields after the header.
   void info(std::string& out) const;
+  /// INFO stats' latest_fork_usec and total_forks: every fork (BGSAVE, rewrite, full sync).
+  const persistence::ForkStats& fork_stats() const noexcept { return child_.fork_stats(); }
+  /// CONFIG RESETSTAT's share (Redis resetServerStats): the fork figures, rdb_saves,
+  /// aof_rewrites and aof_rewrites_consecutive_failures.
+  void reset_stats() noexcept {
+    child_.reset_fork_stats();
+    rdb_saves_ = 0;
+    rewrite_.reset_stats();
+  }
 
  private:
   void aof_info(std::string& out) const;  // the aof_* fields shown while the AOF is on

@@ -54,6 +54,24 @@ TEST(BackgroundChild, ASuccessfulChildIsReapedWithItsBookkeeping) {
   std::filesystem::remove(temp);
 }
 
+TEST(BackgroundChild, EachForkIsCountedAndTimed) {
+  BackgroundChild child;
+  EXPECT_EQ(child.fork_stats().total_forks, 0u);
+  std::string err;
+  for (std::uint64_t n = 1; n <= 2; ++n) {
+    ASSERT_TRUE(child.start(
+        BackgroundChild::Kind::kRdb, temp_for, [](const std::string&) { return true; }, 0, err))
+        << err;
+    poll_until_done(child);
+    EXPECT_EQ(child.fork_stats().total_forks, n);
+    // fork() copies the page tables: never instantaneous at microsecond resolution.
+    EXPECT_GT(child.fork_stats().latest_fork_usec, 0u);
+  }
+  child.reset_fork_stats();
+  EXPECT_EQ(child.fork_stats().total_forks, 0u);
+  EXPECT_EQ(child.fork_stats().latest_fork_usec, 0u);
+}
+
 TEST(BackgroundChild, ABodyThatFailsIsAFailedExit) {
   BackgroundChild child;
   std::string err;
