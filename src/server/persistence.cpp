@@ -192,6 +192,8 @@ void Persistence::wait_for_child() {
 }
 
 void Persistence::child_exited(const ps::BackgroundChild::Exit& exit) {
+  if (exit.cow_bytes)
+    (exit.kind == ChildKind::kRewrite ? aof_last_cow_ : rdb_last_cow_) = *exit.cow_bytes;
   if (exit.kind == ChildKind::kRewrite)
     rewrite_.finish(exit);
   else
@@ -351,7 +353,7 @@ void Persistence::info(std::string& out) const {
   out += fmt::format("rdb_last_bgsave_time_sec:{}\r\n", last_bgsave_secs_);
   out += fmt::format("rdb_current_bgsave_time_sec:{}\r\n", child_secs(ChildKind::kRdb));
   out += fmt::format("rdb_saves:{}\r\n", rdb_saves_);
-  out += "rdb_last_cow_size:0\r\n";
+  out += fmt::format("rdb_last_cow_size:{}\r\n", rdb_last_cow_);
   out += fmt::format("rdb_last_load_keys_expired:{}\r\nrdb_last_load_keys_loaded:{}\r\n",
                      loader_.rdb_expired_skipped(), loader_.rdb_keys_loaded());
   out += fmt::format("aof_enabled:{}\r\n", rewrite_.enabled() || loading_aof_ ? 1 : 0);
@@ -363,7 +365,8 @@ void Persistence::info(std::string& out) const {
   out += fmt::format("aof_rewrites:{}\r\n", rewrite_.rewrites());
   out += fmt::format("aof_rewrites_consecutive_failures:{}\r\n", rewrite_.consecutive_failures());
   out += fmt::format("aof_last_write_status:{}\r\n", status_word(writer_.write_ok()));
-  out += "aof_last_cow_size:0\r\nmodule_fork_in_progress:0\r\nmodule_fork_last_cow_size:0\r\n";
+  out += fmt::format("aof_last_cow_size:{}\r\n", aof_last_cow_);
+  out += "module_fork_in_progress:0\r\nmodule_fork_last_cow_size:0\r\n";  // no modules
   if (rewrite_.enabled()) aof_info(out);
   loader_.progress().info(out, now_ms() / 1000);
 }

@@ -1,6 +1,7 @@
-"""INFO stats' fork, I/O-event, expiry-cycle and defrag fields, and the AOF rewrite failure run of
-INFO persistence (issue 18): each is there in Redis 7.0.15's order, moves when what it counts
-happens, and CONFIG RESETSTAT zeroes it. Runs against listd and, unchanged, redis-server.
+"""INFO stats' fork, I/O-event, expiry-cycle and defrag fields, and INFO persistence's rewrite
+failure run and the children's copy-on-write (issue 18): each is there in Redis 7.0.15's order
+and moves when what it counts happens; CONFIG RESETSTAT zeroes the counters Redis'
+resetServerStats zeroes. Runs against listd and, unchanged, redis-server.
 
 Every wait is a bounded poll of INFO (wait_until); nothing sleeps on an assumed timing.
 """
@@ -48,10 +49,13 @@ def test_forks_are_counted_and_timed(r):
     s = stats(r)
     assert s["total_forks"] == before + 1
     assert s["latest_fork_usec"] > 0
+    # The child's own copy-on-write (its stack and buffers at least), as it reported it.
+    assert r.info("persistence")["rdb_last_cow_size"] > 0
     r.bgrewriteaof()  # a second kind of child, the same count
     assert wait_until(lambda: r.info("persistence")["aof_rewrite_in_progress"] == 0), \
         "BGREWRITEAOF never ended"
     assert stats(r)["total_forks"] == before + 2
+    assert r.info("persistence")["aof_last_cow_size"] > 0
     r.config_resetstat()
     s = stats(r)
     assert (s["total_forks"], s["latest_fork_usec"]) == (0, 0)

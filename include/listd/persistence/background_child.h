@@ -6,11 +6,14 @@
 // no access to the parent's state after the fork. It takes SIGUSR1's default action (the parent
 // stops it with SIGUSR1) and, on Linux, dies with the parent, so that a killed listd leaves no
 // orphan writer behind.
+// A child whose body succeeded reports its copy-on-write (private_dirty.h) over a pipe before
+// it exits, as Redis' sendChildCowInfo; the parent reads it when it reaps the child.
 // Invariant: running() iff a child was started and has not been reaped or killed since.
 #pragma once
 
 #include <sys/types.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -29,12 +32,20 @@ class BackgroundChild {
  public:
   enum class Kind { kNone, kRdb, kRewrite };
 
+  BackgroundChild() = default;
+  ~BackgroundChild();  // closes the report pipe of a child never reaped (it is not waited for)
+  BackgroundChild(const BackgroundChild&) = delete;
+  BackgroundChild& operator=(const BackgroundChild&) = delete;
+
   /// How a reaped child ended, with its bookkeeping (the child is forgotten by then).
   struct Exit {
     Kind kind = Kind::kNone;
     bool ok = false;  ///< exited with status 0
     std::string temp_path;
     std::uint64_t start_ms = 0;
+    /// The child's Private_Dirty bytes after its body succeeded (INFO rdb_last_cow_size /
+    /// aof_last_cow_size); nullopt when it failed or could not tell.
+    std::optional<std::size_t> cow_bytes;
   };
 
   /// The temporary file of the child with this pid (both sides compute it).
@@ -64,11 +75,14 @@ class BackgroundChild {
  private:
   /// Forgets the child reaped by waitpid (`reaped`, its `status`) and says how it ended.
   Exit reaped(pid_t reaped, int status);
+  /// The child's copy-on-write report, if one is in the pipe; closes the pipe.
+  std::optional<std::size_t> take_cow_report();
 
   Kind kind_ = Kind::kNone;
   pid_t pid_ = -1;
   std::string temp_path_;
   std::uint64_t start_ms_ = 0;
+  int report_fd_ = -1;  // the pipe's read end while a child runs (-1: none)
   ForkStats fork_stats_;
 };
 

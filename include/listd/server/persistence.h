@@ -160,6 +160,10 @@ class Persistence final : public EffectConsumer {
   std::int64_t last_bgsave_secs_ = -1;
   std::int64_t last_bgsave_try_ms_ = 0;
   std::uint64_t rdb_saves_ = 0;
+  // The copy-on-write the last successful child of each kind reported (INFO *_last_cow_size;
+  // not zeroed by CONFIG RESETSTAT, as in Redis).
+  std::size_t rdb_last_cow_ = 0;
+  std::size_t aof_last_cow_ = 0;
   std::function<void(bool ok)> rdb_done_hook_;
   bool rdb_to_sockets_ = false;  // the running kRdb child is a diskless transfer
   std::shared_ptr<bool> alive_;  // the config observer checks it (config::Config outlives us)

@@ -1,13 +1,17 @@
-// The one fork/reap/kill helper: a real child per test (each writes or waits, then _exits).
+// The one fork/reap/kill helper: a real child per test (each writes or waits, then _exits), its
+// fork figures and copy-on-write report; and the Private_Dirty reader the report uses.
 #include "listd/persistence/background_child.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "listd/persistence/file_io.h"
+#include "listd/persistence/private_dirty.h"
 
 using listd::persistence::BackgroundChild;
 
@@ -70,6 +74,47 @@ TEST(BackgroundChild, EachForkIsCountedAndTimed) {
   child.reset_fork_stats();
   EXPECT_EQ(child.fork_stats().total_forks, 0u);
   EXPECT_EQ(child.fork_stats().latest_fork_usec, 0u);
+}
+
+TEST(BackgroundChild, ASuccessfulChildReportsItsCopyOnWrite) {
+  // 8 MB the parent touched before the fork: the child's writes copy every page of it.
+  std::vector<char> shared(8u << 20, 'a');
+  BackgroundChild child;
+  std::string err;
+  ASSERT_TRUE(child.start(
+      BackgroundChild::Kind::kRdb, temp_for,
+      [&shared](const std::string&) {
+        std::memset(shared.data(), 'b', shared.size());
+        return true;
+      },
+      0, err))
+      << err;
+  const BackgroundChild::Exit e = poll_until_done(child);
+  ASSERT_TRUE(e.ok);
+  ASSERT_TRUE(e.cow_bytes);
+  EXPECT_GE(*e.cow_bytes, shared.size());
+  EXPECT_EQ(shared[0], 'a');  // the parent's pages were never written
+}
+
+TEST(BackgroundChild, AFailedChildReportsNoCopyOnWrite) {
+  BackgroundChild child;
+  std::string err;
+  ASSERT_TRUE(child.start(
+      BackgroundChild::Kind::kRdb, temp_for, [](const std::string&) { return false; }, 0, err));
+  const auto e = child.wait();
+  ASSERT_TRUE(e);
+  EXPECT_FALSE(e->cow_bytes);
+}
+
+TEST(PrivateDirty, CountsThePagesThisProcessWrote) {
+  const auto before = listd::persistence::private_dirty_bytes();
+  ASSERT_TRUE(before);
+  EXPECT_GT(*before, 0u);
+  std::vector<char> touched(16u << 20, 'x');  // fresh pages, each written
+  const auto after = listd::persistence::private_dirty_bytes();
+  ASSERT_TRUE(after);
+  EXPECT_GE(*after, *before + touched.size() - (1u << 20));  // allow for freed pages meanwhile
+  EXPECT_EQ(touched[touched.size() / 2], 'x');
 }
 
 TEST(BackgroundChild, ABodyThatFailsIsAFailedExit) {
