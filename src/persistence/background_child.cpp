@@ -1,6 +1,5 @@
 #include "listd/persistence/background_child.h"
 
-#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #ifdef __linux__
@@ -13,7 +12,6 @@
 #include <cstring>
 
 #include "listd/persistence/file_io.h"
-#include "listd/persistence/private_dirty.h"
 #include "listd/store/dict.h"
 
 namespace listd::persistence {
@@ -26,45 +24,29 @@ void prepare_child() {
 #endif
 }
 
-// In the child, after its body succeeded: one fixed-size write (atomic below PIPE_BUF).
-void report_cow(int fd) {
-  if (fd < 0) return;
-  const std::optional<std::size_t> cow = private_dirty_bytes();
-  if (!cow) return;
-  const std::uint64_t bytes = *cow;
-  [[maybe_unused]] const ssize_t n = ::write(fd, &bytes, sizeof bytes);
-}
-
 }  // namespace
 
-BackgroundChild::~BackgroundChild() {
-  if (report_fd_ >= 0) ::close(report_fd_);
-}
-
 bool BackgroundChild::start(Kind kind, const TempPathFn& temp_path, const Body& body,
-                            std::uint64_t now_ms, std::string& err) {
-  int report[2] = {-1, -1};  // without a pipe the child runs all the same, unreported
-  if (::pipe2(report, O_CLOEXEC) == 0) ::fcntl(report[0], F_SETFL, O_NONBLOCK);
+                            std::uint64_t now_ms, std::string& err, std::size_t keys_total) {
+  reports_.open(keys_total);
   const auto before = std::chrono::steady_clock::now();
   const pid_t pid = ::fork();
-  if (pid < 0) {
-    err = std::strerror(errno);
-    for (int fd : report)
-      if (fd >= 0) ::close(fd);
-    return false;
-  }
+  const int fork_errno = errno;
+  const auto after = std::chrono::steady_clock::now();
   if (pid == 0) {
     prepare_child();
+    reports_.adopt_in_child();
     const bool ok = body(temp_path(::getpid()));
-    if (ok) report_cow(report[1]);
+    if (ok) ChildReports::send_final();
     ::_exit(ok ? 0 : 1);
   }
-  if (report[1] >= 0) ::close(report[1]);
-  report_fd_ = report[0];
-  fork_stats_.latest_fork_usec =
-      static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
-                                     std::chrono::steady_clock::now() - before)
-                                     .count());
+  reports_.after_fork(pid > 0);
+  if (pid < 0) {
+    err = std::strerror(fork_errno);
+    return false;
+  }
+  fork_stats_.latest_fork_usec = static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::microseconds>(after - before).count());
   ++fork_stats_.total_forks;
   kind_ = kind;
   pid_ = pid;
@@ -96,7 +78,7 @@ void BackgroundChild::kill() {
   if (!running()) return;
   ::kill(pid_, SIGUSR1);
   ::waitpid(pid_, nullptr, 0);
-  take_cow_report();  // a killed child's figure is not kept (Redis: no COW line then)
+  reports_.close();  // a killed child's figures are not kept
   remove_file(temp_path_);
   kind_ = Kind::kNone;
   pid_ = -1;
@@ -109,26 +91,13 @@ BackgroundChild::Exit BackgroundChild::reaped(pid_t reaped, int status) {
   e.ok = reaped == pid_ && WIFEXITED(status) && WEXITSTATUS(status) == 0;
   e.temp_path = std::move(temp_path_);
   e.start_ms = start_ms_;
-  e.cow_bytes = take_cow_report();
-  if (!e.ok) e.cow_bytes.reset();
+  if (reports_.read() && e.ok) e.cow_bytes = reports_.progress().cow_peak;
+  reports_.close();
   kind_ = Kind::kNone;
   pid_ = -1;
   store::Dict::set_resize_avoided(false);
   temp_path_.clear();
   return e;
-}
-
-std::optional<std::size_t> BackgroundChild::take_cow_report() {
-  if (report_fd_ < 0) return std::nullopt;
-  std::uint64_t bytes = 0;
-  ssize_t n;
-  do {
-    n = ::read(report_fd_, &bytes, sizeof bytes);
-  } while (n < 0 && errno == EINTR);
-  ::close(report_fd_);
-  report_fd_ = -1;
-  if (n != static_cast<ssize_t>(sizeof bytes)) return std::nullopt;
-  return static_cast<std::size_t>(bytes);
 }
 
 }  // namespace listd::persistence

@@ -257,12 +257,14 @@ Status AofRewrite::fork_child() {
   // In the child: one file, then _exit. No destructors, no sockets, no logging.
   const auto body = [this](const std::string& temp) {
     std::string err;
-    return ps::write_rdb_file(temp, keyspace_, base_options(clock_, function_source_), err);
+    ps::RdbSaveOptions options = base_options(clock_, function_source_);
+    options.progress = &ps::ChildReports::send_progress;
+    return ps::write_rdb_file(temp, keyspace_, options, err);
   };
   std::string err;
   std::unique_lock parked = writer_.park_syncer();
   const bool started = child_.start(ps::BackgroundChild::Kind::kRewrite, temp_path, body,
-                                    clock_.monotonic_ms(), err);
+                                    clock_.monotonic_ms(), err, ps::key_count(keyspace_));
   parked.unlock();
   if (!started)
     return Status::error(

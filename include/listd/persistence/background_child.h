@@ -6,8 +6,9 @@
 // no access to the parent's state after the fork. It takes SIGUSR1's default action (the parent
 // stops it with SIGUSR1) and, on Linux, dies with the parent, so that a killed listd leaves no
 // orphan writer behind.
-// A child whose body succeeded reports its copy-on-write (private_dirty.h) over a pipe before
-// it exits, as Redis' sendChildCowInfo; the parent reads it when it reaps the child.
+// The child reports its progress and, when its body succeeded, its final copy-on-write over a
+// pipe (child_reports.h), as Redis' childinfo.c; the parent reads them from the cron
+// (read_reports) and when it reaps the child.
 // Invariant: running() iff a child was started and has not been reaped or killed since.
 #pragma once
 
@@ -18,6 +19,8 @@
 #include <functional>
 #include <optional>
 #include <string>
+
+#include "listd/persistence/child_reports.h"
 
 namespace listd::persistence {
 
@@ -32,19 +35,14 @@ class BackgroundChild {
  public:
   enum class Kind { kNone, kRdb, kRewrite };
 
-  BackgroundChild() = default;
-  ~BackgroundChild();  // closes the report pipe of a child never reaped (it is not waited for)
-  BackgroundChild(const BackgroundChild&) = delete;
-  BackgroundChild& operator=(const BackgroundChild&) = delete;
-
   /// How a reaped child ended, with its bookkeeping (the child is forgotten by then).
   struct Exit {
     Kind kind = Kind::kNone;
     bool ok = false;  ///< exited with status 0
     std::string temp_path;
     std::uint64_t start_ms = 0;
-    /// The child's Private_Dirty bytes after its body succeeded (INFO rdb_last_cow_size /
-    /// aof_last_cow_size); nullopt when it failed or could not tell.
+    /// The peak of the child's reported copy-on-write, once its body succeeded (INFO
+    /// rdb_last_cow_size / aof_last_cow_size); nullopt when it failed or sent no final report.
     std::optional<std::size_t> cow_bytes;
   };
 
@@ -54,9 +52,10 @@ class BackgroundChild {
   using Body = std::function<bool(const std::string& temp_path)>;
 
   /// Forks. The child runs `body` and _exits (0 when it returned true); start() returns only in
-  /// the parent, which records the child. False with the fork error in `err`.
+  /// the parent, which records the child. False with the fork error in `err`. `keys_total`:
+  /// what the child is to write (INFO current_save_keys_total).
   bool start(Kind kind, const TempPathFn& temp_path, const Body& body, std::uint64_t now_ms,
-             std::string& err);
+             std::string& err, std::size_t keys_total = 0);
   /// Reaps the child if it ended, without blocking (a child that vanished counts as failed).
   std::optional<Exit> poll();
   /// Blocks until the child ends; nullopt when none runs.
@@ -71,18 +70,22 @@ class BackgroundChild {
   const std::string& temp_path() const noexcept { return temp_path_; }
   const ForkStats& fork_stats() const noexcept { return fork_stats_; }
   void reset_fork_stats() noexcept { fork_stats_ = ForkStats{}; }
+  /// Takes the running child's reports (the cron, once a second).
+  void read_reports() noexcept {
+    if (running()) reports_.read();
+  }
+  /// What the running child reported; all zero while none runs.
+  const ChildProgress& progress() const noexcept { return reports_.progress(); }
 
  private:
   /// Forgets the child reaped by waitpid (`reaped`, its `status`) and says how it ended.
   Exit reaped(pid_t reaped, int status);
-  /// The child's copy-on-write report, if one is in the pipe; closes the pipe.
-  std::optional<std::size_t> take_cow_report();
 
   Kind kind_ = Kind::kNone;
   pid_t pid_ = -1;
   std::string temp_path_;
   std::uint64_t start_ms_ = 0;
-  int report_fd_ = -1;  // the pipe's read end while a child runs (-1: none)
+  ChildReports reports_;
   ForkStats fork_stats_;
 };
 

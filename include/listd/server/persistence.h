@@ -128,7 +128,8 @@ class Persistence final : public EffectConsumer {
   }
 
  private:
-  void aof_info(std::string& out) const;  // the aof_* fields shown while the AOF is on
+  void aof_info(std::string& out) const;             // the aof_* fields shown while the AOF is on
+  void child_progress_info(std::string& out) const;  // current_cow_*, current_save_keys_*
   using ChildKind = persistence::BackgroundChild::Kind;
 
   /// CONFIG SET appendonly yes|no at run time.

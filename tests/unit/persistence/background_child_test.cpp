@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "listd/persistence/child_reports.h"
 #include "listd/persistence/file_io.h"
 #include "listd/persistence/private_dirty.h"
 
@@ -94,6 +95,41 @@ TEST(BackgroundChild, ASuccessfulChildReportsItsCopyOnWrite) {
   ASSERT_TRUE(e.cow_bytes);
   EXPECT_GE(*e.cow_bytes, shared.size());
   EXPECT_EQ(shared[0], 'a');  // the parent's pages were never written
+}
+
+TEST(BackgroundChild, TheRunningChildsProgressIsReadUntilItEnds) {
+  BackgroundChild child;
+  std::string err;
+  int go[2];
+  ASSERT_EQ(::pipe(go), 0);
+  ASSERT_TRUE(child.start(
+      BackgroundChild::Kind::kRdb, temp_for,
+      [&go](const std::string&) {
+        listd::persistence::ChildReports::send_progress(1);  // the first one goes at once
+        listd::persistence::ChildReports::send_progress(2);  // within the second: not sent
+        char c;
+        return ::read(go[0], &c, 1) == 1;  // until the parent says so
+      },
+      0, err, 5000))
+      << err;
+  EXPECT_EQ(child.progress().keys_total, 5000u);
+  for (int i = 0; i < 5000 && child.progress().keys_processed == 0; ++i) {
+    child.read_reports();
+    ::usleep(1000);
+  }
+  const listd::persistence::ChildProgress p = child.progress();
+  EXPECT_EQ(p.keys_processed, 1u);
+  EXPECT_GT(p.cow_size, 0u);
+  EXPECT_EQ(p.cow_peak, p.cow_size);
+  EXPECT_GT(p.cow_updated_us, 0u);
+  ASSERT_EQ(::write(go[1], "x", 1), 1);
+  const BackgroundChild::Exit e = poll_until_done(child);
+  ASSERT_TRUE(e.cow_bytes);
+  EXPECT_GE(*e.cow_bytes, p.cow_peak);         // the final reading counts towards the peak
+  EXPECT_EQ(child.progress().keys_total, 0u);  // nothing runs: all zero
+  EXPECT_EQ(child.progress().cow_peak, 0u);
+  ::close(go[0]);
+  ::close(go[1]);
 }
 
 TEST(BackgroundChild, AFailedChildReportsNoCopyOnWrite) {
