@@ -48,6 +48,7 @@ bool BackgroundChild::start(Kind kind, const TempPathFn& temp_path, const Body& 
   fork_stats_.latest_fork_usec = static_cast<std::uint64_t>(
       std::chrono::duration_cast<std::chrono::microseconds>(after - before).count());
   ++fork_stats_.total_forks;
+  if (fork_hook_) fork_hook_(fork_stats_.latest_fork_usec);
   kind_ = kind;
   pid_ = pid;
   store::Dict::set_resize_avoided(true);  // the child shares our pages: no relinking

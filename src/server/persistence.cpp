@@ -41,6 +41,11 @@ Persistence::Persistence(Executor& exec)
       loader_(exec, log_) {
   // Read at each base's write (the fork's body runs in the child, on its copy).
   rewrite_.set_function_source([&exec] { return exec.scripting().functions().codes(); });
+  // Redis redisFork: every fork is a "fork" latency sample (BGSAVE, rewrite, full sync).
+  child_.set_fork_hook([&exec](std::uint64_t usec) {
+    exec.latency_monitor().add_if_needed("fork", exec.config().settings().latency_monitor_threshold,
+                                         usec / 1000, exec.clock().unix_ms() / 1000);
+  });
   auto alive = std::make_shared<bool>(true);
   exec_.config().on_change([this, weak = std::weak_ptr<bool>(alive)](std::string_view name) {
     if (weak.expired()) return;

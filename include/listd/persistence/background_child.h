@@ -70,6 +70,11 @@ class BackgroundChild {
   const std::string& temp_path() const noexcept { return temp_path_; }
   const ForkStats& fork_stats() const noexcept { return fork_stats_; }
   void reset_fork_stats() noexcept { fork_stats_ = ForkStats{}; }
+  /// Called in the parent after each fork that made a child, with its duration in µs (Redis
+  /// redisFork's "fork" latency sample).
+  void set_fork_hook(std::function<void(std::uint64_t fork_usec)> hook) {
+    fork_hook_ = std::move(hook);
+  }
   /// Takes the running child's reports (the cron, once a second).
   void read_reports() noexcept {
     if (running()) reports_.read();
@@ -86,6 +91,7 @@ class BackgroundChild {
   std::string temp_path_;
   std::uint64_t start_ms_ = 0;
   ChildReports reports_;
+  std::function<void(std::uint64_t)> fork_hook_;
   ForkStats fork_stats_;
 };
 

@@ -72,6 +72,13 @@ TEST(BackgroundChild, EachForkIsCountedAndTimed) {
     // fork() copies the page tables: never instantaneous at microsecond resolution.
     EXPECT_GT(child.fork_stats().latest_fork_usec, 0u);
   }
+  std::vector<std::uint64_t> hooked;
+  child.set_fork_hook([&hooked](std::uint64_t usec) { hooked.push_back(usec); });
+  ASSERT_TRUE(child.start(
+      BackgroundChild::Kind::kRdb, temp_for, [](const std::string&) { return true; }, 0, err))
+      << err;
+  poll_until_done(child);
+  EXPECT_EQ(hooked, std::vector<std::uint64_t>{child.fork_stats().latest_fork_usec});
   child.reset_fork_stats();
   EXPECT_EQ(child.fork_stats().total_forks, 0u);
   EXPECT_EQ(child.fork_stats().latest_fork_usec, 0u);
