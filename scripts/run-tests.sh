@@ -88,11 +88,11 @@ check_skips "$PWD/build/test/junit.xml" || status=1
 # test launchers): pipelining and big arguments (Protocol, QueryBufferLimit), replies the socket
 # cannot take at once and bursts (IoLayer), blocked waiters with half-closed and dead peers
 # (Blocking), disconnects and shutdown (Session, Shutdown), busy scripts (BusyScript), pub/sub,
-# the output-buffer limits on slow readers, TLS, and the listeners CONFIG SET port / tls-port
-# moves. The optimized build only.
+# the output-buffer limits on slow readers, TLS, the listeners CONFIG SET port / tls-port
+# moves, and INFO's per-event read/write counts. The optimized build only.
 phase "tests, optimized build, epoll backend"
 LISTD_IO_BACKEND=epoll ctest --test-dir build/test --output-on-failure -j2 --timeout 600 \
-  -R '^integration\.(IoLayer(Test|Idle)|ProtocolTest|QueryBufferLimitTest|BlockingTest|SessionTest|ShutdownTest|BusyScript|PubSubTest)\.|^python\.(tls|tls_io|output_buffer_limits|pubsub|listener_ports)$' \
+  -R '^integration\.(IoLayer(Test|Idle)|ProtocolTest|QueryBufferLimitTest|BlockingTest|SessionTest|ShutdownTest|BusyScript|PubSubTest)\.|^python\.(tls|tls_io|output_buffer_limits|pubsub|listener_ports|info_stats)$' \
   --output-junit "$PWD/build/test/junit-epoll.xml" || status=1
 check_skips "$PWD/build/test/junit-epoll.xml" || status=1
 phase "done"

@@ -16,6 +16,7 @@ namespace listd::net {
 
 void Connection::on_received(const char* data, std::size_t n) {
   if (closed_) return;
+  ++server_.executor().stats().total_reads_processed;  // one completed receive
   if (client_->script_running || read_paused_) {
     // Inside this client's own busy script (growing in_ would move its argv): kept aside, and
     // receiving pauses until the script has ended (finish_protected_batch).
@@ -51,7 +52,8 @@ void Connection::resume_stream_input() {
 
 void Connection::on_receive_end(int error) {
   if (closed_) return;
-  eof_ = true;  // peer_gone: a waiter is not served
+  ++server_.executor().stats().total_reads_processed;  // the receive that found the end
+  eof_ = true;                                         // peer_gone: a waiter is not served
   if (error != 0) {
     spdlog::debug("Error reading from client: {} (id={} addr={})", std::strerror(-error),
                   client_->id, client_->addr);
@@ -70,6 +72,7 @@ void Connection::on_receive_end(int error) {
 
 void Connection::on_sent(long result, bool done) {
   if (closed_) return;
+  ++server_.executor().stats().total_writes_processed;  // one completed send
   if (result < 0) {
     close();  // reset or gone: as a failed send on the readiness path
     return;

@@ -3,6 +3,7 @@
 #include <netinet/tcp.h>
 
 #include "listd/net/server.h"
+#include "listd/server/executor.h"
 #include "listd/server/replication_replica.h"
 
 namespace listd::net {
@@ -93,6 +94,7 @@ void ReplicaLink::read_more(const std::shared_ptr<Session>& s) {
   s->socket.async_read_some(
       asio::buffer(s->buf), [this, s](const asio::error_code& ec, std::size_t n) {
         if (s->closed) return;
+        ++server_.executor().stats().total_reads_processed;  // our master is a client too
         if (ec) {
           lost(s, ec == asio::error::eof ? "EOF" : ec.message());
           return;
@@ -124,6 +126,7 @@ void ReplicaLink::write_more(const std::shared_ptr<Session>& s) {
   asio::async_write(s->socket, asio::buffer(s->writing),
                     [this, s](const asio::error_code& ec, std::size_t) {
                       if (s->closed) return;
+                      ++server_.executor().stats().total_writes_processed;
                       s->writing.clear();
                       if (ec) {
                         lost(s, ec.message());

@@ -126,6 +126,7 @@ bool write_all_parts(Out& out, const store::Keyspace& ks, const RdbSaveOptions& 
     out.byte(rdb::kOpFunction2);
     out.str(code);
   }
+  std::size_t keys = 0;
   for (int i = 0; i < ks.database_count(); ++i) {
     const store::Database& db = ks.db(i);
     if (db.size() == 0) continue;
@@ -145,6 +146,7 @@ bool write_all_parts(Out& out, const store::Keyspace& ks, const RdbSaveOptions& 
       out.byte(rdb_value_type(e.value));
       out.str(e.key());
       out.value(e.value);
+      if ((keys++ & 1023) == 0 && o.progress) o.progress(keys);  // as Redis' rdbSaveDb
     });
     if (!out.ok()) return false;
   }
@@ -153,6 +155,12 @@ bool write_all_parts(Out& out, const store::Keyspace& ks, const RdbSaveOptions& 
 }
 
 }  // namespace
+
+std::size_t key_count(const store::Keyspace& keyspace) noexcept {
+  std::size_t n = 0;
+  for (int i = 0; i < keyspace.database_count(); ++i) n += keyspace.db(i).size();
+  return n;
+}
 
 bool write_rdb(int fd, const store::Keyspace& keyspace, const RdbSaveOptions& options,
                std::string& err) {

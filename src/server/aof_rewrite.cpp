@@ -257,12 +257,14 @@ Status AofRewrite::fork_child() {
   // In the child: one file, then _exit. No destructors, no sockets, no logging.
   const auto body = [this](const std::string& temp) {
     std::string err;
-    return ps::write_rdb_file(temp, keyspace_, base_options(clock_, function_source_), err);
+    ps::RdbSaveOptions options = base_options(clock_, function_source_);
+    options.progress = &ps::ChildReports::send_progress;
+    return ps::write_rdb_file(temp, keyspace_, options, err);
   };
   std::string err;
   std::unique_lock parked = writer_.park_syncer();
   const bool started = child_.start(ps::BackgroundChild::Kind::kRewrite, temp_path, body,
-                                    clock_.monotonic_ms(), err);
+                                    clock_.monotonic_ms(), err, ps::key_count(keyspace_));
   parked.unlock();
   if (!started)
     return Status::error(
@@ -326,6 +328,7 @@ void AofRewrite::fail_rewrite(std::string_view why, const Installed& done) {
   std::string err;
   if (!done.incr_path.empty()) ps::rename_file(done.incr_path, temp_incr_path(), err);
   last_ok_ = false;
+  ++consecutive_failures_;
   last_fail_ms_ = clock_.unix_ms();
   // The first AOF after CONFIG SET appendonly yes is retried from cron, as Redis does.
   if (retries_after_failure(mode_, state_)) scheduled_ = true;
@@ -344,6 +347,7 @@ void AofRewrite::rewrite_succeeded(const Installed& done) {
     total += std::max(0LL, ps::file_size(ps::join_path(dir_, i.name)));
   writer_.reset_size(total);
   last_ok_ = true;
+  consecutive_failures_ = 0;
   ++rewrites_;
   log_.notice("Background AOF rewrite finished successfully");
 }

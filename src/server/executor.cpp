@@ -1,6 +1,7 @@
 #include "listd/server/executor.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 
 #include "listd/base/scope_exit.h"
@@ -426,15 +427,19 @@ void Executor::rehash_step() {
 
 // Active expiry: a bounded number of deadline-ordered deletions, round robin over dbs.
 void Executor::active_expire_step() {
-  // Redis activeExpireCycle's "expire-cycle" latency event: two clock reads, only when the
-  // monitor is on.
+  // Two clock reads: Redis activeExpireCycle's "expire-cycle" latency event (monitor on) and
+  // INFO's expire_cycle_* figures (a primary only: Redis runs no cycle on a replica).
   const long long threshold = config_.settings().latency_monitor_threshold;
-  const std::uint64_t start_us = threshold ? clock_.read().mono_us : 0;
+  const bool primary = !replica_side_->active();
+  const bool timed = threshold || primary;
+  const std::uint64_t start_us = timed ? clock_.read().mono_us : 0;
   const std::int64_t now_unix = clock_.unix_ms();
   std::size_t budget = kExpireBudgetPerTick;
+  std::size_t sampled = 0, stale = 0;
   for (int i = 0; i < keyspace_.database_count() && budget > 0; ++i) {
     store::Database& db = keyspace_.db(expire_db_cursor_);
     if (db.expires_count() > 0) {
+      if (primary) sample_stale(db, now_unix, sampled, stale);
       const std::size_t before = budget;
       budget -= std::min(budget, db.expire_cycle(now_unix, budget));
       if (budget == before || db.next_expire_hint() > now_unix || db.next_expire_hint() < 0)
@@ -443,11 +448,36 @@ void Executor::active_expire_step() {
       expire_db_cursor_ = (expire_db_cursor_ + 1) % keyspace_.database_count();
     }
   }
-  if (threshold) {
-    const ClockReading end = clock_.read();
+  if (!timed) return;
+  const ClockReading end = clock_.read();
+  if (primary)
+    stats_.expire_cycle.record(sampled, stale, budget == 0 && expiry_due(now_unix),
+                               end.mono_us - start_us);
+  if (threshold)
     latency_monitor_.add_if_needed("expire-cycle", threshold, (end.mono_us - start_us) / 1000,
                                    end.unix_ms / 1000);
+}
+
+// Redis' activeExpireCycle samples ACTIVE_EXPIRE_CYCLE_KEYS_PER_LOOP keys with a TTL at random
+// and counts the ones past their deadline: INFO's stale share, taken before this step deletes.
+void Executor::sample_stale(const store::Database& db, std::int64_t now_unix, std::size_t& sampled,
+                            std::size_t& stale) {
+  constexpr std::size_t kKeysPerSample = 20;
+  std::array<store::Entry*, kKeysPerSample> picked{};
+  const std::size_t n = db.sample_volatile(
+      expire_rng_, std::span(picked).first(std::min(kKeysPerSample, db.expires_count())));
+  sampled += n;
+  for (std::size_t j = 0; j < n; ++j)
+    if (store::Database::expired(*picked[j], now_unix)) ++stale;
+}
+
+// A deadline at or before `now_unix` is still in some db's index (the next tick runs at once).
+bool Executor::expiry_due(std::int64_t now_unix) const noexcept {
+  for (int i = 0; i < keyspace_.database_count(); ++i) {
+    const std::int64_t hint = keyspace_.db(i).next_expire_hint();
+    if (hint >= 0 && hint <= now_unix) return true;
   }
+  return false;
 }
 
 std::optional<std::uint64_t> Executor::next_wakeup_ms() const {
@@ -527,6 +557,7 @@ void Executor::reset_stats() {
   scripting_->stats().reset();
   output_buffer_guard_.reset_stats();
   evictor_.reset_stats();
+  persistence_->reset_stats();
   const auto keep_start = stats_.start_ms;
   const auto keep_unix = stats_.start_unix_ms;
   const auto keep_dirty = stats_.dirty;

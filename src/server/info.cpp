@@ -159,6 +159,10 @@ void section_stats(Executor& exec, std::string& out) {
   out += fmt::format("rejected_connections:{}\r\n", s.rejected_connections);
   exec.replication().info_stats(out);
   out += fmt::format("expired_keys:{}\r\n", s.expired_keys);
+  out += fmt::format("expired_stale_perc:{:.2f}\r\n", s.expire_cycle.stale_percent());
+  out +=
+      fmt::format("expired_time_cap_reached_count:{}\r\n", s.expire_cycle.time_cap_reached_count);
+  out += fmt::format("expire_cycle_cpu_milliseconds:{}\r\n", s.expire_cycle.cpu_milliseconds());
   out += fmt::format("evicted_keys:{}\r\n", exec.evictor().evicted_keys());
   out += "evicted_clients:0\r\n";  // listd never evicts clients (maxmemory-clients is 0 only)
   out += fmt::format("total_eviction_exceeded_time:{}\r\ncurrent_eviction_exceeded_time:{}\r\n",
@@ -171,12 +175,16 @@ void section_stats(Executor& exec, std::string& out) {
   out += fmt::format("pubsub_channels:{}\r\npubsub_patterns:{}\r\npubsubshard_channels:{}\r\n",
                      ps.channel_count(ChannelScope::kGlobal), ps.pattern_count(),
                      ps.channel_count(ChannelScope::kShard));
+  const persistence::ForkStats& forks = exec.persistence().fork_stats();
+  out += fmt::format("latest_fork_usec:{}\r\ntotal_forks:{}\r\n", forks.latest_fork_usec,
+                     forks.total_forks);
   out += fmt::format("migrate_cached_sockets:{}\r\n", exec.migrate_sockets().size());
-  // Features listd does not have (replica-side expiry, defrag, payload sanitizing, I/O
+  // Features listd does not have (replica-side expiry, active defrag, payload sanitizing, I/O
   // threads): their counters are truly zero.
   out += "slave_expires_tracked_keys:0\r\n";
   out += "active_defrag_hits:0\r\nactive_defrag_misses:0\r\n";
   out += "active_defrag_key_hits:0\r\nactive_defrag_key_misses:0\r\n";
+  out += "total_active_defrag_time:0\r\ncurrent_active_defrag_time:0\r\n";
   const Tracking& tracking = exec.tracking();
   out += fmt::format("tracking_total_keys:{}\r\ntracking_total_items:{}\r\n", tracking.total_keys(),
                      tracking.total_items());
@@ -184,7 +192,12 @@ void section_stats(Executor& exec, std::string& out) {
   out += fmt::format("unexpected_error_replies:{}\r\n", s.unexpected_error_replies);
   out += fmt::format("total_error_replies:{}\r\n", s.total_error_replies);
   out += "dump_payload_sanitizations:0\r\n";
+  out += fmt::format("total_reads_processed:{}\r\ntotal_writes_processed:{}\r\n",
+                     s.total_reads_processed, s.total_writes_processed);
   out += "io_threaded_reads_processed:0\r\nio_threaded_writes_processed:0\r\n";
+  // Replies go into one growing string per client: no reply buffer is ever resized the way
+  // Redis' clientsCronResizeOutputBuffer does.
+  out += "reply_buffer_shrinks:0\r\nreply_buffer_expands:0\r\n";
   // A later Redis' field (listd extension, docs/COMPATIBILITY.md).
   out += fmt::format("client_output_buffer_limit_disconnections:{}\r\n",
                      exec.output_buffer_guard().disconnections());

@@ -41,6 +41,11 @@ Persistence::Persistence(Executor& exec)
       loader_(exec, log_) {
   // Read at each base's write (the fork's body runs in the child, on its copy).
   rewrite_.set_function_source([&exec] { return exec.scripting().functions().codes(); });
+  // Redis redisFork: every fork is a "fork" latency sample (BGSAVE, rewrite, full sync).
+  child_.set_fork_hook([&exec](std::uint64_t usec) {
+    exec.latency_monitor().add_if_needed("fork", exec.config().settings().latency_monitor_threshold,
+                                         usec / 1000, exec.clock().unix_ms() / 1000);
+  });
   auto alive = std::make_shared<bool>(true);
   exec_.config().on_change([this, weak = std::weak_ptr<bool>(alive)](std::string_view name) {
     if (weak.expired()) return;
@@ -109,6 +114,7 @@ bool Persistence::reap_child() {
 void Persistence::cron() {
   writer_.check_background_fsync();  // exits after a failed everysec fsync
   reap_child();                      // the fallback: a SIGCHLD normally did it already
+  child_.read_reports();             // INFO current_cow_* (Redis receiveChildInfo)
   writer_.refresh_fsync_pause();
   if (child_.running()) return;
   if (rewrite_.scheduled()) {  // (appendonly no: a scheduled BGREWRITEAOF writes a base-only AOF)
@@ -192,6 +198,8 @@ void Persistence::wait_for_child() {
 }
 
 void Persistence::child_exited(const ps::BackgroundChild::Exit& exit) {
+  if (exit.cow_bytes)
+    (exit.kind == ChildKind::kRewrite ? aof_last_cow_ : rdb_last_cow_) = *exit.cow_bytes;
   if (exit.kind == ChildKind::kRewrite)
     rewrite_.finish(exit);
   else
@@ -207,12 +215,13 @@ Status Persistence::start_bgsave(const std::optional<ps::RdbReplInfo>& repl) {
     std::string err;
     ps::RdbSaveOptions options = snapshot_options(exec_);
     options.repl = repl;
+    options.progress = &ps::ChildReports::send_progress;
     return ps::save_rdb_file(temp, path, exec_.keyspace(), options, err);
   };
   std::string err;
   std::unique_lock parked = writer_.park_syncer();
-  const bool started =
-      child_.start(ChildKind::kRdb, temp_path, body, exec_.clock().monotonic_ms(), err);
+  const bool started = child_.start(ChildKind::kRdb, temp_path, body, exec_.clock().monotonic_ms(),
+                                    err, ps::key_count(exec_.keyspace()));
   parked.unlock();
   if (!started) {
     last_bgsave_ok_ = false;
@@ -255,13 +264,14 @@ Status Persistence::start_rdb_transfer(const ps::RdbReplInfo& repl, TransferBody
   const auto body = [this, &repl, &transfer](const std::string&) {
     ps::RdbSaveOptions options = snapshot_options(exec_);
     options.repl = repl;
+    options.progress = &ps::ChildReports::send_progress;
     return transfer(
         [&](const ps::RdbSink& sink) { return ps::stream_rdb(sink, exec_.keyspace(), options); });
   };
   std::string err;
   std::unique_lock parked = writer_.park_syncer();
-  const bool started =
-      child_.start(ChildKind::kRdb, no_file, body, exec_.clock().monotonic_ms(), err);
+  const bool started = child_.start(ChildKind::kRdb, no_file, body, exec_.clock().monotonic_ms(),
+                                    err, ps::key_count(exec_.keyspace()));
   parked.unlock();
   if (!started) return Status::error(fmt::format("ERR Can't save in background: fork: {}", err));
   rdb_to_sockets_ = true;
@@ -320,6 +330,7 @@ Result<RewriteStart> Persistence::bgrewriteaof() {
     return Status::error("ERR Background append only file rewriting already in progress");
   if (child_.kind() == ChildKind::kRdb) {
     rewrite_.schedule();
+    rewrite_.forget_failures();  // asked for by hand: the run starts again (Redis)
     return RewriteStart::kScheduled;
   }
   if (Status s = rewrite_.start(); !s) {
@@ -339,10 +350,7 @@ void Persistence::info(std::string& out) const {
   const bool rdb_child = child_.kind() == ChildKind::kRdb;
   const bool aof_child = child_.kind() == ChildKind::kRewrite;
   out += fmt::format("loading:{}\r\nasync_loading:0\r\n", loader_.loading() ? 1 : 0);
-  out +=
-      "current_cow_peak:0\r\ncurrent_cow_size:0\r\ncurrent_cow_size_age:0\r\n"
-      "current_fork_perc:0.00\r\n";
-  out += "current_save_keys_processed:0\r\ncurrent_save_keys_total:0\r\n";
+  child_progress_info(out);
   out += fmt::format("rdb_changes_since_last_save:{}\r\n", st.dirty);
   out += fmt::format("rdb_bgsave_in_progress:{}\r\n", rdb_child ? 1 : 0);
   out += fmt::format("rdb_last_save_time:{}\r\n", st.lastsave_unix_s);
@@ -350,7 +358,7 @@ void Persistence::info(std::string& out) const {
   out += fmt::format("rdb_last_bgsave_time_sec:{}\r\n", last_bgsave_secs_);
   out += fmt::format("rdb_current_bgsave_time_sec:{}\r\n", child_secs(ChildKind::kRdb));
   out += fmt::format("rdb_saves:{}\r\n", rdb_saves_);
-  out += "rdb_last_cow_size:0\r\n";
+  out += fmt::format("rdb_last_cow_size:{}\r\n", rdb_last_cow_);
   out += fmt::format("rdb_last_load_keys_expired:{}\r\nrdb_last_load_keys_loaded:{}\r\n",
                      loader_.rdb_expired_skipped(), loader_.rdb_keys_loaded());
   out += fmt::format("aof_enabled:{}\r\n", rewrite_.enabled() || loading_aof_ ? 1 : 0);
@@ -360,11 +368,33 @@ void Persistence::info(std::string& out) const {
   out += fmt::format("aof_current_rewrite_time_sec:{}\r\n", child_secs(ChildKind::kRewrite));
   out += fmt::format("aof_last_bgrewrite_status:{}\r\n", status_word(rewrite_.last_ok()));
   out += fmt::format("aof_rewrites:{}\r\n", rewrite_.rewrites());
-  out += "aof_rewrites_consecutive_failures:0\r\n";
+  out += fmt::format("aof_rewrites_consecutive_failures:{}\r\n", rewrite_.consecutive_failures());
   out += fmt::format("aof_last_write_status:{}\r\n", status_word(writer_.write_ok()));
-  out += "aof_last_cow_size:0\r\nmodule_fork_in_progress:0\r\nmodule_fork_last_cow_size:0\r\n";
+  out += fmt::format("aof_last_cow_size:{}\r\n", aof_last_cow_);
+  out += "module_fork_in_progress:0\r\nmodule_fork_last_cow_size:0\r\n";  // no modules
   if (rewrite_.enabled()) aof_info(out);
   loader_.progress().info(out, now_ms() / 1000);
+}
+
+// What the running child reported (all zero while none runs), as Redis' current_* fields.
+void Persistence::child_progress_info(std::string& out) const {
+  const ps::ChildProgress& p = child_.progress();
+  std::uint64_t age_s = 0;
+  if (p.cow_updated_us != 0) {
+    const auto now_us = static_cast<std::uint64_t>(
+        std::chrono::duration_cast<std::chrono::microseconds>(
+            std::chrono::steady_clock::now().time_since_epoch())
+            .count());  // the child's clock: its readings are steady-clock times
+    age_s = now_us > p.cow_updated_us ? (now_us - p.cow_updated_us) / 1'000'000 : 0;
+  }
+  const double perc =
+      p.keys_total ? static_cast<double>(p.keys_processed) * 100 / static_cast<double>(p.keys_total)
+                   : 0.0;
+  out += fmt::format("current_cow_peak:{}\r\ncurrent_cow_size:{}\r\ncurrent_cow_size_age:{}\r\n",
+                     p.cow_peak, p.cow_size, age_s);
+  out += fmt::format("current_fork_perc:{:.2f}\r\n", perc);
+  out += fmt::format("current_save_keys_processed:{}\r\ncurrent_save_keys_total:{}\r\n",
+                     p.keys_processed, p.keys_total);
 }
 
 void Persistence::aof_info(std::string& out) const {

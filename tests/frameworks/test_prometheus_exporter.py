@@ -34,18 +34,10 @@ NOT_APPLICABLE = {
     "redis_allocator_rss_bytes": "jemalloc only",
     "redis_allocator_rss_ratio": "jemalloc only",
     # CONFIG GET io-threads: listd has no I/O threads and no such option.
-    # Redis' active-expiry cycle statistics; listd's expiry cycle keeps no such figures.
-    "redis_expired_stale_percentage": "not measured",
-    "redis_expired_time_cap_reached_total": "not measured",
-    # Fork timing is not measured (BGSAVE and rewrites fork, but the duration is not kept).
-    "redis_latest_fork_seconds": "not measured",
     # Per-class client memory and the eviction-exempt memory are not broken down by listd.
     "redis_mem_clients_normal": "not measured",
     "redis_mem_clients_slaves": "not measured",
     "redis_mem_not_counted_for_eviction_bytes": "not measured",
-    # Read and write event counts of the network layer are not counted.
-    "redis_total_reads_processed": "not measured",
-    "redis_total_writes_processed": "not measured",
 }
 
 

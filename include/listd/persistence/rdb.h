@@ -50,7 +50,14 @@ struct RdbSaveOptions {
     kFreq
   } access_record = AccessRecord::kNone;
   std::function<std::uint64_t(std::uint32_t lru)> access_value;
+  /// Called with the count of keys written at the first key and every 1024 keys after (a fork
+  /// child's progress reports, child_reports.h); unset: nothing is called.
+  std::function<void(std::size_t keys)> progress;
 };
+
+/// The keys of every database (Redis dbTotalServerKeyCount): what a snapshot is to write, at
+/// most (expired keys are left out as it goes).
+std::size_t key_count(const store::Keyspace& keyspace) noexcept;
 
 /// Takes each chunk of a snapshot being written; false stops the writer.
 using RdbSink = std::function<bool(std::string_view chunk)>;

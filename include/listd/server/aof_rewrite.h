@@ -102,6 +102,16 @@ class AofRewrite {
   bool last_ok() const noexcept { return last_ok_; }
   std::int64_t last_secs() const noexcept { return last_secs_; }
   std::uint64_t rewrites() const noexcept { return rewrites_; }
+  /// Rewrites in a row whose child failed or whose files could not be installed (Redis
+  /// stat_aofrw_consecutive_failures); a success ends the run. A failed fork is not counted.
+  std::uint64_t consecutive_failures() const noexcept { return consecutive_failures_; }
+  /// BGREWRITEAOF scheduled by hand starts the count again, as Redis' bgrewriteaofCommand.
+  void forget_failures() noexcept { consecutive_failures_ = 0; }
+  /// CONFIG RESETSTAT (Redis resetServerStats): aof_rewrites and the failure run.
+  void reset_stats() noexcept {
+    rewrites_ = 0;
+    consecutive_failures_ = 0;
+  }
 
  private:
   // How far a finishing rewrite got: what fail_rewrite() must undo.
@@ -147,6 +157,7 @@ class AofRewrite {
   std::int64_t last_secs_ = -1;
   std::int64_t last_fail_ms_ = 0;
   std::uint64_t rewrites_ = 0;
+  std::uint64_t consecutive_failures_ = 0;
 };
 
 }  // namespace listd::server

@@ -33,6 +33,7 @@
 #include "listd/server/effect_stream.h"
 #include "listd/server/error_stats.h"
 #include "listd/server/eviction.h"
+#include "listd/server/expire_cycle_stats.h"
 #include "listd/server/instantaneous_metrics.h"
 #include "listd/server/keyspace_events.h"
 #include "listd/server/latency_histogram.h"
@@ -77,6 +78,11 @@ struct ServerStats {
   std::uint64_t net_output_bytes = 0;
   std::uint64_t net_repl_input_bytes = 0;   ///< read from our master (Redis counts them apart)
   std::uint64_t net_repl_output_bytes = 0;  ///< written to our replicas
+  /// Read and write events on connections (Redis: readQueryFromClient / writeToClient calls):
+  /// one per socket read or completed receive, one per send or completed send.
+  std::uint64_t total_reads_processed = 0;
+  std::uint64_t total_writes_processed = 0;
+  ExpireCycleStats expire_cycle;  ///< the active expiry step's figures
   /// INFO's total_net_*_bytes: the replication bytes included, as Redis reports them.
   std::uint64_t total_net_input_bytes() const noexcept {
     return net_input_bytes + net_repl_input_bytes;
@@ -292,6 +298,11 @@ class Executor {
   AclDenial acl_refusal(const Client& c, const CommandSpec& spec,
                         std::span<const std::string_view> argv) const;
   void active_expire_step();
+  /// Adds a random sample of `db`'s keys with a TTL to `sampled`, the expired ones to `stale`.
+  void sample_stale(const store::Database& db, std::int64_t now_unix, std::size_t& sampled,
+                    std::size_t& stale);
+  /// True while some db's expiry index holds a deadline at or before `now_unix`.
+  bool expiry_due(std::int64_t now_unix) const noexcept;
   void rehash_step();
   /// The counters INFO's instantaneous figures are rates of.
   InstantaneousMetrics::Readings instant_readings() const noexcept;
@@ -317,6 +328,7 @@ class Executor {
   std::vector<CommandStats> command_stats_;  // by CommandSpec::slot
   ServerStats stats_;
   std::mt19937_64 rng_;
+  std::mt19937_64 expire_rng_;  // the expiry step's stale-share samples (its own: rng_ unchanged)
   bool shutdown_requested_ = false;
   int expire_db_cursor_ = 0;
   int rehash_db_cursor_ = 0;  // the db the cron rehashes (Redis: rehash_db)

@@ -117,9 +117,19 @@ class Persistence final : public EffectConsumer {
   bool refusing_writes() const noexcept { return !last_bgsave_ok_ && misconf_configured(); }
   /// The `# Persistence` fields after the header.
   void info(std::string& out) const;
+  /// INFO stats' latest_fork_usec and total_forks: every fork (BGSAVE, rewrite, full sync).
+  const persistence::ForkStats& fork_stats() const noexcept { return child_.fork_stats(); }
+  /// CONFIG RESETSTAT's share (Redis resetServerStats): the fork figures, rdb_saves,
+  /// aof_rewrites and aof_rewrites_consecutive_failures.
+  void reset_stats() noexcept {
+    child_.reset_fork_stats();
+    rdb_saves_ = 0;
+    rewrite_.reset_stats();
+  }
 
  private:
-  void aof_info(std::string& out) const;  // the aof_* fields shown while the AOF is on
+  void aof_info(std::string& out) const;             // the aof_* fields shown while the AOF is on
+  void child_progress_info(std::string& out) const;  // current_cow_*, current_save_keys_*
   using ChildKind = persistence::BackgroundChild::Kind;
 
   /// CONFIG SET appendonly yes|no at run time.
@@ -151,6 +161,10 @@ class Persistence final : public EffectConsumer {
   std::int64_t last_bgsave_secs_ = -1;
   std::int64_t last_bgsave_try_ms_ = 0;
   std::uint64_t rdb_saves_ = 0;
+  // The copy-on-write the last successful child of each kind reported (INFO *_last_cow_size;
+  // not zeroed by CONFIG RESETSTAT, as in Redis).
+  std::size_t rdb_last_cow_ = 0;
+  std::size_t aof_last_cow_ = 0;
   std::function<void(bool ok)> rdb_done_hook_;
   bool rdb_to_sockets_ = false;  // the running kRdb child is a diskless transfer
   std::shared_ptr<bool> alive_;  // the config observer checks it (config::Config outlives us)

@@ -72,6 +72,18 @@ TEST(Rdb, HeaderIsVersion9AndTrailerIsTheCrc) {
   EXPECT_EQ(trailer, crc64(0, std::string_view(rdb).substr(0, rdb.size() - 8)));
 }
 
+TEST(Rdb, ProgressIsReportedAtTheFirstKeyAndEvery1024After) {
+  store::Keyspace ks(16);
+  for (int i = 0; i < 2000; ++i)
+    ks.db(i % 2).add("k" + std::to_string(i), store::Value::make_string("v"));
+  EXPECT_EQ(key_count(ks), 2000u);
+  RdbSaveOptions o = save_opts();
+  std::vector<std::size_t> calls;
+  o.progress = [&calls](std::size_t keys) { calls.push_back(keys); };
+  rdb_to_string(ks, o);
+  EXPECT_EQ(calls, (std::vector<std::size_t>{1, 1025}));  // counted across the databases
+}
+
 TEST(Rdb, ListIsThePlainListType) {
   store::Keyspace ks(16);
   store::Entry* l = ks.db(0).add("q", store::Value::make_list());

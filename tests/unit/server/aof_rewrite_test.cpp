@@ -160,6 +160,29 @@ TEST_F(AofRewriteTest, ABaseThatCannotBeRenamedFailsTheSameWay) {
   EXPECT_EQ(rewrite_.manifest(), at_fork);
 }
 
+TEST_F(AofRewriteTest, FailuresInARowAreCountedUntilASuccess) {
+  fresh_aof();
+  for (std::uint64_t n = 1; n <= 2; ++n) {
+    ASSERT_TRUE(rewrite_.start().ok());
+    rewrite_.finish(reap(false));
+    EXPECT_EQ(rewrite_.consecutive_failures(), n);
+  }
+  ASSERT_TRUE(rewrite_.start().ok());
+  rewrite_.finish(reap());
+  EXPECT_EQ(rewrite_.consecutive_failures(), 0u);
+  EXPECT_EQ(rewrite_.rewrites(), 1u);
+  ASSERT_TRUE(rewrite_.start().ok());
+  rewrite_.finish(reap(false));
+  EXPECT_EQ(rewrite_.consecutive_failures(), 1u);
+  rewrite_.forget_failures();  // BGREWRITEAOF scheduled by hand
+  EXPECT_EQ(rewrite_.consecutive_failures(), 0u);
+  ASSERT_TRUE(rewrite_.start().ok());
+  rewrite_.finish(reap(false));
+  rewrite_.reset_stats();  // CONFIG RESETSTAT
+  EXPECT_EQ(rewrite_.consecutive_failures(), 0u);
+  EXPECT_EQ(rewrite_.rewrites(), 0u);
+}
+
 TEST_F(AofRewriteTest, ARewriteWhoseAofWasSwitchedOffIsStale) {
   fresh_aof();
   ASSERT_TRUE(rewrite_.start().ok());
