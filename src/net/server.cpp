@@ -263,6 +263,7 @@ void Server::finish_turn() {
   flush_wanted_ = false;
   refresh_limits();
   exec_.broadcast_invalidations();  // CLIENT TRACKING BCAST: the turn's keys, before its sends
+  exec_.update_failover();
   resume_unblocked_clients();
   // The acknowledgement point: this turn's AOF bytes are written (and fsynced for
   // appendfsync always) before any reply of the turn reaches a socket (Persistence).

@@ -394,7 +394,8 @@ std::vector<Client*> Executor::cron(std::uint64_t now_ms) {
   if (scripting_->running()) return {};
   persistence_->cron();  // BGSAVE / rewrite children, save points, automatic AOF rewrite
   rehash_step();
-  std::vector<Client*> to_close = replication_->cron();  // replicas past repl-timeout
+  std::vector<Client*> to_close = replication_->cron();        // replicas past repl-timeout
+  if (failover_.active()) failover_.update(clock_.unix_ms());  // Redis replicationCron's first step
   replica_side_->cron();  // our own master: connect, ACK, repl-timeout
   queue_stats_.forget_idle(now_ms / 1000);
   migrate_sockets_.close_idle(clock_.unix_ms() / 1000);

@@ -483,8 +483,10 @@ std::vector<Client*> ReplicationMaster::cron() {
   const config::ServerSettings& s = exec_.config().settings();
   const std::int64_t now = unix_s();
   ++cron_loops_;
-  // A replica proxies its master's pings; its own would shift the chain's offsets.
-  if (!replicas_.empty() && !following_ && s.repl_ping_replica_period > 0 &&
+  // A replica proxies its master's pings; its own would shift the chain's offsets. Nor while a
+  // FAILOVER with a timeout waits for the target to reach our offset (Redis skips them then).
+  const bool failover_waiting = exec_.failover().has_deadline() && exec_.client_pause().active();
+  if (!replicas_.empty() && !following_ && !failover_waiting && s.repl_ping_replica_period > 0 &&
       cron_loops_ % static_cast<std::uint64_t>(s.repl_ping_replica_period) == 0)
     feed(kStreamPing);  // no SELECT: a ping applies to no db
   std::vector<Client*> timed_out;
@@ -562,7 +564,7 @@ void ReplicationMaster::info_history(std::string& out) const {
     out += fmt::format("slave{}:ip={},port={},state={},offset={},lag={}\r\n", i, r.ip, r.port,
                        state_name(r.state), r.ack_offset, r.lag_s);
   }
-  out += "master_failover_state:no-failover\r\n";
+  out += fmt::format("master_failover_state:{}\r\n", exec_.failover().state_name());
   out += fmt::format("master_replid:{}\r\nmaster_replid2:{}\r\n", replid_, replid2_);
   out += fmt::format("master_repl_offset:{}\r\nsecond_repl_offset:{}\r\n", master_repl_offset_,
                      second_replid_offset_);

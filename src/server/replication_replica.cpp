@@ -302,7 +302,11 @@ void ReplicationReplica::send_psync() {
     const std::string offset = std::to_string(repl.master_repl_offset() + 1);
     log_.notice(
         fmt::format("Trying a partial resynchronization (request {}:{}).", repl.replid(), offset));
-    send_command({"PSYNC", repl.replid(), offset});
+    // A master handing over its role (FAILOVER) asks the target to become the master.
+    if (exec_.failover().in_progress())
+      send_command({"PSYNC", repl.replid(), offset, "FAILOVER"});
+    else
+      send_command({"PSYNC", repl.replid(), offset});
   } else {
     log_.notice("Partial resynchronization not possible (no cached master)");
     send_command({"PSYNC", "?", "-1"});
@@ -321,6 +325,7 @@ bool ReplicationReplica::on_psync_reply(std::string_view line) {
     sync_replid_ = words[1];
     log_.notice(fmt::format("Full resync from master: {}:{}", sync_replid_, sync_offset_));
     awaiting_.push_back(Awaiting::kBulkHeader);
+    exec_.failover().psync_answered(true);
     return true;
   }
   if (line.starts_with("+CONTINUE")) {
@@ -330,15 +335,18 @@ bool ReplicationReplica::on_psync_reply(std::string_view line) {
     if (rest.size() == 40 && rest != repl.replid()) repl.switch_history(rest);
     log_.notice("MASTER <-> REPLICA sync: Master accepted a Partial Resynchronization.");
     start_stream(0);
+    exec_.failover().psync_answered(true);
     return true;
   }
   if (line.starts_with("-NOMASTERLINK") || line.starts_with("-LOADING")) {
     drop_link(
         fmt::format("Master is currently unable to PSYNC but should be in the future: {}", line),
         false);
-    return false;
+  } else {
+    drop_link(fmt::format("Unexpected reply to PSYNC from master: {}", line), false);
   }
-  drop_link(fmt::format("Unexpected reply to PSYNC from master: {}", line), false);
+  // Any other answer ends a failover's switch: back to master (Redis abortFailover).
+  exec_.failover().psync_answered(false);
   return false;
 }
 

@@ -15,7 +15,7 @@ from test_command_getkeys import SAMPLES
 # Redis 7.0.15's commands and subcommands listd does not have (docs/COMPATIBILITY.md); a
 # container listed here stands for its subcommands too.
 LISTD_LACKS = {
-    "failover", "module", "script|debug",
+    "module", "script|debug",
 }
 # listd's commands Redis 7.0.15 does not have: the 7.2 CLIENT SETINFO / NO-TOUCH and QUEUES,
 # its own (docs/COMPATIBILITY.md, "Deliberate differences").

@@ -34,6 +34,7 @@
 #include "listd/server/error_stats.h"
 #include "listd/server/eviction.h"
 #include "listd/server/expire_cycle_stats.h"
+#include "listd/server/failover.h"
 #include "listd/server/instantaneous_metrics.h"
 #include "listd/server/keyspace_events.h"
 #include "listd/server/latency_histogram.h"
@@ -189,6 +190,14 @@ class Executor {
   /// SLOWLOG's entries (slowlog.h); dispatch files each command while the log is on.
   SlowLog& slowlog() noexcept { return slowlog_; }
   MigrateSockets& migrate_sockets() noexcept { return migrate_sockets_; }
+  Failover& failover() noexcept { return failover_; }
+  /// Once per turn, before its replies (Redis beforeSleep's updateFailoverStatus): the ACKs the
+  /// turn brought may let a FAILOVER switch; a switch's effects (clients unblocked, resumed)
+  /// are written in the same turn.
+  void update_failover() {
+    if (failover_.active()) failover_.update(clock_.unix_ms());
+  }
+  const Failover& failover() const noexcept { return failover_; }
   /// INFO errorstats: every error reply counted by its code.
   ErrorStats& error_stats() noexcept { return error_stats_; }
   /// The latency monitor's events (LATENCY; fed when latency-monitor-threshold is set).
@@ -341,6 +350,7 @@ class Executor {
   bool replaying_ = false;  // an AOF command runs (Redis logs nothing while loading)
   SlowLog slowlog_;
   MigrateSockets migrate_sockets_;
+  Failover failover_{*this};
   ErrorStats error_stats_;
   LatencyMonitor latency_monitor_;
   std::vector<LatencyHistogram> latency_histograms_;  // by CommandSpec::slot

@@ -4,6 +4,10 @@
 // Redis' order and word the replies as replication.c does.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include "listd/base/number.h"
 #include "listd/base/redis_text.h"
 #include "listd/server/command_context.h"
@@ -71,11 +75,36 @@ void cmd_replconf(CommandContext& ctx) {
   ctx.reply().ok();
 }
 
-// PSYNC replicationid offset / SYNC
+// PSYNC <our replid> <offset> FAILOVER from our master handing its role over (Redis
+// syncCommand): we become a master first, so the PSYNC below continues from our old id.
+bool accept_failover_request(CommandContext& ctx) {
+  ReplicationReplica& replica = ctx.exec().replica_side();
+  replica.log_notice(fmt::format("Failover request received for replid {}.", ctx.arg(1)));
+  if (!replica.active()) {
+    ctx.reply().error("ERR PSYNC FAILOVER can't be sent to a master.");
+    return false;
+  }
+  if (!base::iequals(ctx.arg(1), ctx.exec().replication().replid())) {
+    ctx.reply().error("ERR PSYNC FAILOVER replid must match my replid.");
+    return false;
+  }
+  replica.unset_master();
+  replica.log_notice("MASTER MODE enabled (failover request from '" + ctx.client().addr + "')");
+  return true;
+}
+
+// PSYNC replicationid offset [FAILOVER] / SYNC
 void sync_generic(CommandContext& ctx, bool legacy) {
   if (ctx.exec().replication().is_replica(ctx.client())) return;  // ignored, as Redis
   if (ctx.in_exec()) {
     ctx.reply().error(kNotInTransactionErr);
+    return;
+  }
+  if (!legacy && ctx.argc() > 3 && base::iequals(ctx.arg(3), "failover") &&
+      !accept_failover_request(ctx))
+    return;
+  if (ctx.exec().failover().active()) {  // no replica syncs while we hand our role over
+    ctx.reply().error("NOMASTERLINK Can't SYNC while failing over");
     return;
   }
   // A replica serves its own replicas only while it follows its master.
@@ -97,6 +126,10 @@ void cmd_sync(CommandContext& ctx) { sync_generic(ctx, true); }
 // REPLICAOF host port / REPLICAOF NO ONE (and SLAVEOF, the same command)
 void cmd_replicaof(CommandContext& ctx) {
   ReplicationReplica& replica = ctx.exec().replica_side();
+  if (ctx.exec().failover().active()) {
+    ctx.reply().error("ERR REPLICAOF not allowed while failing over.");
+    return;
+  }
   if (base::iequals(ctx.arg(1), "no") && base::iequals(ctx.arg(2), "one")) {
     if (replica.active()) {
       replica.unset_master();
@@ -177,6 +210,69 @@ void cmd_role(CommandContext& ctx) {
   }
 }
 
+// FAILOVER [TO host port [FORCE]] [ABORT] [TIMEOUT milliseconds] (Redis failoverCommand)
+void cmd_failover(CommandContext& ctx) {
+  Failover& failover = ctx.exec().failover();
+  if (ctx.argc() == 2 && base::iequals(ctx.arg(1), "abort")) {
+    if (!failover.active()) {
+      ctx.reply().error("ERR No failover in progress.");
+      return;
+    }
+    failover.abort("Failover manually aborted");
+    ctx.reply().ok();
+    return;
+  }
+  long long timeout_ms = 0, port = 0;
+  bool force = false, have_host = false;
+  std::string host;
+  for (std::size_t j = 1; j < ctx.argc(); ++j) {
+    const std::string_view a = ctx.arg(j);
+    if (base::iequals(a, "timeout") && j + 1 < ctx.argc() && timeout_ms == 0) {
+      if (!ctx.parse_integer(j + 1, timeout_ms)) return;
+      if (timeout_ms <= 0) {
+        ctx.reply().error("ERR FAILOVER timeout must be greater than 0");
+        return;
+      }
+      ++j;
+    } else if (base::iequals(a, "to") && j + 2 < ctx.argc() && !have_host) {
+      if (!ctx.parse_integer(j + 2, port)) return;
+      host = std::string(ctx.arg(j + 1));
+      have_host = true;
+      j += 2;
+    } else if (base::iequals(a, "force") && !force) {
+      force = true;
+    } else {
+      ctx.reply().error(kSyntaxErr);
+      return;
+    }
+  }
+  const ReplicationMaster& repl = ctx.exec().replication();
+  const std::vector<ReplicationMaster::ReplicaRow> rows = repl.replica_rows();
+  const char* refusal =
+      failover.active()                    ? "ERR FAILOVER already in progress."
+      : ctx.exec().replica_side().active() ? "ERR FAILOVER is not valid when server is a replica."
+      : rows.empty()                       ? "ERR FAILOVER requires connected replicas."
+      : force && (timeout_ms == 0 || !have_host)
+          ? "ERR FAILOVER with force option requires both a timeout and target HOST and IP."
+          : nullptr;
+  if (!refusal && have_host) {
+    const auto target = std::find_if(rows.begin(), rows.end(), [&](const auto& row) {
+      return base::iequals(row.ip, host) && row.port == port;
+    });
+    if (target == rows.end())
+      refusal = "ERR FAILOVER target HOST and PORT is not a replica.";
+    else if (target->state != ReplicationMaster::State::kOnline)
+      refusal = "ERR FAILOVER target replica is not online.";
+  }
+  if (refusal) {
+    ctx.reply().error(refusal);
+    return;
+  }
+  failover.start(have_host ? host : std::string(), static_cast<int>(port),
+                 timeout_ms ? ctx.now_ms() + timeout_ms : 0, force);
+  ctx.reply().ok();
+}
+
 }  // namespace
 
 void register_replication_commands(CommandTable& table) {
@@ -194,6 +290,8 @@ void register_replication_commands(CommandTable& table) {
   table.family("generic").add("wait", 3, kNoScript, kNoKeys, &cmd_wait, "3.0.0",
                               "Wait for the synchronous replication of all the write commands "
                               "sent in the context of the current connection");
+  t.add("failover", -1, kAdmin | kNoScript | kStale, kNoKeys, &cmd_failover, "6.2.0",
+        "Start a coordinated failover between this server and one of its replicas.");
   t.add("role", 1, kNoScript | kLoading | kStale | kFast | kSentinel, kNoKeys, &cmd_role, "2.8.12",
         "Return the role of the instance in the context of replication");
 }

@@ -130,7 +130,7 @@ TEST(AclRules, RefusedRulesChangeNothingAndSayWhy) {
             error("ERR Usernames can't contain spaces or null characters"));
 }
 
-// Rules may name Redis 7.0.15 commands listd lacks (MODULE, FAILOVER, ...), as
+// Rules may name Redis 7.0.15 commands listd lacks (MODULE, ...), as
 // an aclfile written for Redis does, and they count in the best fit as in Redis (found by
 // integration.AclOracle: Redis' @dangerous `+client` case lists CLIENT PAUSE / UNPAUSE too).
 TEST(AclRules, RulesNameRedisCommandsListdLacks) {
