@@ -445,7 +445,15 @@ std::vector<Script> string_scripts() {
   };
 }
 
+// MIGRATE's target, one redis-server both sides send to (with REPLACE, so either order works).
+const std::string& migrate_target_port() {
+  static ServerProcess target = ServerProcess::start_redis();
+  static const std::string port = std::to_string(target.port());
+  return port;
+}
+
 std::vector<Script> generic_scripts() {
+  const std::string& target = migrate_target_port();
   return {
       {Mode::kSelf,
        {{"SET", "a", "1"},
@@ -488,6 +496,11 @@ std::vector<Script> generic_scripts() {
         {"RESTORE-ASKING", "ra", "100000", kHelloPayload, "REPLACE"},
         {"DUMP", "ex"},
         {"DUMP", "nodump"},
+        // MIGRATE: nothing here with COPY; a `del` when the key leaves; NOKEY
+        {"MIGRATE", "127.0.0.1", target, "ex", "0", "5000", "COPY", "REPLACE"},
+        {"MIGRATE", "127.0.0.1", target, "c1", "0", "5000", "REPLACE"},
+        {"MIGRATE", "127.0.0.1", target, "nomigrate", "0", "5000"},
+        {"COPY", "ex", "c1"},
         {"MOVE", "c1", "1"},
         {"MOVE", "ex", "2"},
         {"MOVE", "nomove", "2"},

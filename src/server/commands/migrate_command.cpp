@@ -161,7 +161,13 @@ Outcome migrate_once(CommandContext& ctx, const MigrateArgs& a, std::span<const 
         ctx.reply().error("ERR Target instance replied with error: " + error->substr(1));
       }
     } else if (!a.copy) {
-      deleted.push_back(keys[read].key);
+      // Acknowledged: gone from here at once (its `del` event precedes MIGRATE's reply).
+      const std::string_view key = keys[read].key;
+      ctx.delete_key(key);
+      ctx.changed_key(key);
+      ctx.notify(config::kNotifyGeneric, "del", key);
+      ctx.mark_dirty();
+      deleted.push_back(key);
     }
   }
   if (socket_error) {
@@ -176,17 +182,11 @@ Outcome migrate_once(CommandContext& ctx, const MigrateArgs& a, std::span<const 
   return Outcome::kDone;
 }
 
-// The keys the target acknowledged leave this instance; the effect is their DEL.
-void delete_migrated(CommandContext& ctx, std::span<const std::string_view> keys) {
+// The effect of the keys the target acknowledged (deleted as their replies came): their DEL.
+void propagate_deleted(CommandContext& ctx, std::span<const std::string_view> keys) {
   if (keys.empty()) return;
   std::vector<std::string_view> del{"DEL"};
-  for (std::string_view key : keys) {
-    ctx.delete_key(key);
-    ctx.changed_key(key);
-    ctx.notify(config::kNotifyGeneric, "del", key);
-    ctx.mark_dirty();
-    del.push_back(key);
-  }
+  del.insert(del.end(), keys.begin(), keys.end());
   ctx.propagate_as(del);
 }
 
@@ -204,7 +204,7 @@ void cmd_migrate(CommandContext& ctx) {
   for (int attempt = 0; attempt < 2; ++attempt) {
     std::vector<std::string_view> deleted;
     const Outcome outcome = migrate_once(ctx, a, keys, deleted, write_error);
-    delete_migrated(ctx, deleted);
+    propagate_deleted(ctx, deleted);
     if (outcome == Outcome::kDone) return;
     if (outcome == Outcome::kSocketError || !deleted.empty()) break;
   }
