@@ -1,6 +1,7 @@
 // The `redis` table (Redis script_lua.c luaRegisterRedisAPI plus eval.c's additions), with
 // Redis' argument checks and error texts (SCRIPTING.md §1.3, §1.4).
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -149,6 +150,19 @@ int redis_log(lua_State* L) {
   return 0;
 }
 
+int redis_acl_check_cmd(lua_State* L) {
+  LuaEngine::State& st = state_of(L);
+  if (!st.runner)
+    raise_error_table(L, "redis.acl_check_cmd can only be called inside a script invocation");
+  std::vector<std::string_view> argv;
+  std::vector<std::string> numbers;
+  if (!collect_argv(L, argv, numbers)) return lua_error(L);
+  const std::optional<bool> allowed = st.runner->acl_check(argv);
+  if (!allowed) raise_error_table(L, "Invalid command passed to redis.acl_check_cmd()");
+  lua_pushboolean(L, *allowed ? 1 : 0);
+  return 1;
+}
+
 int redis_setresp(lua_State* L) {
   LuaEngine::State& st = state_of(L);
   if (!st.runner)
@@ -203,6 +217,7 @@ void register_redis_api(lua_State* L) {
       {"status_reply", redis_status_reply},
       {"log", redis_log},
       {"setresp", redis_setresp},
+      {"acl_check_cmd", redis_acl_check_cmd},
       {"set_repl", redis_set_repl},
       {"replicate_commands", redis_replicate_commands},
       {"breakpoint", redis_breakpoint},

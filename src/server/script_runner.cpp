@@ -23,6 +23,16 @@ const CommandSpec* lookup(const CommandTable& table, std::span<const std::string
 
 }  // namespace
 
+// Redis luaRedisAclCheckCmdPermissionsCommand: the command, subcommand and keys as the script's
+// user, nothing logged in ACL LOG (ACLCheckAllUserCommandPerm).
+std::optional<bool> ScriptRunner::acl_check(std::span<const std::string_view> argv) {
+  const CommandSpec* spec = lookup(exec_.commands(), argv);
+  if (!spec) return std::nullopt;
+  if (!client_.user || client_.user->unrestricted()) return true;
+  std::size_t at = 0;
+  return client_.user->check(*spec, argv, at) == AclDenial::kNone;
+}
+
 std::string ScriptRunner::call(std::span<const std::string_view> argv, protocol::RespVersion resp,
                                std::string& reply) {
   const CommandSpec* spec = lookup(exec_.commands(), argv);

@@ -172,6 +172,7 @@ class FuzzRunner : public listd::script::CommandRunner {
   }
   void log(int, std::string_view) override {}
   void set_repl(int) override {}
+  std::optional<bool> acl_check(std::span<const std::string_view>) override { return std::nullopt; }
 };
 
 // Deep equality (NaN equals NaN; `digits` > 0 compares numbers to that many digits). Tables

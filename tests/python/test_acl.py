@@ -198,3 +198,31 @@ def test_cat_of_each_category_lists_what_redis_7_0_lists(server):
             got = [n for n in got if n in redis_has]  # not listd's own (QUEUES, CLIENT SETINFO)
             assert set(got) == set(want), (category, set(got) ^ set(want))
         redis_side.connection_pool.disconnect()
+
+
+def test_a_script_asks_what_its_user_may_run(server):
+    # redis.acl_check_cmd (7.0): the command, subcommand and keys as the script's user, nothing
+    # in ACL LOG; an unknown command (or subcommand) raises.
+    admin = conn(server)
+    admin.acl_log_reset()
+    admin.execute_command("ACL", "SETUSER", "scripted", "on", ">pw", "~task:*", "+get", "+eval",
+                          "+client|list")
+    user = conn(server, username="scripted", password="pw")
+    checks = ("local r = {} "
+              "for i, c in ipairs({{'get', 'task:1'}, {'get', 'other'}, {'set', 'task:1', 'v'}, "
+              "{'client', 'list'}, {'client', 'kill'}, {'get'}}) do "
+              "r[i] = redis.acl_check_cmd(unpack(c)) and 'yes' or 'no' end return r")
+    assert user.eval(checks, 0) == ["yes", "no", "no", "yes", "no", "yes"]
+    assert admin.eval(checks, 0) == ["yes"] * 6  # the default user may run everything
+    assert admin.acl_log() == []
+    for body, text in [("return redis.acl_check_cmd('nosuch')",
+                        "Invalid command passed to redis.acl_check_cmd()"),
+                       ("return redis.acl_check_cmd('client', 'nosuchsub')",
+                        "Invalid command passed to redis.acl_check_cmd()"),
+                       ("return redis.acl_check_cmd()",
+                        "Please specify at least one argument for this redis lib call"),
+                       ("return redis.acl_check_cmd({})",
+                        "Lua redis lib command arguments must be strings or integers")]:
+        with pytest.raises(redis.ResponseError) as e:
+            admin.eval(body, 0)
+        assert str(e.value).startswith(text + " script: "), body

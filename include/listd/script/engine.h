@@ -37,6 +37,9 @@ class CommandRunner {
   /// (Redis scriptCall's texts, e.g. "Unknown Redis command called from script").
   virtual std::string call(std::span<const std::string_view> argv, protocol::RespVersion resp,
                            std::string& reply) = 0;
+  /// redis.acl_check_cmd: whether the script's user may run `argv` (its command, subcommand
+  /// and keys); nullopt when no such command exists.
+  virtual std::optional<bool> acl_check(std::span<const std::string_view> argv) = 0;
   /// redis.log, already filtered to a valid level; the runner applies its verbosity.
   virtual void log(int level, std::string_view message) = 0;
   /// redis.set_repl with a valid ReplFlags value: later effects go only to those targets.

@@ -24,6 +24,7 @@ class ScriptRunner final : public script::CommandRunner {
 
   std::string call(std::span<const std::string_view> argv, protocol::RespVersion resp,
                    std::string& reply) override;
+  std::optional<bool> acl_check(std::span<const std::string_view> argv) override;
   void log(int level, std::string_view message) override;
   void set_repl(int flags) override { repl_flags_ = flags; }
   /// While busy-reply-threshold > 0 (read once per run, as Redis installs its hook).

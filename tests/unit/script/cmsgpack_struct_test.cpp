@@ -19,6 +19,7 @@ class NoCommands final : public CommandRunner {
   }
   void log(int, std::string_view) override {}
   void set_repl(int) override {}
+  std::optional<bool> acl_check(std::span<const std::string_view>) override { return std::nullopt; }
 };
 
 class Libraries : public ::testing::Test {

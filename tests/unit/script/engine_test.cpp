@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,8 +32,14 @@ class FakeRunner final : public CommandRunner {
     logs.emplace_back(level, std::string(message));
   }
   void set_repl(int flags) override { repl = flags; }
+  std::optional<bool> acl_check(std::span<const std::string_view> argv) override {
+    acl_checks.emplace_back(argv.begin(), argv.end());
+    if (argv[0] == "nosuch") return std::nullopt;
+    return argv[0] != "flushall";
+  }
 
   std::map<std::string, std::string> replies;
+  std::vector<std::vector<std::string>> acl_checks;
   std::vector<std::vector<std::string>> calls;
   std::vector<RespVersion> resps;
   std::vector<std::pair<int, std::string>> logs;
@@ -170,6 +177,20 @@ TEST_F(Engine, CallArgumentsAndProtocol) {
   EXPECT_EQ(eval("return redis.pcall()"),
             "-ERR Please specify at least one argument for this redis lib call\r\n");
   EXPECT_EQ(runner.calls.size(), 2u);  // refused arguments never reach the runner
+}
+
+TEST_F(Engine, AclCheckCmdAsksTheRunnerAndRaisesForAnUnknownCommand) {
+  EXPECT_EQ(eval("return {redis.acl_check_cmd('get', 'k', 2) and 1 or 0, "
+                 "redis.acl_check_cmd('flushall') and 1 or 0}"),
+            "*2\r\n:1\r\n:0\r\n");
+  ASSERT_EQ(runner.acl_checks.size(), 2u);
+  EXPECT_EQ(runner.acl_checks[0], (std::vector<std::string>{"get", "k", "2"}));
+  EXPECT_TRUE(runner.calls.empty());  // asking runs nothing
+  const std::string body = "return redis.acl_check_cmd('nosuch')";
+  EXPECT_EQ(eval(body), "-ERR Invalid command passed to redis.acl_check_cmd()" + suffix(body));
+  const std::string none = "return redis.acl_check_cmd()";
+  EXPECT_EQ(eval(none),
+            "-ERR Please specify at least one argument for this redis lib call" + suffix(none));
 }
 
 TEST_F(Engine, RefusalsAndCommandErrors) {
