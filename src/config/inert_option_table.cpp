@@ -178,6 +178,7 @@ void append_booleans(std::vector<OptionSpec>& t) {
   add(flag("lazyfree-lazy-eviction", kNone, false));
   add(flag("lazyfree-lazy-expire", kNone, false));
   add(flag("lazyfree-lazy-server-del", kNone, false));
+  add(flag("lazyfree-lazy-user-del", kNone, false));
   add(flag("lazyfree-lazy-user-flush", kNone, false));
   add(flag("repl-disable-tcp-nodelay", kNone, false));
   add(flag("aof-rewrite-incremental-fsync", kNone, true));

@@ -44,6 +44,10 @@ bool is_base_name(std::string_view v) {
   return v.find('/') == std::string_view::npos && v.find('\\') == std::string_view::npos;
 }
 
+const char* no_unixsocket(std::string_view v) {
+  return v.empty() ? nullptr : "listd does not listen on a unix socket (unixsocket must be empty)";
+}
+
 const char* valid_dbfilename(std::string_view v) {
   return is_base_name(v) ? nullptr : "dbfilename can't be a path, just a filename";
 }
@@ -416,7 +420,8 @@ std::vector<OptionSpec> base_options() {
       memory<&S::stream_node_max_bytes>("stream-node-max-bytes", kNone, 0, LONG_MAX, 4096, true),
       integer<&S::stream_node_max_entries>("stream-node-max-entries", kNone, 0, LLONG_MAX, 100),
       str_option("pidfile", kOptionImmutable, &S::pidfile, "", true),
-      str_option("unixsocket", kOptionImmutable, &S::unixsocket, "", true),
+      // Only empty: listd listens on TCP alone, and a path would claim a socket nobody serves.
+      str_option("unixsocket", kOptionImmutable, &S::unixsocket, "", true, &no_unixsocket),
       boolean("protected-mode", kNone, &S::protected_mode, true),
       integer<&S::tcp_backlog>("tcp-backlog", kOptionImmutable, 0, INT_MAX, 511),
       integer<&S::slowlog_log_slower_than>("slowlog-log-slower-than", kNone, -1, LLONG_MAX, 10000),
@@ -434,7 +439,6 @@ std::vector<OptionSpec> base_options() {
       integer<&S::script_cache_max_eval>("script-cache-max-eval", kNone, 0, LONG_MAX, 500),
       integer<&S::metrics_port>("metrics-port", kOptionImmutable, 0, 65535, 0),
       special("notify-keyspace-events", kNone, {&set_notify, &get_notify, &rewrite_notify}),
-      boolean("lazyfree-lazy-user-del", kNone, &S::lazyfree_lazy_user_del, false),
       enumeration<&S::enable_protected_configs>("enable-protected-configs", kOptionImmutable,
                                                 kProtectedActions,
                                                 static_cast<int>(ProtectedAction::kNo)),

@@ -20,6 +20,8 @@
 #include "listd/net/tls_context.h"
 #include "listd/net/tls_session.h"
 #include "listd/net/uring_loop.h"
+#include "listd/server/acl.h"
+#include "listd/server/acl_user.h"
 #include "listd/server/persistence.h"
 #include "listd/server/replication_replica.h"
 
@@ -64,6 +66,27 @@ std::string socket_address(int fd, bool peer) {
   return address_string(ss);
 }
 
+// Redis islocalClient: exactly 127.0.0.1 or ::1 (a peer from 127.0.0.2 is not local).
+bool is_local_peer(std::string_view addr) {
+  return addr.starts_with("127.0.0.1:") || addr.starts_with("::1:");
+}
+
+// Redis clientAcceptHandler's text for a protected-mode refusal, word for word.
+constexpr std::string_view kProtectedModeDenied =
+    "-DENIED Redis is running in protected mode because protected mode is enabled and no "
+    "password is set for the default user. In this mode connections are only accepted from the "
+    "loopback interface. If you want to connect from external computers to Redis you may adopt "
+    "one of the following solutions: 1) Just disable protected mode sending the command 'CONFIG "
+    "SET protected-mode no' from the loopback interface by connecting to Redis from the same "
+    "host the server is running, however MAKE SURE Redis is not publicly accessible from "
+    "internet if you do so. Use CONFIG REWRITE to make this change permanent. 2) Alternatively "
+    "you can just disable the protected mode by editing the Redis configuration file, and "
+    "setting the protected mode option to 'no', and then restarting the server. 3) If you "
+    "started the server manually just for testing, restart it with the '--protected-mode no' "
+    "option. 4) Setup a an authentication password for the default user. NOTE: You only need to "
+    "do one of the above things in order for the server to start accepting connections from the "
+    "outside.\r\n";
+
 void set_keepalive(int fd, int keepalive) {
   int on = 1, idle = keepalive, intvl = std::max(1, keepalive / 3), cnt = 3;
   ::setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof on);
@@ -73,6 +96,10 @@ void set_keepalive(int fd, int keepalive) {
 }
 
 }  // namespace
+
+bool protected_mode_refuses(bool protected_mode, bool default_user_nopass, std::string_view peer) {
+  return protected_mode && default_user_nopass && !is_local_peer(peer);
+}
 
 Server::Server(asio::io_context& io, server::Executor& exec, NetOptions options)
     : io_(io),
@@ -173,6 +200,19 @@ void Server::on_accept(int fd, bool tls) {
     spdlog::debug("Rejected connection: max number of clients reached");
     return;
   }
+  const std::string peer = socket_address(fd, true);
+  if (protected_mode_refuses(cfg.settings().protected_mode, exec_.acl().default_user().nopass(),
+                             peer)) {
+    // Redis writes its text to a TLS client after the handshake; listd closes it without one.
+    if (!tls) {
+      [[maybe_unused]] const ssize_t n =
+          ::send(fd, kProtectedModeDenied.data(), kProtectedModeDenied.size(), MSG_NOSIGNAL);
+    }
+    ::close(fd);
+    ++exec_.stats().rejected_connections;
+    spdlog::debug("Rejected connection from {}: protected mode", peer);
+    return;
+  }
   const int keepalive = cfg.settings().tcp_keepalive;
   if (keepalive > 0) set_keepalive(fd, keepalive);
   std::unique_ptr<TlsSession> session;
@@ -180,8 +220,8 @@ void Server::on_accept(int fd, bool tls) {
     session = std::make_unique<TlsSession>(tls_context_->native(), TlsSession::Role::kServer,
                                            cfg.settings().tls_auth_clients);
   }
-  auto conn = std::make_unique<Connection>(*this, fd, socket_address(fd, true),
-                                           socket_address(fd, false), std::move(session));
+  auto conn =
+      std::make_unique<Connection>(*this, fd, peer, socket_address(fd, false), std::move(session));
   Connection* raw = conn.get();
   connections_.emplace(raw, std::move(conn));
   if (!raw->start()) raw->close();

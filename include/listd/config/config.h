@@ -172,7 +172,6 @@ struct ServerSettings {
   long long tracking_table_max_keys = 1000000;  // CLIENT TRACKING's table bound; 0: none
   long long queue_stats_max_keys = 1024;        // listd: keys QueueStats tracks at once; 0: none
   int notify_keyspace_events = 0;               // kNotify* bits
-  bool lazyfree_lazy_user_del = false;
   bool activerehashing = true;  // the cron moves keyspace rehash buckets (1 ms per tick)
   ProtectedAction enable_protected_configs = ProtectedAction::kNo;
   std::array<OutputBufferLimit, kClientClassCount> client_obuf_limits = kDefaultOutputBufferLimits;

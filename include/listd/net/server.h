@@ -43,6 +43,10 @@ struct NetOptions {
   std::uint16_t tls_port = 0;  // 0: no TLS listener; with port 0, the TLS port alone
 };
 
+/// Redis 7.0's protected mode: with protected-mode yes and no password on the default user, a
+/// client whose address is not 127.0.0.1 or ::1 gets -DENIED and is closed at accept.
+bool protected_mode_refuses(bool protected_mode, bool default_user_nopass, std::string_view peer);
+
 class Server final : public server::EventLoopYield {
  public:
   Server(asio::io_context& io, server::Executor& exec, NetOptions options);

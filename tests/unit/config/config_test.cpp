@@ -697,7 +697,7 @@ TEST(ConfigTest, RewriteRoundTripRestoresEveryValue) {
              "port 7001\nbind 10.0.0.1 ::1\nrequirepass \"s e\\\"cret\"\nmaxmemory 3mb\n"
              "loglevel warning\nsave 900 1\nsave 300 10\nnotify-keyspace-events KEl\n"
              "list-max-ziplist-size 16\nappendonly yes\nproto-max-bulk-len 1000000000\n"
-             "maxclients 50\nunixsocket /tmp/x.sock\ndbfilename d.rdb\nhz 1000\n");
+             "maxclients 50\ndbfilename d.rdb\nhz 1000\n");
   const std::string path = tmp.file("listd.conf");
   std::string err;
   ASSERT_TRUE(rewrite_config_file(path, cfg, err)) << err;

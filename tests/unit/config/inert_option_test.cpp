@@ -134,6 +134,7 @@ TEST(InertOptionTest, ValuesListdWouldHaveToActOnAreRefused) {
       {{"maxmemory-clients", "0"}, {"maxmemory-clients", "10%"}},
       {{"syslog-enabled", "no"}, {"syslog-enabled", "yes"}},
       {{"unixsocketperm", "0"}, {"unixsocketperm", "700"}},
+      {{"unixsocket", ""}, {"unixsocket", "/run/listd.sock"}},
       {{"enable-debug-command", "yes"}, {"enable-debug-command", "local"}},
       {{"enable-module-command", "no"}, {"enable-module-command", "yes"}},
       {{"shutdown-on-sigint", "default"}, {"shutdown-on-sigint", "nosave", "now"}},
