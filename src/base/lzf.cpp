@@ -1,6 +1,7 @@
 // LZF encoder and decoder: see listd/base/lzf.h.
 #include "listd/base/lzf.h"
 
+#include <bit>
 #include <cstdint>
 #include <cstring>
 
@@ -19,6 +20,24 @@ thread_local std::uint32_t t_table[1u << kHashBits];
 inline unsigned hash3(const std::uint8_t* p) noexcept {
   const std::uint32_t v = std::uint32_t{p[0]} << 16 | std::uint32_t{p[1]} << 8 | p[2];
   return (v * 2654435761u) >> (32 - kHashBits);
+}
+
+// Length of the common prefix of a and b, at least `from` and at most `limit` bytes: eight
+// bytes a step (the first differing byte from the lowest set bit of the XOR, little-endian).
+inline std::size_t match_length(const std::uint8_t* a, const std::uint8_t* b, std::size_t from,
+                                std::size_t limit) noexcept {
+  std::size_t len = from;
+  if constexpr (std::endian::native == std::endian::little) {
+    while (len + 8 <= limit) {
+      std::uint64_t x, y;
+      std::memcpy(&x, a + len, 8);
+      std::memcpy(&y, b + len, 8);
+      if (x != y) return len + static_cast<std::size_t>(std::countr_zero(x ^ y)) / 8;
+      len += 8;
+    }
+  }
+  while (len < limit && a[len] == b[len]) ++len;
+  return len;
 }
 
 // Writes the literal bytes lit[0, len) as runs of at most 32; false if out_cap is passed.
@@ -53,8 +72,7 @@ std::size_t lzf_compress(const void* in_v, std::size_t n, void* out_v,
       continue;
     }
     const std::size_t limit = n - ip < kMaxMatch ? n - ip : kMaxMatch;
-    std::size_t len = 3;
-    while (len < limit && in[ref + len] == in[ip + len]) ++len;
+    const std::size_t len = match_length(in + ref, in + ip, 3, limit);
     if (!put_literals(in + lit, ip - lit, out, op, out_cap)) return 0;
     const std::size_t dist = ip - ref - 1;
     const std::size_t code = len - 2;

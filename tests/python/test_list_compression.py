@@ -7,6 +7,7 @@ Against listd and against redis-server 7.0.15 (LISTD_TEST_TARGET=redis):
     LSET, LINSERT, LREM and LTRIM; OBJECT ENCODING stays quicklist;
   - the same jobs cost clearly less memory (MEMORY USAGE ... SAMPLES 0 and INFO used_memory)
     under depth 1 than under depth 0: a ratio, checked on both servers;
+  - SAVE and a restart, and BGREWRITEAOF and a restart, bring a compressed list back whole;
   - DUMP of a compressed list RESTOREs identically into a real redis-server, and Redis' DUMP of
     its own compressed list RESTOREs identically into the server under test. listd's DUMP is
     the same bytes whatever the depth (it serializes raw elements; Redis writes compressed nodes
@@ -16,7 +17,7 @@ Against listd and against redis-server 7.0.15 (LISTD_TEST_TARGET=redis):
 import pytest
 import redis
 
-from listd_testing import ListdServer, RedisServer, target
+from listd_testing import ListdServer, RedisServer, target, wait_until
 
 COUNT = 20000
 
@@ -148,6 +149,45 @@ def test_depth_from_the_command_line():
         fill(client, "raw")
         assert client.lrange("packed", 0, -1) == JOBS
         assert client.memory_usage("packed", samples=0) < client.memory_usage("raw", samples=0) * 0.5
+        client.connection_pool.disconnect()
+    finally:
+        assert srv.stop() == 0
+        srv.close()
+
+
+def edited_jobs(client):
+    """Fills "q" and edits inner blocks; returns what "q" holds."""
+    fill(client, "q")
+    model = list(JOBS)
+    for i in (3, 7000, 13000):
+        client.lset("q", i, b"edited")
+        model[i] = b"edited"
+    return model
+
+
+@pytest.mark.parametrize("how", ["save", "bgrewriteaof"])
+def test_snapshot_and_aof_rewrite_bring_the_list_back(how):
+    args = ["--list-compress-depth", "1"]
+    if how == "bgrewriteaof":
+        args += ["--appendonly", "yes"]
+    srv = ListdServer(args).start()
+    try:
+        client = redis.Redis(host="127.0.0.1", port=srv.port, socket_timeout=30)
+        model = edited_jobs(client)
+        if how == "save":
+            assert client.save()
+        else:
+            client.bgrewriteaof()
+
+            def rewritten():
+                info = client.info("persistence")
+                return (info["aof_rewrite_in_progress"] == 0 and info["aof_rewrite_scheduled"] == 0
+                        and info["aof_last_bgrewrite_status"] == "ok")
+            assert wait_until(rewritten, timeout=30), client.info("persistence")
+        client.connection_pool.disconnect()
+        assert srv.restart() == 0
+        client = redis.Redis(host="127.0.0.1", port=srv.port, socket_timeout=30)
+        assert client.lrange("q", 0, -1) == model
         client.connection_pool.disconnect()
     finally:
         assert srv.stop() == 0
