@@ -2,7 +2,8 @@
 compresses its inner nodes.
 
 Against listd and against redis-server 7.0.15 (LISTD_TEST_TARGET=redis):
-  - CONFIG SET and the command line set the depth; a list created under depth 1 holds 20,000
+  - CONFIG SET and the command line set the depth, which a list keeps from its creation on (a
+    later CONFIG SET changes new lists only); a list created under depth 1 holds 20,000
     JSON-like jobs that come back byte for byte through LRANGE, LINDEX, LPOS, LPOP, RPOP, BRPOP,
     LSET, LINSERT, LREM and LTRIM; OBJECT ENCODING stays quicklist;
   - the same jobs cost clearly less memory (MEMORY USAGE ... SAMPLES 0 and INFO used_memory)
@@ -137,6 +138,23 @@ def test_memory_is_clearly_lower_than_uncompressed(rb):
     # Both servers keep these jobs in well under half the memory (measured: listd 0.15, Redis 0.16).
     assert packed < raw * 0.5, (packed, raw)
     assert packed_used < raw_used * 0.5, (packed_used, raw_used)
+
+
+def test_the_depth_is_fixed_per_list(rb):
+    fill(rb, "old")  # made under depth 0
+    rb.config_set("list-compress-depth", 1)
+    try:
+        fill(rb, "old")  # still depth 0: a list keeps the depth it was made with
+        fill(rb, "new")
+        fill(rb, "new")
+    finally:
+        rb.config_set("list-compress-depth", 0)
+    fill(rb, "new")  # and the new one keeps depth 1
+    fill(rb, "old")
+    old = rb.memory_usage("old", samples=0)
+    new = rb.memory_usage("new", samples=0)
+    assert rb.lrange("new", 0, -1) == rb.lrange("old", 0, -1) == JOBS * 3
+    assert new < old * 0.5, (new, old)
 
 
 def test_depth_from_the_command_line():

@@ -156,6 +156,43 @@ TEST(PackedListCompressionTest, DepthIsFixedWhenTheListBecomesAChain) {
   EXPECT_TRUE(c.invariants_hold());
 }
 
+TEST(PackedListCompressionTest, TheDepthIsTakenWhenTheSmallFormBecomesAChain) {
+  PackedList l;
+  {
+    DepthGuard guard(0);
+    for (std::size_t i = 0; i < 10; ++i) l.push_back(job(i));  // one small block
+  }
+  DepthGuard guard(1);
+  for (std::size_t i = 10; i < 3000; ++i) l.push_back(job(i));
+  EXPECT_EQ(l.compress_depth(), 1u);
+  EXPECT_EQ(l.compressed_block_count(), l.block_count() - 2);
+  EXPECT_TRUE(l.invariants_hold());
+}
+
+TEST(PackedListCompressionTest, DeepDepthsCompressOnlyBetweenTheirEnds) {
+  DepthGuard guard(1000000);  // Redis caps it at COMPRESS_MAX, 65535
+  PackedList l;
+  for (std::size_t i = 0; i < 3000; ++i) l.push_back(job(i));
+  EXPECT_EQ(l.compress_depth(), 65535u);
+  EXPECT_EQ(l.compressed_block_count(), 0u);  // every block is within 65535 of an end
+  EXPECT_TRUE(l.invariants_hold());
+  DepthGuard two(2);
+  PackedList m;
+  for (std::size_t i = 0; i < 3000; ++i) {
+    m.push_front(job(i));
+    ASSERT_EQ(m.compressed_block_count(),
+              m.block_count() > 4 ? m.block_count() - 4 : std::size_t{0})
+        << i;
+  }
+  while (m.size() > 1) {
+    m.pop_back();
+    ASSERT_EQ(m.compressed_block_count(),
+              m.block_count() > 4 ? m.block_count() - 4 : std::size_t{0})
+        << m.size();
+  }
+  EXPECT_TRUE(m.invariants_hold());
+}
+
 TEST(PackedListCompressionTest, ShrinksBackToTheSmallForm) {
   DepthGuard guard(1);
   PackedList l;
