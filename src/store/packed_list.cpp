@@ -627,11 +627,13 @@ Node* make_inner(Chain* c, Node* n) {
   return compress_node(c, n);
 }
 
-// Redis __quicklistCompress after a block came or went at an end: the d blocks at each end
-// raw, the first inner one on each side compressed. O(d).
-void settle_ends(Chain* c) {
+// Redis __quicklistCompress after blocks came or went at an end: the d blocks at each end
+// raw, the first inner one on each side compressed. O(d). After a change of one block, a
+// chain of fewer than 2d blocks had no inner block before and has none now: O(1), as Redis'
+// early return (which the big erases, that free many blocks at once, may not take).
+void settle_ends(Chain* c, bool one_block = false) {
   const std::size_t d = c->depth;
-  if (d == 0) return;
+  if (d == 0 || (one_block && c->nodes < 2 * d)) return;
   Node* f = c->head;
   Node* r = c->tail;
   for (std::size_t i = 0; i < d; ++i) {
@@ -944,7 +946,7 @@ void PackedList::after_shrink() noexcept {
   } else {
     insert_between(c, c->tail, nullptr, v, esz);
   }
-  if (c->nodes != nodes) settle_ends(c);  // the old end block may now be inner
+  if (c->nodes != nodes) settle_ends(c, true);  // the old end block may now be inner
 }
 
 // Hot paths (LPUSH/RPUSH on a big list): the end block has room on the pushed side. Kept
@@ -1005,7 +1007,7 @@ void PackedList::drop_one(bool front) {
   --c->count;
   if (n->count == 0) {
     unlink_free(c, n);
-    settle_ends(c);  // an inner block may have become an end one
+    settle_ends(c, true);  // an inner block may have become an end one
     after_shrink();
   } else if (c->nodes == 1 && used(n) <= kToSmall) {
     after_shrink();
