@@ -13,7 +13,8 @@
 # CALLGRIND_KEEP=<file> also keeps the profile for callgrind_annotate. CALLGRIND_TLS=1 runs
 # redis-benchmark over TLS (tls-port, certificates from tests/support/make-test-certs.sh, a
 # client certificate as tls-auth-clients yes wants): the same for listd and redis-server.
-# CALLGRIND_SERVER_ARGS="--io-backend epoll" adds arguments to the server's command line.
+# CALLGRIND_SERVER_ARGS="--io-backend epoll" adds arguments to the server's command line,
+# CALLGRIND_BENCH_ARGS="-d 120" to redis-benchmark's.
 set -euo pipefail
 
 if (($# < 4)); then
@@ -46,7 +47,7 @@ for _ in $(seq 300); do
   sleep 0.1
 done
 redis-benchmark -p "$bench_port" "${client_tls[@]}" -n "$requests" -P "$pipeline" -t "$tests" \
-  -q >/dev/null
+  ${CALLGRIND_BENCH_ARGS:-} -q >/dev/null
 redis-cli -p "$port" shutdown nosave >/dev/null 2>&1 || true
 wait "$server" || true
 total=$(sed -n 's/^summary: //p' "$work/callgrind.out")

@@ -12,18 +12,24 @@ Scenarios, each on a fresh server process (RSS never shrinks, so no reuse):
           (seed 7; issue 20; extra, --scenarios geo)
   bitmap  one 100 MB bitmap: SETBIT at offset 799,999,999 (the string grows zero-filled), then a
           bit every 1,000,000 (issue 20; extra, --scenarios bitmap)
+  jobs    one list of 1,000,000 JSON-like job strings of ~120 bytes (Celery-like: the same keys
+          in every job), RPUSH by 1,000 (issue 20, list-compress-depth; extra, --scenarios jobs)
 
 For each server it prints VmRSS after start, after loading, and the difference, read from
 /proc/<pid>/status (Linux), and INFO memory's used_memory after loading. Usage:
 
   bench/memory_types.py --listd build-types/listd [--redis /usr/bin/redis-server]
                         [--scenarios hashes,zset] [--only listd|redis]
+                        [--server-args "--list-compress-depth 1"]
+
+--server-args are added to both servers' command lines (so both run with the same setting).
 
 Needs /usr/bin/python3 with redis-py. Ports are chosen free on 127.0.0.1.
 """
 import argparse
 import os
 import random
+import shlex
 import socket
 import subprocess
 import sys
@@ -48,7 +54,7 @@ def rss_kb(pid):
     raise RuntimeError("no VmRSS")
 
 
-def start(kind, binary, tries=3):
+def start(kind, binary, extra=(), tries=3):
     """Starts a fresh server on a free port; returns (proc, client).
 
     free_port() closes its socket before the server binds, so another process can take the port
@@ -61,6 +67,7 @@ def start(kind, binary, tries=3):
                     "--bind", "127.0.0.1"]
         else:
             args = [binary, "--port", str(port), "--bind", "127.0.0.1"]
+        args += list(extra)
         proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         r = redis.Redis(host="127.0.0.1", port=port)
         for _ in range(200):   # bounded: 10 s
@@ -170,8 +177,26 @@ def load_bitmap(r):
     assert r.bitcount("bitmap") == 801
 
 
+def job(i):
+    """A Celery-like job string of ~120 bytes."""
+    return (f'{{"id":"{100000000 + i * 7919}","task":"tasks.send_email","queue":"default",'
+            f'"args":["user{i % 1000}@example.com"],"kwargs":{{}},"retries":0}}')
+
+
+def load_jobs(r):
+    p = r.pipeline(transaction=False)
+    for start_at in range(0, 1_000_000, 1000):
+        p.execute_command("RPUSH", "jobs", *[job(i) for i in range(start_at, start_at + 1000)])
+        if start_at % 20_000 == 19_000:
+            p.execute()
+    p.execute()
+    assert r.llen("jobs") == 1_000_000
+    assert r.lindex("jobs", 500_000).decode() == job(500_000)
+
+
 SCENARIOS = {"hashes": load_hashes, "zset": load_zset, "sets": load_sets, "zsets": load_zsets,
-             "stream": load_stream, "geo": load_geo, "bitmap": load_bitmap}
+             "stream": load_stream, "geo": load_geo, "bitmap": load_bitmap,
+             "jobs": load_jobs}
 
 
 def main():
@@ -180,12 +205,14 @@ def main():
     ap.add_argument("--redis", default="/usr/bin/redis-server")
     ap.add_argument("--scenarios", default="hashes,zset")
     ap.add_argument("--only", default="listd,redis")
+    ap.add_argument("--server-args", default="", help="added to both servers' command lines")
     a = ap.parse_args()
+    extra = shlex.split(a.server_args)
     servers = [(k, a.listd if k == "listd" else a.redis) for k in a.only.split(",")]
     rows = []
     for scen in a.scenarios.split(","):
         for kind, binary in servers:
-            proc, r = start(kind, binary)
+            proc, r = start(kind, binary, extra)
             try:
                 warm_receive_path(r.connection_pool.connection_kwargs["port"])
                 time.sleep(0.2)

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "listd/base/lzf.h"
+
 namespace listd::persistence::rdb {
 
 void append_len(std::string& buf, std::uint64_t n) {
@@ -21,34 +23,13 @@ void append_len(std::string& buf, std::uint64_t n) {
 }
 
 std::string lzf_decompress(std::string_view in, std::size_t out_len) {
-  std::string out;
-  // out_len is untrusted (a RESTORE payload): reserve no more than LZF can expand `in` to.
-  out.reserve(std::min(out_len, in.size() * 4));
-  std::size_t ip = 0;
-  while (ip < in.size()) {
-    unsigned ctrl = static_cast<unsigned char>(in[ip++]);
-    if (ctrl < 32) {
-      ++ctrl;
-      if (ip + ctrl > in.size() || out.size() + ctrl > out_len)
-        throw ParseError{"Invalid LZF compressed string"};
-      out.append(in.substr(ip, ctrl));
-      ip += ctrl;
-    } else {
-      std::size_t l = ctrl >> 5;
-      if (ip >= in.size()) throw ParseError{"Invalid LZF compressed string"};
-      if (l == 7) {
-        l += static_cast<unsigned char>(in[ip++]);
-        if (ip >= in.size()) throw ParseError{"Invalid LZF compressed string"};
-      }
-      const std::size_t back = ((ctrl & 0x1f) << 8) + static_cast<unsigned char>(in[ip++]) + 1;
-      l += 2;
-      if (back > out.size() || out.size() + l > out_len)
-        throw ParseError{"Invalid LZF compressed string"};
-      std::size_t ref = out.size() - back;
-      for (std::size_t i = 0; i < l; ++i) out.push_back(out[ref + i]);
-    }
-  }
-  if (out.size() != out_len) throw ParseError{"Invalid LZF compressed string"};
+  // out_len is untrusted (a RESTORE payload): refuse what `in` cannot expand to before
+  // allocating it.
+  if (out_len / base::kLzfMaxExpansion > in.size())
+    throw ParseError{"Invalid LZF compressed string"};
+  std::string out(out_len, '\0');
+  if (!base::lzf_decompress(in.data(), in.size(), out.data(), out_len))
+    throw ParseError{"Invalid LZF compressed string"};
   return out;
 }
 

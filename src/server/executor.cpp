@@ -28,7 +28,8 @@ namespace {
 constexpr std::size_t kExpireBudgetPerTick = 1000;
 constexpr std::uint64_t kExpireTickMs = 100;
 
-/// The store's small-form limits from the config (process-wide: store/encoding_limits.h).
+/// The store's small-form limits and list compress depth from the config (process-wide:
+/// store/encoding_limits.h).
 void apply_encoding_limits(const config::ServerSettings& s) {
   store::EncodingLimits limits;
   limits.hash_max_listpack_entries = s.hash_max_listpack_entries;
@@ -36,6 +37,7 @@ void apply_encoding_limits(const config::ServerSettings& s) {
   limits.zset_max_listpack_entries = s.zset_max_listpack_entries;
   limits.zset_max_listpack_value = s.zset_max_listpack_value;
   limits.set_max_intset_entries = s.set_max_intset_entries;
+  limits.list_compress_depth = static_cast<std::size_t>(s.list_compress_depth);
   store::set_encoding_limits(limits);
 }
 
@@ -79,7 +81,7 @@ Executor::Executor(config::Config& config, Clock& clock)
   queue_stats_.set_max_keys(static_cast<std::size_t>(config_.settings().queue_stats_max_keys));
   apply_encoding_limits(config_.settings());
   config_.on_change([this](std::string_view name) {
-    // Five copies on any change: cheaper to keep right than a second list of the option names.
+    // Six copies on any change: cheaper to keep right than a second list of the option names.
     apply_encoding_limits(config_.settings());
     if (name == "requirepass") acl_->set_default_password(requirepass());
     if (name == "queue-stats-max-keys")

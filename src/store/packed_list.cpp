@@ -12,6 +12,10 @@
 //   10 x 12 B = 152 B in one 160 B chunk.
 // - LREM merges neighbours that fit in 3/4 of a block; LINSERT/LSET on a full block split it
 //   at the insertion point, copying the shorter side.
+// - Compression (see the header): pushes and pops that add or free a block settle the d
+//   blocks at each end (O(d), as Redis __quicklistCompress); LSET/LINSERT/LREM, which may
+//   reach any block, settle the whole chain (a walk of block headers, no more than their own
+//   O(n) search). A block is inflated to write in it (open_node), never to read it.
 #include "listd/store/packed_list.h"
 
 #include <algorithm>
@@ -23,12 +27,18 @@
 #include <new>
 #include <utility>
 
+#include "listd/base/lzf.h"
+#include "listd/store/encoding_limits.h"
+
 namespace listd::store {
 
 using detail::Chain;
 using detail::Cursor;
 using PackedListEntry = detail::Entry;
 using detail::entry_start_before;
+using detail::kNodeCompressed;
+using detail::kNodeLarge;
+using detail::kNodeTried;
 using detail::Node;
 using detail::read_entry;
 using detail::SmallHeader;
@@ -47,7 +57,11 @@ constexpr std::size_t kToSmall = kBlockData / 4;
 constexpr std::size_t kExactGrowth = 256;
 // Shifting up to this many bytes is cheaper than thinking about recentring a block.
 constexpr std::size_t kCheapMove = 128;
-constexpr std::uint32_t kNodeLarge = 1;
+// Redis quicklist: blocks under MIN_COMPRESS_BYTES are not compressed, nor when compression
+// saves less than MIN_COMPRESS_IMPROVE; depths are capped at COMPRESS_MAX (16 bits).
+constexpr std::size_t kMinCompressBytes = 48;
+constexpr std::size_t kMinCompressImprove = 8;
+constexpr std::size_t kMaxCompressDepth = 65535;
 
 static_assert(sizeof(SmallHeader) == 8);
 static_assert(sizeof(Node) == 48);
@@ -209,21 +223,25 @@ void replace_entry(H* h, std::size_t off, std::size_t old, std::string_view v,
   write_entry(data(h) + start, v);
 }
 
-// Offset of entry `i` (i <= count; i == count gives `end`), walked from the nearer end.
-template <class H>
-std::size_t offset_of(const H* h, std::size_t i) noexcept {
-  const std::uint8_t* d = detail::data_of(h);
-  const std::size_t count = h->count;
+// Offset of entry `i` (i <= count; i == count gives `end`) in the raw bytes d[begin, end),
+// walked from the nearer end.
+std::size_t offset_in(const std::uint8_t* d, std::size_t begin, std::size_t end, std::size_t count,
+                      std::size_t i) noexcept {
   if (i <= count / 2) {
-    std::size_t off = h->begin;
+    std::size_t off = begin;
     for (; i > 0; --i) off += read_entry(d + off).size;
     return off;
   }
-  std::size_t off = h->end;
+  std::size_t off = end;
   for (std::size_t k = count - i; k > 0; --k) {
     off = static_cast<std::size_t>(entry_start_before(d + off) - d);
   }
   return off;
+}
+
+template <class H>
+std::size_t offset_of(const H* h, std::size_t i) noexcept {
+  return offset_in(detail::data_of(h), h->begin, h->end, h->count, i);
 }
 
 // LREM inside one block, head to tail: drops up to `limit` entries equal to `v`, moving the
@@ -316,8 +334,82 @@ SmallHeader* grow_small(SmallHeader* h, std::size_t need) {
 // ---- Chain form ----
 
 bool is_large(const Node* n) noexcept { return (n->flags & kNodeLarge) != 0; }
+bool is_compressed(const Node* n) noexcept { return (n->flags & kNodeCompressed) != 0; }
 
 std::size_t node_bytes(const Node* n) noexcept { return kNodeHeader + n->cap; }
+// Bytes of entries, whatever the block's form.
+std::size_t raw_bytes(const Node* n) noexcept { return is_compressed(n) ? n->end : used(n); }
+
+// After `n` moved (realloc or a copy), points its neighbours (or the chain's ends) at it.
+void relink(Chain* c, Node* n) noexcept {
+  if (n->prev != nullptr) {
+    n->prev->next = n;
+  } else {
+    c->head = n;
+  }
+  if (n->next != nullptr) {
+    n->next->prev = n;
+  } else {
+    c->tail = n;
+  }
+}
+
+// ---- Compression of chain blocks ----
+
+// A raw copy of compressed `n` (exactly its size, data at 0), replacing it in the chain.
+Node* decompress_node(Chain* c, Node* n) {
+  const std::size_t raw = n->end;
+  const std::size_t req = good_alloc_size(kNodeHeader + raw);
+  auto* m = static_cast<Node*>(xmalloc(req));
+  if (!base::lzf_decompress(detail::data_of(n), n->begin, data(m), raw)) std::abort();
+  *m = *n;
+  m->cap = req - kNodeHeader;
+  m->begin = 0;
+  m->end = raw;
+  m->flags &= ~(kNodeCompressed | kNodeTried);
+  c->bytes = c->bytes - node_bytes(n) + req;
+  std::free(n);
+  relink(c, m);
+  return m;
+}
+
+// Makes `n` writable: raw, and no longer marked tried (its bytes are about to change).
+Node* open_node(Chain* c, Node* n) {
+  if (is_compressed(n)) return decompress_node(c, n);
+  n->flags &= ~kNodeTried;
+  return n;
+}
+
+// Redis __quicklistCompressNode: compresses raw `n` when it pays, else marks it tried.
+Node* compress_node(Chain* c, Node* n) {
+  const std::size_t u = used(n);
+  n->flags |= kNodeTried;
+  if (u < kMinCompressBytes) return n;
+  const std::size_t limit = u - kMinCompressImprove - 1;  // must save at least 8 bytes
+  std::size_t req = good_alloc_size(kNodeHeader + limit);
+  auto* m = static_cast<Node*>(std::malloc(req));
+  if (m == nullptr) return n;  // staying raw is fine
+  const std::size_t clen = base::lzf_compress(detail::data_of(n) + n->begin, u, data(m), limit);
+  if (clen == 0) {
+    std::free(m);
+    return n;
+  }
+  if (good_alloc_size(kNodeHeader + clen) < req) {
+    if (void* q = std::realloc(m, good_alloc_size(kNodeHeader + clen))) {  // may fail: harmless
+      m = static_cast<Node*>(q);
+      req = good_alloc_size(kNodeHeader + clen);
+    }
+  }
+  std::memcpy(m, n, kNodeHeader);
+  m->cap = req - kNodeHeader;
+  m->begin = clen;
+  m->end = u;
+  m->flags = (n->flags & ~kNodeTried) | kNodeCompressed;
+  c->bytes = c->bytes - node_bytes(n) + req;
+  std::free(n);
+  relink(c, m);
+  return m;
+}
 
 // An unlinked node with room for `data_cap` bytes; live range empty at `start_at_end` ? cap : 0.
 Node* new_node(Chain* c, std::size_t data_cap, bool start_at_end) {
@@ -371,22 +463,16 @@ Node* grow_node(Chain* c, Node* n, std::size_t need) {
   n = static_cast<Node*>(xrealloc(n, req));
   n->cap = req - kNodeHeader;
   c->bytes = c->bytes - old_bytes + req;
-  if (n->prev != nullptr) {
-    n->prev->next = n;
-  } else {
-    c->head = n;
-  }
-  if (n->next != nullptr) {
-    n->next->prev = n;
-  } else {
-    c->tail = n;
-  }
+  relink(c, n);
   return n;
 }
 
-// Returns `n` (possibly moved) with spare >= esz, or nullptr if it may not take the entry.
+// Returns `n` (possibly moved, raw) with spare >= esz, or nullptr if it may not take the
+// entry. A compressed block is inflated only when it will take it.
 Node* room_in(Chain* c, Node* n, std::size_t esz) {
   if (esz > kLarge || is_large(n)) return nullptr;
+  if (raw_bytes(n) + esz > kBlockData) return nullptr;
+  n = open_node(c, n);
   if (spare(n) >= esz) return n;
   if (used(n) + esz > kBlockData) return nullptr;
   return grow_node(c, n, used(n) + esz);
@@ -423,7 +509,7 @@ void insert_between(Chain* c, Node* a, Node* b, std::string_view v, std::size_t 
     // at full size rather than growing it by realloc. Anywhere else, start small.
     const Node* neighbour = a == nullptr ? b : (b == nullptr ? a : nullptr);
     const bool full =
-        neighbour != nullptr && !is_large(neighbour) && used(neighbour) >= kBlockData / 2;
+        neighbour != nullptr && !is_large(neighbour) && raw_bytes(neighbour) >= kBlockData / 2;
     n = new_node(c, full ? kBlockData : grow_target(esz, kBlockData), a == nullptr);
   }
   link_after(c, a, n);
@@ -431,8 +517,10 @@ void insert_between(Chain* c, Node* a, Node* b, std::string_view v, std::size_t 
 }
 
 // Inserts `v` at entry boundary `pos` of `n`, with `idx` of n's entries before it.
+// `n` must be raw.
 void insert_in_node(Chain* c, Node* n, std::size_t pos, std::size_t idx, std::string_view v,
                     std::size_t esz) {
+  n->flags &= ~kNodeTried;
   const std::size_t rel = pos - n->begin;  // growing may not move offsets, but be explicit
   if (Node* m = room_in(c, n, esz)) {
     write_at(c, m, m->begin + rel, v, esz, 2);
@@ -469,9 +557,44 @@ void insert_in_node(Chain* c, Node* n, std::size_t pos, std::size_t idx, std::st
   }
 }
 
+// The block holding element `index` (< c->count), found from the nearer end; `index`
+// becomes its position in that block.
+Node* node_of(Chain* c, std::size_t& index) noexcept {
+  Node* n;
+  if (index < c->count / 2) {
+    n = c->head;
+    while (index >= n->count) {
+      index -= n->count;
+      n = n->next;
+    }
+    return n;
+  }
+  std::size_t from_end = c->count - 1 - index;
+  n = c->tail;
+  while (from_end >= n->count) {
+    from_end -= n->count;
+    n = n->prev;
+  }
+  index = n->count - 1 - from_end;
+  return n;
+}
+
+// Whether compressed `n` holds an entry equal to `v` (searched in a scratch copy).
+bool holds(const Node* n, std::string_view v) {
+  detail::Scratch s;
+  const std::uint8_t* d = detail::inflate(n, s);
+  for (std::size_t off = 0; off < n->end;) {
+    const PackedListEntry e = read_entry(d + off);
+    if (entry_equals(e, v)) return true;
+    off += e.size;
+  }
+  return false;
+}
+
 // Appends b's entries to a and frees b. Requires both regular and used(a)+used(b) <= kBlockData.
 Node* merge_next(Chain* c, Node* a) {
-  Node* b = a->next;
+  a = open_node(c, a);
+  Node* b = open_node(c, a->next);
   const std::size_t total = used(a) + used(b);
   if (a->cap < total) a = grow_node(c, a, total);
   if (a->cap - a->end < used(b)) {
@@ -490,12 +613,69 @@ Node* merge_next(Chain* c, Node* a) {
 void merge_sparse(Chain* c) {
   for (Node* n = c->head; n != nullptr && n->next != nullptr;) {
     Node* m = n->next;
-    if (!is_large(n) && !is_large(m) && used(n) + used(m) <= kBlockData / 4 * 3) {
+    if (!is_large(n) && !is_large(m) && raw_bytes(n) + raw_bytes(m) <= kBlockData / 4 * 3) {
       n = merge_next(c, n);
     } else {
       n = m;
     }
   }
+}
+
+// An inner block: compressed unless that was tried on its current bytes.
+Node* make_inner(Chain* c, Node* n) {
+  if (is_compressed(n) || (n->flags & kNodeTried) != 0) return n;
+  return compress_node(c, n);
+}
+
+// Redis __quicklistCompress after blocks came or went at an end: the d blocks at each end
+// raw, the first inner one on each side compressed. O(d). After a change of one block, a
+// chain of fewer than 2d blocks had no inner block before and has none now: O(1), as Redis'
+// early return (which the big erases, that free many blocks at once, may not take).
+void settle_ends(Chain* c, bool one_block = false) {
+  const std::size_t d = c->depth;
+  if (d == 0 || (one_block && c->nodes < 2 * d)) return;
+  Node* f = c->head;
+  Node* r = c->tail;
+  for (std::size_t i = 0; i < d; ++i) {
+    const bool same = f == r;
+    f = open_node(c, f);
+    r = same ? f : open_node(c, r);
+    if (f == r || f->next == r) return;  // every block is within d of an end
+    f = f->next;
+    r = r->prev;
+  }
+  const bool same = f == r;
+  f = make_inner(c, f);
+  if (!same) make_inner(c, r);
+}
+
+// After a change anywhere in the chain: every block in its place's form. O(blocks).
+void settle_all(Chain* c) {
+  const std::size_t d = c->depth;
+  if (d == 0) return;
+  const std::size_t nodes = c->nodes;
+  std::size_t i = 0;
+  for (Node* n = c->head; n != nullptr; ++i) {
+    Node* next = n->next;
+    if (i < d || i + d >= nodes) {
+      open_node(c, n);
+    } else {
+      make_inner(c, n);
+    }
+    n = next;
+  }
+}
+
+Chain* new_chain() {
+  auto* c = static_cast<Chain*>(xmalloc(sizeof(Chain)));
+  const std::size_t depth = encoding_limits().list_compress_depth;
+  *c = Chain{nullptr,
+             nullptr,
+             0,
+             0,
+             good_alloc_size(sizeof(Chain)),
+             depth < kMaxCompressDepth ? depth : kMaxCompressDepth};
+  return c;
 }
 
 void free_chain(Chain* c) noexcept {
@@ -549,12 +729,16 @@ PackedList PackedList::clone() const {
   }
   const Chain* src = chain();
   auto* c = static_cast<Chain*>(xmalloc(sizeof(Chain)));
-  *c = Chain{nullptr, nullptr, 0, 0, good_alloc_size(sizeof(Chain))};
+  *c = Chain{nullptr, nullptr, 0, 0, good_alloc_size(sizeof(Chain)), src->depth};
   out.set_chain(c);  // from here on `out` frees what was copied if an allocation throws
   for (const Node* n = src->head; n != nullptr; n = n->next) {
     auto* m = static_cast<Node*>(xmalloc(node_bytes(n)));
     std::memcpy(m, n, kNodeHeader);
-    std::memcpy(data(m) + n->begin, detail::data_of(n) + n->begin, used(n));
+    if (is_compressed(n)) {
+      std::memcpy(data(m), detail::data_of(n), n->begin);
+    } else {
+      std::memcpy(data(m) + n->begin, detail::data_of(n) + n->begin, used(n));
+    }
     c->bytes += node_bytes(n);
     link_after(c, c->tail, m);
     c->count += n->count;
@@ -579,7 +763,25 @@ std::size_t PackedList::block_count() const noexcept {
   return is_chain() ? chain()->nodes : 1;
 }
 
-Cursor PackedList::cursor_at(std::size_t index) const noexcept {
+std::size_t PackedList::compressed_block_count() const noexcept {
+  if (!is_chain()) return 0;
+  std::size_t k = 0;
+  for (const Node* n = chain()->head; n != nullptr; n = n->next) k += is_compressed(n) ? 1 : 0;
+  return k;
+}
+
+std::size_t PackedList::compress_depth() const noexcept { return is_chain() ? chain()->depth : 0; }
+
+const std::uint8_t* detail::inflate(const Node* n, Scratch& s) {
+  if (s.cap < n->end) {
+    s.buf = std::make_unique_for_overwrite<std::uint8_t[]>(n->end);
+    s.cap = n->end;
+  }
+  if (!base::lzf_decompress(data_of(n), n->begin, s.buf.get(), n->end)) std::abort();
+  return s.buf.get();
+}
+
+Cursor PackedList::cursor_at(std::size_t index) const {
   assert(index < size());
   Cursor cur;
   if (!is_chain()) {
@@ -590,29 +792,13 @@ Cursor PackedList::cursor_at(std::size_t index) const noexcept {
     cur.off = offset_of(h, index);
     return cur;
   }
-  const Chain* c = chain();
-  const Node* n;
-  if (index < c->count / 2) {
-    n = c->head;
-    while (index >= n->count) {
-      index -= n->count;
-      n = n->next;
-    }
-  } else {
-    std::size_t from_end = c->count - 1 - index;
-    n = c->tail;
-    while (from_end >= n->count) {
-      from_end -= n->count;
-      n = n->prev;
-    }
-    index = n->count - 1 - from_end;
-  }
+  const Node* n = node_of(chain(), index);
   cur.enter(n);
-  cur.off = offset_of(n, index);
+  cur.off = offset_in(cur.base, cur.begin, cur.end, n->count, index);
   return cur;
 }
 
-Cursor PackedList::cursor_back() const noexcept {
+Cursor PackedList::cursor_back() const {
   Cursor cur;
   if (!is_chain()) {
     const SmallHeader* h = small();
@@ -640,17 +826,20 @@ std::string_view PackedList::back() const {
 }
 
 std::string_view PackedList::at(std::size_t index) const {
-  const PackedListEntry e = cursor_at(index).entry();
-  return {e.data, e.len};
+  const Cursor cur = cursor_at(index);
+  const PackedListEntry e = cur.entry();
+  if (cur.node == nullptr || !is_compressed(cur.node)) return {e.data, e.len};
+  thread_local std::string t_copy;  // the cursor's scratch dies here
+  t_copy.assign(e.data, e.len);
+  return t_copy;
 }
 
 // ---- Form changes ----
 
 Chain* PackedList::to_chain() {
   SmallHeader* h = small();
-  std::unique_ptr<Chain, FreeDeleter> owner(static_cast<Chain*>(xmalloc(sizeof(Chain))));
+  std::unique_ptr<Chain, FreeDeleter> owner(new_chain());
   Chain* c = owner.get();
-  *c = Chain{nullptr, nullptr, 0, 0, good_alloc_size(sizeof(Chain))};
   const std::size_t u = used(h);
   Node* n = new_node(c, u >= kBlockData / 2 ? kBlockData : grow_target(u, kBlockData), false);
   std::memcpy(data(n), data(h) + h->begin, u);
@@ -693,6 +882,7 @@ void PackedList::after_shrink() noexcept {
   }
   if (c->nodes != 1 || used(c->head) > kToSmall) return;
   const Node* n = c->head;
+  assert(!is_compressed(n));  // callers settle first: a lone block is an end block
   const std::size_t u = used(n);
   const std::size_t req = good_alloc_size(sizeof(SmallHeader) + grow_target(u, kBlockData));
   auto* h = static_cast<SmallHeader*>(std::malloc(req));
@@ -720,8 +910,7 @@ void PackedList::after_shrink() noexcept {
   }
   Chain* c;
   if (bits_ == 0) {
-    std::unique_ptr<Chain, FreeDeleter> owner(static_cast<Chain*>(xmalloc(sizeof(Chain))));
-    *owner = Chain{nullptr, nullptr, 0, 0, good_alloc_size(sizeof(Chain))};
+    std::unique_ptr<Chain, FreeDeleter> owner(new_chain());
     c = owner.get();
     insert_between(c, nullptr, nullptr, v, esz);
     set_chain(owner.release());
@@ -751,11 +940,13 @@ void PackedList::after_shrink() noexcept {
   } else {
     c = chain();
   }
+  const std::size_t nodes = c->nodes;
   if (front) {
     insert_between(c, nullptr, c->head, v, esz);
   } else {
     insert_between(c, c->tail, nullptr, v, esz);
   }
+  if (c->nodes != nodes) settle_ends(c, true);  // the old end block may now be inner
 }
 
 // Hot paths (LPUSH/RPUSH on a big list): the end block has room on the pushed side. Kept
@@ -792,7 +983,7 @@ void PackedList::push_back(std::string_view v) {
   push_generic(v, false);
 }
 
-void PackedList::drop_one(bool front) noexcept {
+void PackedList::drop_one(bool front) {
   assert(!empty());
   if (!is_chain()) {
     SmallHeader* h = small();
@@ -816,6 +1007,7 @@ void PackedList::drop_one(bool front) noexcept {
   --c->count;
   if (n->count == 0) {
     unlink_free(c, n);
+    settle_ends(c, true);  // an inner block may have become an end one
     after_shrink();
   } else if (c->nodes == 1 && used(n) <= kToSmall) {
     after_shrink();
@@ -853,9 +1045,9 @@ void PackedList::set(std::size_t index, std::string_view v) {
     to_chain();  // and fall through to the general chain path
   }
   Chain* c = chain();
-  const Cursor cur = cursor_at(index);
-  Node* n = const_cast<Node*>(cur.node);
-  std::size_t off = cur.off;
+  std::size_t in_node = index;
+  Node* n = open_node(c, node_of(c, in_node));
+  std::size_t off = offset_of(n, in_node);
   const std::size_t old = read_entry(data(n) + off).size;
   if (!is_large(n) && esz <= kLarge && used(n) - old + esz <= kBlockData) {
     if (spare(n) + old < esz) {
@@ -889,6 +1081,7 @@ void PackedList::set(std::size_t index, std::string_view v) {
       insert_in_node(c, n, at, idx, v, esz);
     }
   }
+  settle_all(c);
   after_shrink();
 }
 
@@ -922,6 +1115,10 @@ bool PackedList::insert_at_pivot(std::string_view pivot, std::string_view v, boo
   }
   Chain* c = chain();
   for (Node* n = c->head; n != nullptr; n = n->next) {
+    if (is_compressed(n)) {
+      if (!holds(n, pivot)) continue;
+      n = open_node(c, n);
+    }
     const std::uint8_t* d = data(n);
     std::size_t idx = 0;
     for (std::size_t off = n->begin; off < n->end; ++idx) {
@@ -932,6 +1129,7 @@ bool PackedList::insert_at_pivot(std::string_view pivot, std::string_view v, boo
         } else {
           insert_in_node(c, n, off, idx, v, esz);
         }
+        settle_all(c);
         return true;
       }
       off += e.size;
@@ -956,15 +1154,24 @@ std::size_t PackedList::remove(std::string_view v, long long count) {
     Chain* c = chain();
     for (Node* n = backward ? c->tail : c->head; n != nullptr && removed < limit;) {
       Node* next = backward ? n->prev : n->next;
+      if (is_compressed(n) && !holds(n, v)) {
+        n = next;
+        continue;
+      }
+      if (is_compressed(n)) n = open_node(c, n);
       const std::size_t r = backward ? compact_backward(n, v, limit - removed)
                                      : compact_forward(n, v, limit - removed);
+      if (r != 0) n->flags &= ~kNodeTried;  // changed: worth another compression attempt
       n->count -= static_cast<std::uint32_t>(r);
       removed += r;
       if (n->count == 0) unlink_free(c, n);
       n = next;
     }
     c->count -= removed;
-    if (removed != 0) merge_sparse(c);
+    if (removed != 0) {
+      merge_sparse(c);
+      settle_all(c);
+    }
   }
   if (removed != 0) after_shrink();
   return removed;
@@ -991,9 +1198,10 @@ void PackedList::erase_front(std::size_t k) {
       k -= c->head->count;
       unlink_free(c, c->head);
     }
-    Node* n = c->head;
+    Node* n = open_node(c, c->head);
     n->begin = offset_of(n, k);
     n->count -= static_cast<std::uint32_t>(k);
+    settle_ends(c);
   }
   after_shrink();
 }
@@ -1019,9 +1227,10 @@ void PackedList::erase_back(std::size_t k) {
       k -= c->tail->count;
       unlink_free(c, c->tail);
     }
-    Node* n = c->tail;
+    Node* n = open_node(c, c->tail);
     n->end = offset_of(n, n->count - k);
     n->count -= static_cast<std::uint32_t>(k);
+    settle_ends(c);
   }
   after_shrink();
 }
@@ -1038,24 +1247,44 @@ void PackedList::keep_range(std::size_t start, std::size_t stop) {
 namespace listd::store {
 
 namespace {
-template <class H>
-bool block_ok(const H* h, bool allow_empty) noexcept {
-  if (h->begin > h->end || h->end > h->cap) return false;
-  if (h->count == 0) return allow_empty && h->begin == h->end;
-  const std::uint8_t* d = detail::data_of(h);
-  std::size_t off = h->begin, n = 0;
-  while (off < h->end) {
+bool entries_ok(const std::uint8_t* d, std::size_t begin, std::size_t end,
+                std::size_t count) noexcept {
+  std::size_t off = begin, n = 0;
+  while (off < end) {
     const PackedListEntry e = read_entry(d + off);
-    if (e.size != entry_size(e.len) || off + e.size > h->end) return false;
+    if (e.size != entry_size(e.len) || off + e.size > end) return false;
     if (entry_start_before(d + off + e.size) != d + off) return false;
     off += e.size;
     ++n;
   }
-  return off == h->end && n == h->count;
+  return off == end && n == count;
+}
+
+template <class H>
+bool block_ok(const H* h, bool allow_empty) noexcept {
+  if (h->begin > h->end || h->end > h->cap) return false;
+  if (h->count == 0) return allow_empty && h->begin == h->end;
+  return entries_ok(detail::data_of(h), h->begin, h->end, h->count);
+}
+
+// A compressed block inflates to well-framed entries; a tried one really does not compress.
+bool compressed_form_ok(const Node* n) {
+  if (is_compressed(n)) {
+    if (n->begin > n->cap || n->count == 0 || (n->flags & kNodeTried) != 0) return false;
+    if (n->begin + kMinCompressImprove >= n->end) return false;
+    detail::Scratch s;
+    return entries_ok(detail::inflate(n, s), 0, n->end, n->count);
+  }
+  if ((n->flags & kNodeTried) == 0) return true;
+  const std::size_t u = used(n);
+  if (u < kMinCompressBytes) return true;
+  std::unique_ptr<std::uint8_t[]> out(new std::uint8_t[u]);
+  return base::lzf_compress(detail::data_of(n) + n->begin, u, out.get(),
+                            u - kMinCompressImprove - 1) == 0;
 }
 }  // namespace
 
-bool PackedList::invariants_hold() const noexcept {
+bool PackedList::invariants_hold() const {
   if (bits_ == 0) return true;
   if (!is_chain()) {
     const SmallHeader* h = small();
@@ -1064,9 +1293,17 @@ bool PackedList::invariants_hold() const noexcept {
   const Chain* c = chain();
   std::size_t count = 0, nodes = 0, bytes = good_alloc_size(sizeof(Chain));
   const Node* prev = nullptr;
+  const std::size_t d = c->depth;
+  if (d == 0 && compressed_block_count() != 0) return false;
   for (const Node* n = c->head; n != nullptr; prev = n, n = n->next) {
-    if (n->prev != prev || !block_ok(n, false)) return false;
-    if (is_large(n) ? n->count != 1 : used(n) > kBlockData) return false;
+    const bool at_end = nodes < d || nodes + d >= c->nodes;
+    if (n->prev != prev || (at_end && (n->flags & (kNodeCompressed | kNodeTried)) != 0)) {
+      return false;
+    }
+    if (!at_end && d != 0 && (n->flags & (kNodeCompressed | kNodeTried)) == 0) return false;
+    if (!compressed_form_ok(n)) return false;
+    if (!is_compressed(n) && !block_ok(n, false)) return false;
+    if (is_large(n) ? n->count != 1 : raw_bytes(n) > kBlockData) return false;
     count += n->count;
     bytes += node_bytes(n);
     ++nodes;

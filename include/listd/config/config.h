@@ -149,7 +149,7 @@ struct ServerSettings {
   std::size_t zset_max_listpack_entries = 128;
   std::size_t zset_max_listpack_value = 64;  // bytes of a member
   std::size_t set_max_intset_entries = 512;
-  int list_compress_depth = 0;
+  int list_compress_depth = 0;  // blocks kept raw at each end of a list (store/encoding_limits.h)
   long long stream_node_max_bytes = 4096;   // a stream node's listpack size limit (0: 1 GB)
   long long stream_node_max_entries = 100;  // entries per stream node (0: no limit)
   std::string pidfile;

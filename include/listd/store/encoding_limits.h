@@ -1,6 +1,7 @@
 // EncodingLimits: the process-wide size limits of the small forms of hashes, sorted sets and
-// sets (Redis 7.0's hash-max-listpack-*, zset-max-listpack-*, set-max-intset-entries), read
-// by the store wherever Redis checks them. The server sets them from the config at start-up
+// sets (Redis 7.0's hash-max-listpack-*, zset-max-listpack-*, set-max-intset-entries), and
+// list-compress-depth (read when a list becomes a chain of blocks), read by the store
+// wherever Redis checks them. The server sets them from the config at start-up
 // and on CONFIG SET; a change converts nothing by itself (a key converts on its next write
 // that checks, as in Redis). Defaults are Redis' own.
 #pragma once
@@ -21,6 +22,8 @@ struct EncodingLimits {
   std::size_t zset_max_listpack_entries = 128;
   std::size_t zset_max_listpack_value = 64;
   std::size_t set_max_intset_entries = 512;
+  /// Blocks kept raw at each end of a list; 0 compresses nothing (Redis' default).
+  std::size_t list_compress_depth = 0;
 
   /// Redis zsetConvertToListpackIfNeeded / the RDB load of a plain sorted set: whether `count`
   /// members, the longest `max_len` bytes, `total_len` bytes in all, make a listpack.

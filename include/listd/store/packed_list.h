@@ -9,12 +9,20 @@
 // Invariants: every chain block holds >= 1 entry; a block's live bytes are [begin, end) with
 //   free space on both sides, so a push at either end writes in place (no memmove); a block
 //   short on one side is recentred once, biased to that side: O(1) amortised pushes.
-// Views (front/back/at, visitors) live until the next mutation; values passed to mutators
-//   must not point into this list. Single-threaded, like all store data.
+// Compression (list-compress-depth d, Redis quicklist's): a chain captures d when it is
+//   created (Redis fixes it per list). Then the d blocks at each end are always raw and every
+//   inner block is LZF-compressed when it has >= 48 bytes and that saves >= 8 (else it stays
+//   raw, marked tried, until it changes). A mutation that reaches an inner block inflates it
+//   and leaves the chain settled again; a push/pop that stays in an end block touches no
+//   compressed block; readers (at, visitors) inflate into scratch, never in place.
+// Views (front/back, visitors) live until the next mutation (a visitor's view only during
+//   its call; at()'s until the next at() when its block is compressed); values passed to
+//   mutators must not point into this list. Single-threaded, like all store data.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -22,6 +30,11 @@
 namespace listd::store {
 
 namespace detail {
+
+inline constexpr std::uint32_t kNodeLarge = 1;  // one oversized entry, never grows
+inline constexpr std::uint32_t kNodeCompressed =
+    2;                                          // data is LZF: begin = its size, end = raw size
+inline constexpr std::uint32_t kNodeTried = 4;  // raw inner block compression did not pay for
 
 /// Header of the small form: offsets are relative to the data that follows it.
 struct SmallHeader {
@@ -31,7 +44,9 @@ struct SmallHeader {
   std::uint16_t count;
 };
 
-/// Header of one chain block; `cap` bytes of data follow it.
+/// Header of one chain block; `cap` bytes of data follow it. A compressed block keeps
+/// `count`, holds the LZF bytes at offset 0 and stores their size in `begin`, the raw size
+/// in `end` (it is never read through begin/end as a raw block).
 struct Node {
   Node* prev;
   Node* next;
@@ -39,7 +54,7 @@ struct Node {
   std::size_t begin;
   std::size_t end;
   std::uint32_t count;
-  std::uint32_t flags;  // kNodeLarge: holds exactly one oversized entry, never grows
+  std::uint32_t flags;  // kNodeLarge | kNodeCompressed | kNodeTried
 };
 
 /// The chain form's root; PackedList points at it (tagged).
@@ -49,7 +64,17 @@ struct Chain {
   std::size_t count;  // elements in all nodes
   std::size_t nodes;
   std::size_t bytes;  // allocated: this header plus every node (as requested from malloc)
+  std::size_t depth;  // list-compress-depth captured at creation (0: never compressed)
 };
+
+/// A reader's buffer for one inflated block.
+struct Scratch {
+  std::unique_ptr<std::uint8_t[]> buf;
+  std::size_t cap = 0;
+};
+
+/// Inflates compressed block `n` into `s` (grown as needed); returns its raw bytes.
+const std::uint8_t* inflate(const Node* n, Scratch& s);
 
 inline const std::uint8_t* data_of(const Node* n) noexcept {
   return reinterpret_cast<const std::uint8_t*>(n + 1);
@@ -113,15 +138,21 @@ struct Cursor {
   std::size_t begin = 0;
   std::size_t end = 0;
   std::size_t off = 0;  // offset of the current entry in base
+  Scratch scratch;      // holds a compressed block's raw bytes while the cursor is on it
 
-  void enter(const Node* n) noexcept {
+  void enter(const Node* n) {
     node = n;
-    base = data_of(n);
-    begin = n->begin;
+    if ((n->flags & kNodeCompressed) != 0) {
+      base = inflate(n, scratch);
+      begin = 0;
+    } else {
+      base = data_of(n);
+      begin = n->begin;
+    }
     end = n->end;
   }
   /// Moves past the current entry (of encoded size `size`); false at the end of the list.
-  bool next(std::size_t size) noexcept {
+  bool next(std::size_t size) {
     off += size;
     if (off < end) return true;
     if (node == nullptr || node->next == nullptr) return false;
@@ -130,7 +161,7 @@ struct Cursor {
     return true;
   }
   /// Moves to the previous entry; false at the start of the list.
-  bool prev() noexcept {
+  bool prev() {
     if (off == begin) {
       if (node == nullptr || node->prev == nullptr) return false;
       enter(node->prev);
@@ -180,6 +211,7 @@ class PackedList {
   /// The tail element. Precondition: !empty().
   std::string_view back() const;
   /// Element `index` (0-based). Precondition: index < size(). O(distance to the nearer end).
+  /// In a compressed block the view is of a copy that lives until the next at() call.
   std::string_view at(std::size_t index) const;
   /// Replaces element `index`. Precondition: index < size().
   void set(std::size_t index, std::string_view v);
@@ -215,13 +247,18 @@ class PackedList {
   std::size_t memory_usage() const noexcept;
   /// Number of blocks: 0 when empty, 1 in the small form, else the chain's node count.
   std::size_t block_count() const noexcept;
-  /// Walks every block and checks counts, links, entry framing and byte totals. For tests.
-  bool invariants_hold() const noexcept;
+  /// Blocks stored LZF-compressed (walks the chain). For tests and introspection.
+  std::size_t compressed_block_count() const noexcept;
+  /// The compress depth this list was given when it became a chain (0 in the small form).
+  std::size_t compress_depth() const noexcept;
+  /// Walks every block and checks counts, links, entry framing, byte totals and, with a
+  /// compress depth, that end blocks are raw and inner ones compressed or tried. For tests.
+  bool invariants_hold() const;
 
  private:
   // A cursor on element `index` (< size()), found from the nearer end.
-  detail::Cursor cursor_at(std::size_t index) const noexcept;
-  detail::Cursor cursor_back() const noexcept;
+  detail::Cursor cursor_at(std::size_t index) const;
+  detail::Cursor cursor_back() const;
 
   bool is_chain() const noexcept { return (bits_ & 1u) != 0; }
   detail::SmallHeader* small() const noexcept {
@@ -234,9 +271,10 @@ class PackedList {
   void set_chain(detail::Chain* c) noexcept { bits_ = reinterpret_cast<std::uintptr_t>(c) | 1u; }
 
   void push_generic(std::string_view v, bool front);
-  void drop_one(bool front) noexcept;
+  void drop_one(bool front);
   detail::Chain* to_chain();     // converts the small form; returns the chain
   void after_shrink() noexcept;  // small-form shrink / chain back to small / free when empty
+                                 // (a chain is settled first: its single block is raw)
 
   std::uintptr_t bits_ = 0;  // 0: empty; low bit 0: SmallHeader*; low bit 1: Chain*
 };
