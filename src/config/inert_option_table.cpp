@@ -233,6 +233,8 @@ void append_strings_and_enums(std::vector<OptionSpec>& t) {
 void append_signed_numbers(std::vector<OptionSpec>& t) {
   const auto add = [&t](OptionSpec spec) { t.push_back(std::move(spec)); };
   add(number("io-threads", kImm, 1, 128, "1"));
+  // listd's list blocks are 8 KB (Redis' default -2); other sizes only move memory use.
+  add(number("list-max-listpack-size", kNone, INT_MIN, INT_MAX, "-2", "list-max-ziplist-size"));
   add(number("cluster-replica-validity-factor", kNone, 0, INT_MAX, "10",
              "cluster-slave-validity-factor"));
   add(number("cluster-migration-barrier", kNone, 0, INT_MAX, "1"));

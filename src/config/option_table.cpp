@@ -414,8 +414,6 @@ std::vector<OptionSpec> base_options() {
       integer<&S::maxmemory_eviction_tenacity>("maxmemory-eviction-tenacity", kNone, 0, 100, 10),
       integer<&S::lfu_log_factor>("lfu-log-factor", kNone, 0, INT_MAX, 10),
       integer<&S::lfu_decay_time>("lfu-decay-time", kNone, 0, INT_MAX, 1),
-      integer<&S::list_max_listpack_size>("list-max-listpack-size", kNone, INT_MIN, INT_MAX, -2,
-                                          "list-max-ziplist-size"),
       integer<&S::list_compress_depth>("list-compress-depth", kNone, 0, INT_MAX, 0),
       memory<&S::stream_node_max_bytes>("stream-node-max-bytes", kNone, 0, LONG_MAX, 4096, true),
       integer<&S::stream_node_max_entries>("stream-node-max-entries", kNone, 0, LLONG_MAX, 100),

@@ -142,7 +142,6 @@ struct ServerSettings {
   int maxmemory_eviction_tenacity = 10;  // 0..100: how long one command may evict (evict.c)
   int lfu_log_factor = 10;               // the LFU counter's logarithm base
   int lfu_decay_time = 1;                // minutes per decrement of an idle LFU counter; 0: none
-  int list_max_listpack_size = -2;
   // The small forms' limits (store/encoding_limits.h; the executor hands them to the store).
   std::size_t hash_max_listpack_entries = 512;
   std::size_t hash_max_listpack_value = 64;  // bytes of a field or value
