@@ -9,13 +9,12 @@ share one child (one "target: replicas sockets" line in the master's log, the sa
 both); a replica that did not announce `capa eof` gets `$<len>`. Every wait is bounded polling.
 """
 
-import contextlib
 import re
 import socket
 
 import redis
 
-from listd_testing import ListdServer, RawConn, encode, wait_until
+from listd_testing import ListdServer, RawConn, encode, running, wait_until
 from test_replication import in_sync, read_line, redis_replica, snapshot, write_every_type
 
 NO_PINGS = ["--repl-ping-replica-period", "3600"]  # the raw replicas see the writes' bytes only
@@ -26,16 +25,6 @@ def diskless_master(*extra):
     return ListdServer(["--save", "", "--repl-diskless-sync", "yes", "--repl-diskless-sync-delay",
                         "0", *NO_PINGS, *extra])
 
-
-@contextlib.contextmanager
-def running(srv):
-    srv.start()
-    client = redis.Redis(port=srv.port, decode_responses=True, socket_timeout=30)
-    try:
-        yield srv, client
-    finally:
-        client.connection_pool.disconnect()
-        srv.close()
 
 
 def raw_replica(port, capa):

@@ -11,22 +11,12 @@ import threading
 import pytest
 import redis
 
-from listd_testing import ListdServer, RedisServer, wait_until
+from listd_testing import ListdServer, RedisServer, running, wait_until
 from test_replication import in_sync, snapshot, write_every_type
 
 # Diskless without a delay: a replica is online at once; no stream pings meanwhile.
 FAST_SYNC = ["--repl-diskless-sync-delay", "0", "--repl-ping-replica-period", "3600"]
 
-
-@contextlib.contextmanager
-def running(srv):
-    srv.start()
-    client = redis.Redis(port=srv.port, decode_responses=True, socket_timeout=30)
-    try:
-        yield srv, client
-    finally:
-        client.connection_pool.disconnect()
-        srv.close()
 
 
 def make(kind, extra=()):

@@ -18,7 +18,8 @@ Against listd and against redis-server 7.0.15 (LISTD_TEST_TARGET=redis):
 import pytest
 import redis
 
-from listd_testing import ListdServer, RedisServer, target, wait_until
+from listd_testing import ListdServer, target, wait_until
+from test_dump_restore import oracle_server  # noqa: F401 (a module fixture: one redis-server)
 
 COUNT = 20000
 
@@ -49,14 +50,6 @@ def c(rb):
     rb.config_set("list-compress-depth", 1)
     yield rb
     rb.config_set("list-compress-depth", 0)
-
-
-@pytest.fixture(scope="module")
-def oracle_server():
-    srv = RedisServer().start()
-    yield srv
-    srv.stop()
-    srv.close()
 
 
 @pytest.fixture

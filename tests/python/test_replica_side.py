@@ -8,13 +8,12 @@ by bounded polling (link up and equal offsets), never by sleeping; the data is t
 key by key in every db with test_replication's snapshot.
 """
 
-import contextlib
 import threading
 
 import pytest
 import redis
 
-from listd_testing import ListdServer, RedisServer, wait_until
+from listd_testing import ListdServer, RedisServer, running, wait_until
 from test_replication import in_sync, snapshot, write_every_type
 
 READONLY = "You can't write against a read only replica."
@@ -29,17 +28,6 @@ def redis_master_server(extra=()):
 # pings meanwhile.
 TARGET_ARGS = ["--repl-diskless-sync", "no", "--repl-ping-replica-period", "3600"]
 
-
-@contextlib.contextmanager
-def running(srv, password=None):
-    srv.start()
-    client = redis.Redis(port=srv.port, decode_responses=True, socket_timeout=30,
-                         password=password)
-    try:
-        yield srv, client
-    finally:
-        client.connection_pool.disconnect()
-        srv.close()
 
 
 def replica_args(master_port):

@@ -6,25 +6,17 @@ same file on the readiness path. python.against_redis runs it on redis-server 7.
 """
 
 import os
-import shutil
 import socket
 import ssl
-import tempfile
 
 import pytest
 import redis
 
-from listd_testing.tls import make_certs, start_tls_server, tls_client
+from listd_testing.tls import start_tls_server, tls_client
 from listd_testing.wait import scaled, wait_until
+from test_tls import certs  # noqa: F401 (a module fixture: the test certificates)
 
 BUSY_SCRIPT = "local i = 0 while true do i = i + 1 end"
-
-
-@pytest.fixture(scope="module")
-def certs():
-    directory = tempfile.mkdtemp(prefix="listd-tls-io-certs-")
-    yield make_certs(directory)
-    shutil.rmtree(directory, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")

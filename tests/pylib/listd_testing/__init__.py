@@ -13,8 +13,8 @@ directory to sys.path themselves when run by hand.
 """
 
 from .resp import RawConn, encode, parse_info
-from .server import REDIS_SERVER_BINARY, ListdServer, RedisServer, free_port, target
+from .server import REDIS_SERVER_BINARY, ListdServer, RedisServer, free_port, running, target
 from .wait import scaled, time_factor, wait_until
 
-__all__ = ["REDIS_SERVER_BINARY", "ListdServer", "RawConn", "RedisServer", "encode", "free_port", "parse_info", "scaled", "target",
+__all__ = ["REDIS_SERVER_BINARY", "ListdServer", "RawConn", "RedisServer", "encode", "free_port", "parse_info", "running", "scaled", "target",
            "time_factor", "wait_until"]

@@ -20,6 +20,7 @@ tests/pylib/redis-server-as-listd); the launcher checks that the server it start
 expected kind (listd reports `listd_version` in INFO, Redis does not), so a mix-up fails at once.
 """
 
+import contextlib
 import os
 import shutil
 import signal
@@ -27,6 +28,8 @@ import socket
 import subprocess
 import tempfile
 import time
+
+import redis
 
 from .resp import RawConn, parse_info
 from .wait import scaled
@@ -229,3 +232,16 @@ class RedisServer(ListdServer):
 
     def _check_kind(self, fields):
         assert fields.get("redis_version", "").startswith("7.0."), fields
+
+
+@contextlib.contextmanager
+def running(srv, password=None):
+    """Starts `srv`; yields (srv, a decode_responses client); disconnects and closes it after."""
+    srv.start()
+    client = redis.Redis(port=srv.port, decode_responses=True, socket_timeout=30,
+                         password=password)
+    try:
+        yield srv, client
+    finally:
+        client.connection_pool.disconnect()
+        srv.close()
