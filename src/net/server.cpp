@@ -66,9 +66,12 @@ std::string socket_address(int fd, bool peer) {
   return address_string(ss);
 }
 
-// Redis islocalClient: exactly 127.0.0.1 or ::1 (a peer from 127.0.0.2 is not local).
+// Redis islocalClient: exactly 127.0.0.1 or ::1 (a peer from 127.0.0.2 is not local). Redis
+// binds IPv6 sockets v6-only; a dual-stack listener of listd's shows an IPv4 loopback peer as
+// ::ffff:127.0.0.1, the same client.
 bool is_local_peer(std::string_view addr) {
-  return addr.starts_with("127.0.0.1:") || addr.starts_with("::1:");
+  return addr.starts_with("127.0.0.1:") || addr.starts_with("::1:") ||
+         addr.starts_with("::ffff:127.0.0.1:");
 }
 
 // Redis clientAcceptHandler's text for a protected-mode refusal, word for word.

@@ -11,6 +11,7 @@ namespace {
 TEST(ProtectedMode, RefusesNonLoopbackPeersOnlyWithoutADefaultPassword) {
   EXPECT_FALSE(protected_mode_refuses(true, true, "127.0.0.1:51000"));
   EXPECT_FALSE(protected_mode_refuses(true, true, "::1:51000"));
+  EXPECT_FALSE(protected_mode_refuses(true, true, "::ffff:127.0.0.1:51000"));  // dual stack
   EXPECT_TRUE(protected_mode_refuses(true, true, "10.1.2.3:51000"));
   EXPECT_TRUE(protected_mode_refuses(true, true, "127.0.0.2:51000"));  // not 127.0.0.1
   EXPECT_TRUE(protected_mode_refuses(true, true, "fe80::1:51000"));
