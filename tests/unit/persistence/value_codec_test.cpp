@@ -10,6 +10,7 @@
 #include "listd/persistence/crc64.h"
 #include "listd/store/encoding_limits.h"
 
+#include <algorithm>
 #include <random>
 #include <string>
 #include <vector>
@@ -116,14 +117,35 @@ TEST(ValueCodec, StringAndStreamPayloadsAreRedisOwnBytes) {
   EXPECT_EQ(encode_dump_payload(decode_ok(payload(8))), payload(8));
 }
 
+// What a value holds, independent of the order a hashtable happens to visit it in: slot order
+// follows the process's random hash seed and the insertion history, so two equal hashtable sets
+// can serialize their members in different orders.
+std::string contents_of(const store::Value& v) {
+  std::vector<std::string> items;
+  if (v.type() == store::ValueType::kSet) {
+    v.as_set().for_each([&](std::string_view m) { items.emplace_back(m); });
+  } else if (v.type() == store::ValueType::kHash) {
+    v.as_hash().for_each([&](std::string_view f, std::string_view val) {
+      items.push_back(std::string(f) + '\0' + std::string(val));
+    });
+  } else {
+    return encode_dump_payload(v);  // lists, sorted sets, strings, streams: one order
+  }
+  std::sort(items.begin(), items.end());
+  std::string out;
+  for (const std::string& item : items) out += item + '\n';
+  return out;
+}
+
 TEST(ValueCodec, ListdPayloadsDecodeToTheSameValues) {
   for (std::size_t i = 0; i < std::size(kRedisPayloads); ++i) {
     SCOPED_TRACE(kRedisPayloads[i].name);
     const store::Value v = decode_ok(payload(i));
     const std::string mine = encode_dump_payload(v);
     const store::Value back = decode_ok(mine);
-    EXPECT_EQ(encode_dump_payload(back), mine);
     EXPECT_EQ(back.type(), v.type());
+    EXPECT_EQ(back.encoding_name(), v.encoding_name());
+    EXPECT_EQ(contents_of(back), contents_of(v));
   }
 }
 
