@@ -363,4 +363,27 @@ std::optional<long long> AofRewrite::auto_rewrite_growth(std::int64_t now_ms) co
   return growth;
 }
 
+bool AofRewrite::limited(std::int64_t now_ms) {
+  constexpr std::uint64_t kFailuresBeforeBackoff = 3;  // AOF_REWRITE_LIMITE_THRESHOLD
+  constexpr int kMaxMinutes = 60;                      // AOF_REWRITE_LIMITE_MAX_MINUTES
+  if (consecutive_failures_ < kFailuresBeforeBackoff) {
+    backoff_minutes_ = 0;
+    backoff_until_ms_ = 0;
+    return false;
+  }
+  if (backoff_until_ms_ != 0) {
+    // Redis compares whole seconds (server.unixtime).
+    if (now_ms / 1000 < backoff_until_ms_ / 1000) return true;
+    backoff_until_ms_ = 0;
+    return false;  // one attempt; if it fails too, the next wait is twice as long
+  }
+  backoff_minutes_ = backoff_minutes_ == 0 ? 1 : std::min(backoff_minutes_ * 2, kMaxMinutes);
+  backoff_until_ms_ = now_ms + std::int64_t{backoff_minutes_} * 60000;
+  log_.warning(fmt::format(
+      "Background AOF rewrite has repeatedly failed and triggered the limit, will retry in {} "
+      "minutes",
+      backoff_minutes_));
+  return true;
+}
+
 }  // namespace listd::server

@@ -117,13 +117,14 @@ void Persistence::cron() {
   child_.read_reports();             // INFO current_cow_* (Redis receiveChildInfo)
   writer_.refresh_fsync_pause();
   if (child_.running()) return;
-  if (rewrite_.scheduled()) {  // (appendonly no: a scheduled BGREWRITEAOF writes a base-only AOF)
+  const std::int64_t now = now_ms();
+  // (appendonly no: a scheduled BGREWRITEAOF writes a base-only AOF)
+  if (rewrite_.scheduled() && !rewrite_.limited(now)) {
     if (Status s = rewrite_.start(); !s) log_.warning(s.error());
     return;
   }
-  const std::int64_t now = now_ms();
   if (start_save_point_bgsave(now)) return;
-  if (const auto growth = rewrite_.auto_rewrite_growth(now)) {
+  if (const auto growth = rewrite_.auto_rewrite_growth(now); growth && !rewrite_.limited(now)) {
     log_.notice(fmt::format("Starting automatic rewriting of AOF on {}% growth", *growth));
     if (Status s = rewrite_.start(); !s) log_.warning(s.error());
   }

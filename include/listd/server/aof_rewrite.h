@@ -95,6 +95,10 @@ class AofRewrite {
   /// auto-aof-rewrite-percentage: the growth (%) over the last rewrite's size when it asks for
   /// a rewrite now (the AOF is on, big enough, and no failure in the last minute).
   std::optional<long long> auto_rewrite_growth(std::int64_t now_ms) const;
+  /// Redis aofRewriteLimited: after 3 failed rewrites in a row, a scheduled or automatic
+  /// rewrite waits 1 minute, then 2, 4, ... up to 60 between attempts (logged as a warning each
+  /// time a wait starts); a success or BGREWRITEAOF by hand ends the back-off.
+  bool limited(std::int64_t now_ms);
   /// The start failed before the child ran (INFO aof_last_bgrewrite_status).
   void record_start_failure() noexcept { last_ok_ = false; }
 
@@ -158,6 +162,9 @@ class AofRewrite {
   std::int64_t last_fail_ms_ = 0;
   std::uint64_t rewrites_ = 0;
   std::uint64_t consecutive_failures_ = 0;
+  // limited(): the current wait and when it ends (0: not waiting).
+  int backoff_minutes_ = 0;
+  std::int64_t backoff_until_ms_ = 0;
 };
 
 }  // namespace listd::server

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -181,6 +182,57 @@ TEST_F(AofRewriteTest, FailuresInARowAreCountedUntilASuccess) {
   rewrite_.reset_stats();  // CONFIG RESETSTAT
   EXPECT_EQ(rewrite_.consecutive_failures(), 0u);
   EXPECT_EQ(rewrite_.rewrites(), 0u);
+}
+
+TEST_F(AofRewriteTest, ThreeFailuresInARowBackOffOneMinuteThenDoubling) {
+  fresh_aof();
+  const std::int64_t t0 = 1'000'000'000;
+  for (int n = 1; n <= 2; ++n) {
+    ASSERT_TRUE(rewrite_.start().ok());
+    rewrite_.finish(reap(false));
+    EXPECT_FALSE(rewrite_.limited(t0)) << n;  // two failures: no back-off yet
+  }
+  ASSERT_TRUE(rewrite_.start().ok());
+  rewrite_.finish(reap(false));
+  EXPECT_TRUE(rewrite_.limited(t0));
+  EXPECT_TRUE(
+      logged("Background AOF rewrite has repeatedly failed and triggered the limit, "
+             "will retry in 1 minutes"));
+  EXPECT_TRUE(rewrite_.limited(t0 + 59'999));
+  EXPECT_FALSE(rewrite_.limited(t0 + 60'000));  // one attempt is let through
+  ASSERT_TRUE(rewrite_.start().ok());
+  rewrite_.finish(reap(false));
+  const std::int64_t t1 = t0 + 61'000;
+  EXPECT_TRUE(rewrite_.limited(t1));
+  EXPECT_TRUE(
+      logged("Background AOF rewrite has repeatedly failed and triggered the limit, "
+             "will retry in 2 minutes"));
+  EXPECT_TRUE(rewrite_.limited(t1 + 119'000));
+  EXPECT_FALSE(rewrite_.limited(t1 + 120'000));
+  ASSERT_TRUE(rewrite_.start().ok());
+  rewrite_.finish(reap());  // a success ends the back-off
+  EXPECT_FALSE(rewrite_.limited(t1 + 120'000));
+}
+
+TEST_F(AofRewriteTest, TheBackOffStopsAtAnHour) {
+  fresh_aof();
+  std::int64_t now = 1'000'000'000;
+  int minutes = 0;
+  for (int round = 0; round < 10; ++round) {
+    while (rewrite_.consecutive_failures() < 3 || !rewrite_.limited(now)) {
+      ASSERT_TRUE(rewrite_.start().ok());
+      rewrite_.finish(reap(false));
+    }
+    minutes = minutes == 0 ? 1 : std::min(minutes * 2, 60);
+    now += std::int64_t{minutes} * 60'000;
+  }
+  EXPECT_EQ(minutes, 60);
+  EXPECT_TRUE(
+      logged("Background AOF rewrite has repeatedly failed and triggered the limit, "
+             "will retry in 60 minutes"));
+  EXPECT_FALSE(
+      logged("Background AOF rewrite has repeatedly failed and triggered the limit, "
+             "will retry in 120 minutes"));
 }
 
 TEST_F(AofRewriteTest, ARewriteWhoseAofWasSwitchedOffIsStale) {
