@@ -45,8 +45,11 @@ void AofWriter::flush() {
     return;
   }
   std::string err;
+  const bool timed = timing();
+  std::uint64_t start_us = timed ? mono_us() : 0;
   if (!ps::write_all(fd_.get(), encoder_.buffer(), err))
     log_.fatal(fmt::format("Error writing to the AOF file: {}. Exiting...", err));
+  if (timed) report_write((mono_us() - start_us) / 1000);
   current_size_ += static_cast<long long>(encoder_.size());
   encoder_.clear();
   const bool paused = fsync_paused();
@@ -57,16 +60,29 @@ void AofWriter::flush() {
         unsynced_.store(true, std::memory_order_release);
         break;
       }
+      if (timed) start_us = mono_us();
       if (!ps::data_sync(fd_.get(), err))
         log_.fatal(
             fmt::format("Can't persist AOF for fsync error when the AOF fsync policy is "
                         "'always': {}. Exiting...",
                         err));
+      if (timed) latency_hook_("aof-fsync-always", (mono_us() - start_us) / 1000);
       ++fsyncs_;
       break;
     case config::AppendFsync::kEverysec: unsynced_.store(true, std::memory_order_release); break;
     case config::AppendFsync::kNo: break;
   }
+}
+
+// Redis flushAppendOnlyFile's classification of a write: what it may have waited behind.
+void AofWriter::report_write(std::uint64_t ms) const {
+  if (syncing_.load(std::memory_order_relaxed))
+    latency_hook_("aof-write-pending-fsync", ms);
+  else if (child_.running())
+    latency_hook_("aof-write-active-child", ms);
+  else
+    latency_hook_("aof-write-alone", ms);
+  latency_hook_("aof-write", ms);
 }
 
 void AofWriter::sync_before_rewrite() {
@@ -137,7 +153,9 @@ void AofWriter::syncer_loop() {
     if (fsync_paused_.load(std::memory_order_relaxed)) continue;  // unsynced_ stays set
     if (!unsynced_.exchange(false, std::memory_order_acq_rel)) continue;
     if (!fd_) continue;
+    syncing_.store(true, std::memory_order_relaxed);
     if (const int e = ps::data_sync_errno(fd_.get()); e != 0) sync_error_.store(e);
+    syncing_.store(false, std::memory_order_relaxed);
   }
 }
 

@@ -90,20 +90,38 @@ EvictResult Evictor::evict_to_limit() {
   const auto to_free = static_cast<long long>(counted - s.maxmemory);
   const std::uint64_t limit_us = time_limit_us(s.maxmemory_eviction_tenacity);
   const std::uint64_t start_us = monotonic_us();
+  // Redis' "eviction-cycle" latency event: the cycle from here on, whatever its result.
+  const std::uint64_t cycle_start_us = latency_timed() ? latency_clock_us() : 0;
   long long freed = 0;
   std::uint64_t keys_freed = 0;
   bool cut_short = false;
+  EvictResult result = EvictResult::kFail;
   while (freed < to_free) {
     const Candidate victim = pooled(s.maxmemory_policy) ? pick_from_pool() : pick_random();
-    if (victim.db < 0) return EvictResult::kFail;  // nothing left to evict
+    if (victim.db < 0) break;  // nothing left to evict: kFail
     freed += evict(victim);
     if (++keys_freed % 16 == 0 && monotonic_us() - start_us > limit_us) {
       cut_short = true;  // go on from tick(): one command must not evict for too long
       break;
     }
   }
-  if (cut_short) background_ = true;
-  return background_ ? EvictResult::kRunning : EvictResult::kOk;
+  if (freed >= to_free || cut_short) {
+    if (cut_short) background_ = true;
+    result = background_ ? EvictResult::kRunning : EvictResult::kOk;
+  }
+  if (latency_timed()) add_latency("eviction-cycle", latency_clock_us() - cycle_start_us);
+  return result;
+}
+
+bool Evictor::latency_timed() const noexcept {
+  return exec_.config().settings().latency_monitor_threshold != 0;
+}
+
+std::uint64_t Evictor::latency_clock_us() const { return exec_.clock().read().mono_us; }
+
+void Evictor::add_latency(std::string_view event, std::uint64_t us) {
+  exec_.latency_monitor().add_if_needed(event, exec_.config().settings().latency_monitor_threshold,
+                                        us / 1000, exec_.clock().unix_ms() / 1000);
 }
 
 void Evictor::background_step() {
@@ -203,7 +221,9 @@ long long Evictor::evict(const Candidate& victim) {
   if (const store::Entry* e = db.dict().find(victim.key);
       e && e->value.is(store::ValueType::kStream))
     exec_.blocking().signal_ready(victim.db, victim.key);
+  const std::uint64_t del_start_us = latency_timed() ? latency_clock_us() : 0;
   db.remove(victim.key);
+  if (latency_timed()) add_latency("eviction-del", latency_clock_us() - del_start_us);
   const long long delta = before - static_cast<long long>(base::used_memory());
   ++evicted_keys_;
   exec_.touch_key(victim.db, victim.key);

@@ -46,6 +46,10 @@ Persistence::Persistence(Executor& exec)
     exec.latency_monitor().add_if_needed("fork", exec.config().settings().latency_monitor_threshold,
                                          usec / 1000, exec.clock().unix_ms() / 1000);
   });
+  writer_.set_latency_hook(exec.clock(), [&exec](std::string_view event, std::uint64_t ms) {
+    exec.latency_monitor().add_if_needed(event, exec.config().settings().latency_monitor_threshold,
+                                         ms, exec.clock().unix_ms() / 1000);
+  });
   auto alive = std::make_shared<bool>(true);
   exec_.config().on_change([this, weak = std::weak_ptr<bool>(alive)](std::string_view name) {
     if (weak.expired()) return;

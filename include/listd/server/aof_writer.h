@@ -18,6 +18,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <span>
 #include <string>
@@ -28,6 +29,7 @@
 #include "listd/persistence/aof_encoder.h"
 #include "listd/persistence/background_child.h"
 #include "listd/persistence/file_io.h"
+#include "listd/server/clock.h"
 #include "listd/server/persistence_log.h"
 
 namespace listd::server {
@@ -85,7 +87,21 @@ class AofWriter {
   void reset_size(long long total) noexcept { current_size_ = base_size_ = total; }
   std::uint64_t fsyncs() const noexcept { return fsyncs_; }
 
+  /// Redis' AOF latency events, timed on `clock` while latency-monitor-threshold is on: each
+  /// write is "aof-write" and one of "aof-write-pending-fsync" (the everysec thread is in an
+  /// fsync), "aof-write-active-child" or "aof-write-alone"; each appendfsync-always fdatasync is
+  /// "aof-fsync-always". `hook(event, ms)` gets every measurement (the monitor applies the
+  /// threshold).
+  using LatencyHook = std::function<void(std::string_view event, std::uint64_t ms)>;
+  void set_latency_hook(const Clock& clock, LatencyHook hook) {
+    latency_clock_ = &clock;
+    latency_hook_ = std::move(hook);
+  }
+
  private:
+  bool timing() const noexcept { return latency_hook_ && settings_.latency_monitor_threshold != 0; }
+  std::uint64_t mono_us() const { return latency_clock_->read().mono_us; }
+  void report_write(std::uint64_t ms) const;
   bool fsync_paused() const noexcept;
   void stop_syncer();
   void syncer_loop();
@@ -109,6 +125,10 @@ class AofWriter {
   std::atomic<bool> unsynced_{false};
   std::atomic<int> sync_error_{0};
   std::atomic<bool> fsync_paused_{false};
+  std::atomic<bool> syncing_{false};  // the thread is inside an fsync (aof-write-pending-fsync)
+
+  const Clock* latency_clock_ = nullptr;
+  LatencyHook latency_hook_;
 };
 
 }  // namespace listd::server

@@ -152,6 +152,22 @@ std::string_view advice_for(std::string_view event) {
   if (event == "fast-command")
     return "O(1) commands were slow: the process was likely not given CPU time (a busy or "
            "overcommitted host).";
+  if (event == "fork")
+    return "fork() was slow: it copies the page tables, so it grows with the dataset; a VM "
+           "without fast fork support or transparent huge pages make it worse.";
+  if (event == "expire-cycle")
+    return "Active expiry ran long: many keys expired at about the same time.";
+  if (event == "aof-write-pending-fsync" || event == "aof-write-alone" ||
+      event == "aof-write-active-child" || event == "aof-write")
+    return "Writes to the AOF were slow: the disk is busy or slow (a local SSD helps); during a "
+           "child's save, no-appendfsync-on-rewrite yes avoids waiting on its I/O.";
+  if (event == "aof-fsync-always")
+    return "fdatasync with appendfsync always was slow: each turn waits for the disk; everysec "
+           "bounds the loss to about a second of writes.";
+  if (event == "eviction-del") return "Evicting a key was slow: large keys take long to free.";
+  if (event == "eviction-cycle")
+    return "An eviction cycle was slow: writes outrun maxmemory by a lot at once; a higher "
+           "limit or a lower maxmemory-eviction-tenacity spreads the work.";
   return "";
 }
 

@@ -5,9 +5,12 @@
 
 #include <string>
 
+#include "listd/base/memory_accounting.h"
+#include "listd/server/eviction.h"
 #include "listd/server/info.h"
 #include "listd/server/latency_histogram.h"
 #include "listd/server/latency_monitor.h"
+#include "support/stepping_clock.h"
 #include "support/test_server.h"
 
 namespace listd::testing {
@@ -15,23 +18,6 @@ namespace {
 
 using server::LatencyHistogram;
 using server::LatencyMonitor;
-
-/// A clock whose every read is `step_us` later than the last: each command takes step_us.
-class SteppingClock final : public server::Clock {
- public:
-  server::ClockReading read() const override {
-    mono_us_ += step_us;
-    return {mono_us_, unix_ms()};
-  }
-  std::uint64_t monotonic_ms() const override { return mono_us_ / 1000; }
-  std::int64_t unix_ms() const override {
-    return 1'700'000'000'000 + static_cast<std::int64_t>(mono_us_ / 1000);
-  }
-  std::uint64_t step_us = 0;
-
- private:
-  mutable std::uint64_t mono_us_ = 1'000'000'000;
-};
 
 /// An executor on the stepping clock, with one client.
 struct SteppedServer {
@@ -132,6 +118,26 @@ TEST(LatencyCommands, ASlowActiveExpiryCycleIsTheExpireCycleEvent) {
   t.exec->tick();
   t.clock.step_us = 0;
   EXPECT_EQ(t.run({"LATENCY", "HISTORY", "expire-cycle"}).substr(0, 8), "*1\r\n*2\r\n");
+}
+
+TEST(LatencyCommands, AnEvictionIsTheEvictionCycleAndEvictionDelEvents) {
+  SteppedServer t({{"maxmemory-policy", "allkeys-random"},
+                   {"maxmemory-eviction-tenacity", "100"}});  // no time limit on a cycle
+  const std::string value(1000, 'v');
+  for (int i = 0; i < 50; ++i) t.run({"SET", "k:" + std::to_string(i), value});
+  t.run({"CONFIG", "SET", "maxmemory", std::to_string(base::used_memory())});
+  t.run({"SET", "fits", "x"});  // monitor off: an eviction leaves no sample
+  EXPECT_EQ(t.run({"LATENCY", "LATEST"}), "*0\r\n");
+  t.run({"CONFIG", "SET", "latency-monitor-threshold", "5"});
+  t.clock.step_us = 6000;  // every timed part takes 6 ms
+  const std::uint64_t before = t.exec->evictor().evicted_keys();
+  t.run({"SET", "new", value});  // over the limit now: the next command evicts first
+  t.run({"PING"});
+  t.clock.step_us = 0;
+  ASSERT_GT(t.exec->evictor().evicted_keys(), before);
+  const std::string latest = t.run({"LATENCY", "LATEST"});
+  EXPECT_NE(latest.find("$14\r\neviction-cycle\r\n"), std::string::npos) << latest;
+  EXPECT_NE(latest.find("$12\r\neviction-del\r\n"), std::string::npos) << latest;
 }
 
 TEST(LatencyCommands, HistogramListsTimedCommandsAndSubcommands) {
