@@ -372,7 +372,7 @@ std::vector<OptionSpec> base_options() {
   constexpr unsigned kNone = 0;
   return {
       integer<&S::port>("port", kNone, 0, 65535, 6379),
-      special("bind", kOptionImmutable | kOptionMultiArg, {&set_bind, &get_bind, &rewrite_bind}),
+      special("bind", kOptionMultiArg, {&set_bind, &get_bind, &rewrite_bind}),
       str_option("requirepass", kOptionSensitive, &S::requirepass, "", true),
       integer<&S::databases>("databases", kOptionImmutable, 1, INT_MAX, 16),
       unsigned_integer<&S::maxclients>("maxclients", kNone, 1, UINT_MAX, 10000),

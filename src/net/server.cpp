@@ -154,8 +154,9 @@ bool Server::listen(std::string& error) {
   // Redis: port 0 with a TLS port is the TLS port alone (listd's port 0 alone is any port).
   const bool plain = options_.port != 0 || options_.tls_port == 0;
   PortListeners plain_sockets, tls_sockets;
-  if (plain && !listen_all(options_.port, false, plain_sockets, error)) return false;
-  if (options_.tls_port != 0 && !listen_all(options_.tls_port, true, tls_sockets, error)) {
+  if (plain && !listen_all(options_.bind, options_.port, false, plain_sockets, error)) return false;
+  if (options_.tls_port != 0 &&
+      !listen_all(options_.bind, options_.tls_port, true, tls_sockets, error)) {
     return false;
   }
   replace_listeners(false, std::move(plain_sockets));

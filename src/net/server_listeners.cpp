@@ -19,6 +19,7 @@ namespace {
 constexpr std::string_view kTlsUpdateFailed =
     "Unable to update TLS configuration. Check server logs.";
 constexpr std::string_view kListenFailed = "Unable to listen on this port. Check server logs.";
+constexpr std::string_view kBindFailed = "Failed to bind to specified addresses.";
 
 }  // namespace
 
@@ -37,8 +38,9 @@ void Server::Listener::on_io(bool, bool, bool) {
   if (fd_ >= 0) server_.accept_ready(fd_, tls_);
 }
 
-bool Server::listen_all(std::uint16_t port, bool tls, PortListeners& into, std::string& error) {
-  for (const std::string& word : options_.bind)
+bool Server::listen_all(const std::vector<std::string>& bind, std::uint16_t port, bool tls,
+                        PortListeners& into, std::string& error) {
+  for (const std::string& word : bind)
     if (!listen_on(word, port, tls, into, error)) return false;
   return true;
 }
@@ -105,6 +107,7 @@ std::optional<config::ApplyFailure> Server::apply_config(
   bool context_applied = false;
   std::optional<PortListeners> plain, tls;
   std::string why;
+  const bool rebinding = std::find(changed.begin(), changed.end(), "bind") != changed.end();
   // A failure closes what was bound here (the running listeners were never touched).
   auto fail = [&](std::string_view name, std::string_view message) {
     for (std::optional<PortListeners>* staged : {&plain, &tls})
@@ -138,16 +141,22 @@ std::optional<config::ApplyFailure> Server::apply_config(
           return fail(name, kTlsUpdateFailed);
         }
       }
+      if (rebinding) continue;  // the new addresses listen on the new ports below
       // Port 0 closes the listener (Redis changeListenPort).
       std::optional<PortListeners>& fresh = is_tls ? tls : plain;
       fresh.emplace();
-      if (port != 0 && !listen_all(static_cast<std::uint16_t>(port), is_tls, *fresh, why)) {
+      if (port != 0 &&
+          !listen_all(options_.bind, static_cast<std::uint16_t>(port), is_tls, *fresh, why)) {
         spdlog::warn("Warning: {}", why);
         spdlog::warn("CONFIG SET {} {} refused: no listener was changed", name, port);
         return fail(name, kListenFailed);
       }
     }
   }
+  // A new bind moves every listener, last since it can only be undone by binding again.
+  if (rebinding && !rebind(next.bind, static_cast<std::uint16_t>(next.port),
+                           static_cast<std::uint16_t>(next.tls_port)))
+    return fail("bind", kBindFailed);
   // Everything that could fail has succeeded: the new context, then the new sockets in place
   // of the old (a TLS connection accepted from here on uses the new context).
   if (context) {
@@ -164,6 +173,42 @@ std::optional<config::ApplyFailure> Server::apply_config(
     options_.tls_port = static_cast<std::uint16_t>(next.tls_port);
   }
   return std::nullopt;
+}
+
+// Redis changeBindAddr: every listener closes first (the same address and port can be bound
+// again only once the old socket is gone), then both ports listen on the new addresses. If one
+// fails, what was bound closes and the old addresses listen again (Redis' CONFIG SET rollback
+// re-applies the old bind).
+bool Server::rebind(const std::vector<std::string>& bind, std::uint16_t port,
+                    std::uint16_t tls_port) {
+  const std::uint16_t old_port = bound_port_, old_tls_port = bound_tls_port_;
+  replace_listeners(false, {});
+  replace_listeners(true, {});
+  auto listen_both = [this](const std::vector<std::string>& addrs, std::uint16_t plain_port,
+                            std::uint16_t secure_port, std::string& why) {
+    PortListeners plain, tls;
+    if ((plain_port == 0 || listen_all(addrs, plain_port, false, plain, why)) &&
+        (secure_port == 0 || listen_all(addrs, secure_port, true, tls, why))) {
+      replace_listeners(false, std::move(plain));
+      replace_listeners(true, std::move(tls));
+      return true;
+    }
+    for (PortListeners* staged : {&plain, &tls})
+      for (auto& l : staged->sockets) retire_listener(std::move(l));
+    return false;
+  };
+  std::string why;
+  if (listen_both(bind, port, tls_port, why)) {
+    options_.bind = bind;
+    options_.port = port;
+    options_.tls_port = tls_port;
+    return true;
+  }
+  spdlog::warn("Warning: {}", why);
+  spdlog::warn("Failed to bind");
+  if (!listen_both(options_.bind, old_port, old_tls_port, why))
+    spdlog::warn("Failed to listen on the previous addresses again: {}", why);
+  return false;
 }
 
 void Server::replace_listeners(bool tls, PortListeners fresh) {

@@ -1,8 +1,10 @@
-"""CONFIG SET port / tls-port at run time (issues 18 and 21): the listener moves to the new port,
-the old one stops answering, connected clients stay connected; tls-port 0 closes the TLS
-listener and a tls-port set when none was open opens one; a port that cannot be bound gives
-Redis' error and changes nothing; a CONFIG SET of several pairs is all or none. INFO's tcp_port
-and CONFIG REWRITE follow. python.against_redis runs the same tests on redis-server 7.0.15.
+"""CONFIG SET port / tls-port / bind at run time (issues 18 and 21): the listener moves to the
+new port, the old one stops answering, connected clients stay connected; tls-port 0 closes the
+TLS listener and a tls-port set when none was open opens one; a port that cannot be bound gives
+Redis' error and changes nothing; a new bind listens again on both ports, an address the host
+lacks is refused (the old addresses listen again) unless it is optional ('-'); a CONFIG SET of
+several pairs is all or none. INFO's tcp_port and CONFIG REWRITE follow. python.against_redis
+runs the same tests on redis-server 7.0.15.
 
 Ports come from free_port(); one another process may take between our pick and the server's
 bind is picked again (a bounded number of times), and a port is "held" by a socket of ours
@@ -22,6 +24,9 @@ from listd_testing.tls import make_certs, tls_client
 ATTEMPTS = 5  # fresh ports tried before a test gives up
 LISTEN_FAILED = (b"-ERR CONFIG SET failed (possibly related to argument '%s') - Unable to listen "
                  b"on this port. Check server logs.\r\n")
+BIND_FAILED = (b"-ERR CONFIG SET failed (possibly related to argument 'bind') - Failed to bind "
+               b"to specified addresses.\r\n")
+ABSENT = "192.0.2.1"  # TEST-NET-1: not an address of this host, so binding it fails at once
 TLS_FAILED = (b"-ERR CONFIG SET failed (possibly related to argument 'tls-port') - Unable to "
               b"update TLS configuration. Check server logs.\r\n")
 
@@ -244,6 +249,58 @@ def test_port_and_tls_port_together_are_all_or_none(tls_ready, certs):
         new_plain, new_tls = move(conn, "port", "tls-port")  # both free: both move
         assert answers_ping(new_plain) and refuses(tls_ready.port)
         assert tls_client(new_tls, certs).ping() is True and refuses(tls_port)
+        assert conn.call("PING") == b"+PONG\r\n"
+
+
+def test_config_set_bind_listens_again_on_both_ports(tls_ready, certs):
+    with RawConn(tls_ready.port) as conn:
+        (tls_port,) = move(conn, "tls-port")
+        client = tls_client(tls_port, certs)
+        client_id = client.client_id()
+        assert conn.call("CONFIG", "SET", "bind", "127.0.0.1") == b"+OK\r\n"
+        assert config_get(conn, "bind") == "127.0.0.1"
+        assert conn.call("PING") == b"+PONG\r\n"  # connected clients stay connected
+        assert client.client_id() == client_id
+        assert answers_ping(tls_ready.port)  # and both ports listen on the new addresses
+        assert tls_client(tls_port, certs).ping() is True
+        client.connection_pool.disconnect()
+
+
+def test_an_address_the_host_lacks_is_refused_and_the_old_one_listens(server):
+    with RawConn(server.port) as conn:
+        assert conn.call("CONFIG", "SET", "bind", ABSENT) == BIND_FAILED
+        assert config_get(conn, "bind") == "127.0.0.1"
+        assert answers_ping(server.port)
+        assert conn.call("PING") == b"+PONG\r\n"
+        # All or none with other pairs.
+        samples = config_get(conn, "maxmemory-samples")
+        reply = conn.call("CONFIG", "SET", "maxmemory-samples", "7", "bind", f"127.0.0.1 {ABSENT}")
+        assert reply == BIND_FAILED
+        assert config_get(conn, "maxmemory-samples") == samples
+        assert config_get(conn, "bind") == "127.0.0.1"
+        assert answers_ping(server.port)
+
+
+def test_an_optional_address_the_host_lacks_is_skipped(server):
+    with RawConn(server.port) as conn:
+        words = f"-{ABSENT} 127.0.0.1"
+        assert conn.call("CONFIG", "SET", "bind", words) == b"+OK\r\n"
+        assert config_get(conn, "bind") == words
+        assert answers_ping(server.port)
+
+
+def test_bind_and_port_together_move_the_listener(server):
+    with RawConn(server.port) as conn:
+        for _ in range(ATTEMPTS):
+            port = free_port()
+            reply = conn.call("CONFIG", "SET", "bind", "127.0.0.1", "port", port)
+            if reply == b"+OK\r\n":
+                break
+            assert reply in (BIND_FAILED, LISTEN_FAILED % b"port"), reply  # taken: another
+        else:
+            raise RuntimeError(f"no free port in {ATTEMPTS} attempts")
+        assert answers_ping(port) and refuses(server.port)
+        assert tcp_port(conn) == str(port)
         assert conn.call("PING") == b"+PONG\r\n"
 
 

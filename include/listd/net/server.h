@@ -108,7 +108,11 @@ class Server final : public server::EventLoopYield {
   };
   /// Binds every address word of `bind` on `port` into `into`; false when a required address
   /// fails (what was bound is then closed by `into`'s owner).
-  bool listen_all(std::uint16_t port, bool tls, PortListeners& into, std::string& error);
+  bool listen_all(const std::vector<std::string>& bind, std::uint16_t port, bool tls,
+                  PortListeners& into, std::string& error);
+  /// CONFIG SET bind: every listener moves to `bind` (and the ports given); false, with the
+  /// old addresses listening again, when one cannot be bound.
+  bool rebind(const std::vector<std::string>& bind, std::uint16_t port, std::uint16_t tls_port);
   /// Binds one address word of `bind` on `port`; false when a required address fails.
   bool listen_on(const std::string& word, std::uint16_t port, bool tls, PortListeners& into,
                  std::string& error);
