@@ -92,7 +92,7 @@ check_skips "$PWD/build/test/junit.xml" || status=1
 # moves, and INFO's per-event read/write counts. The optimized build only.
 phase "tests, optimized build, epoll backend"
 LISTD_IO_BACKEND=epoll ctest --test-dir build/test --output-on-failure -j2 --timeout 600 \
-  -R '^integration\.(IoLayer(Test|Idle)|ProtocolTest|QueryBufferLimitTest|BlockingTest|SessionTest|ShutdownTest|BusyScript|PubSubTest)\.|^python\.(tls|tls_io|output_buffer_limits|pubsub|listener_ports|info_stats)$' \
+  -R '^integration\.(IoLayer(Test|Idle)|ProtocolTest|QueryBufferLimitTest|BlockingTest|SessionTest|ShutdownTest|BusyScript|PubSubTest)\.|^python\.(tls|tls_io|output_buffer_limits|pubsub|listener_ports|info_stats|client_eviction)$' \
   --output-junit "$PWD/build/test/junit-epoll.xml" || status=1
 check_skips "$PWD/build/test/junit-epoll.xml" || status=1
 phase "done"

@@ -77,6 +77,7 @@ bool prepare_executor(server::Executor& executor, const config::ServerSettings& 
                       std::string& error) {
   executor.persistence().set_logger(&log_persistence);
   executor.output_buffer_guard().set_logger(&log_persistence);
+  executor.client_evictor().set_logger(&log_persistence);
   executor.replication().set_logger(&log_persistence);
   executor.replica_side().set_logger(&log_persistence);
   return server::load_users_at_startup(executor.acl(), settings, error);

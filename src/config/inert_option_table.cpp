@@ -25,9 +25,6 @@ using base::iequals;
 const char* no_cluster(std::string_view v) {
   return v == "no" ? nullptr : "listd has no cluster mode (cluster-enabled must be no)";
 }
-const char* no_client_eviction(std::string_view v) {
-  return v == "0" ? nullptr : "listd does not evict clients (maxmemory-clients must be 0)";
-}
 const char* no_syslog(std::string_view v) {
   return v == "no" ? nullptr : "listd does not log to syslog (syslog-enabled must be no)";
 }
@@ -266,12 +263,6 @@ void append_unsigned_numbers(std::vector<OptionSpec>& t) {
     InertSpec ignore{"104857600", 1, LLONG_MAX, true};  // 100mb
     t.push_back({{"active-defrag-ignore-bytes", {}, kMem, kNone}, ignore});
   }
-  {
-    // ssize_t, memory or percent: "10%" is kept as Redis keeps it (CONFIG GET answers "10%").
-    InertSpec clients{"0", -100, LLONG_MAX, false, InertFormat::kPercent};
-    clients.refuse = &no_client_eviction;
-    t.push_back({{"maxmemory-clients", {}, kMem, kNone}, clients});
-  }
 }
 
 // ---- Parsing ---------------------------------------------------------------------------------
@@ -288,7 +279,7 @@ std::string numeric_bounds_error(const InertSpec& n) {
   return fmt::format("argument must be between {} and {} inclusive", n.lo, n.hi);
 }
 
-// Redis numericParseString: memory, then percent, then octal, then a plain integer.
+// Redis numericParseString: memory, then octal, then a plain integer.
 bool parse_numeric(const InertSpec& n, OptionType type, const std::string& text, long long& v,
                    std::string& err) {
   if (type == OptionType::kMemory) {
@@ -296,11 +287,6 @@ bool parse_numeric(const InertSpec& n, OptionType type, const std::string& text,
       v = static_cast<long long>(*bytes);
       return true;
     }
-  }
-  if (n.format == InertFormat::kPercent && text.size() > 1 && text.back() == '%' &&
-      base::parse_strict_integer(std::string_view(text).substr(0, text.size() - 1), v) && v >= 0) {
-    v = -v;
-    return true;
   }
   if (n.format == InertFormat::kOctal) {
     char* end = nullptr;
@@ -313,8 +299,7 @@ bool parse_numeric(const InertSpec& n, OptionType type, const std::string& text,
     return true;
   }
   if (type == OptionType::kMemory) {
-    err = n.format == InertFormat::kPercent ? "argument must be a memory or percent value"
-                                            : "argument must be a memory value";
+    err = "argument must be a memory value";
   } else if (n.format == InertFormat::kOctal) {
     err = "argument couldn't be parsed as an octal number";
   } else {
@@ -333,11 +318,6 @@ bool numeric_in_bounds(const InertSpec& n, long long v, std::string& err) {
     }
     return true;
   }
-  if (n.format == InertFormat::kPercent && v < 0) {
-    if (v >= n.lo) return true;
-    err = fmt::format("percentage argument must be less or equal to {}", -n.lo);
-    return false;
-  }
   if (v > n.hi || v < n.lo) {
     err = numeric_bounds_error(n);
     return false;
@@ -347,7 +327,6 @@ bool numeric_in_bounds(const InertSpec& n, long long v, std::string& err) {
 
 // The CONFIG GET text of a parsed number (Redis numericConfigGet).
 std::string numeric_text(const InertSpec& n, OptionType type, long long v) {
-  if (n.format == InertFormat::kPercent && v < 0) return fmt::format("{}%", -v);
   if (type == OptionType::kMemory) return std::to_string(static_cast<unsigned long long>(v));
   if (n.format == InertFormat::kOctal) return fmt::format("{:o}", v);
   return std::to_string(v);

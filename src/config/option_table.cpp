@@ -464,6 +464,7 @@ const std::vector<OptionSpec>& table() {
     t.push_back(io_backend_option());
     add_encoding_options(t);
     t.push_back(tracking_table_max_keys_option());
+    t.push_back(maxmemory_clients_option());
     using S = ServerSettings;  // queue-stats-max-keys is listd's own (queue_stats.h)
     t.push_back(boolean("activerehashing", 0, &S::activerehashing, true));
     t.push_back(integer<&S::queue_stats_max_keys>("queue-stats-max-keys", 0, 0, LLONG_MAX, 1024));

@@ -62,8 +62,8 @@ struct SpecialSpec {
   RewriteEntry (*rewrite)(const ServerSettings&);
 };
 
-/// How an inert integer reads and prints besides decimal (Redis OCTAL_CONFIG, PERCENT_CONFIG).
-enum class InertFormat { kDecimal, kOctal, kPercent };
+/// How an inert integer reads and prints besides decimal (Redis OCTAL_CONFIG).
+enum class InertFormat { kDecimal, kOctal };
 
 /// An option listd validates and reports but does not act on (inert_option_table.cpp): its value
 /// lives in ServerSettings::inert by name. The parse follows OptionInfo::type (kBool, kInteger,
@@ -95,6 +95,8 @@ struct OptionSpec {
 OptionSpec io_backend_option();
 /// tracking-table-max-keys (tracking_option.cpp).
 OptionSpec tracking_table_max_keys_option();
+/// maxmemory-clients (client_eviction_option.cpp).
+OptionSpec maxmemory_clients_option();
 /// hash-max-listpack-*, zset-max-listpack-*, set-max-intset-entries (encoding_options.cpp).
 void add_encoding_options(std::vector<OptionSpec>& t);
 

@@ -27,13 +27,29 @@ std::string client_flags(const Client& c) {
   return f.empty() ? std::string("N") : f;
 }
 
+namespace {
+
+std::size_t multi_memory(const Client& c) {
+  std::size_t bytes = 0;
+  for (const auto& q : c.queued)
+    for (const auto& a : q) bytes += a.size();
+  return bytes;
+}
+
+}  // namespace
+
+std::size_t client_memory_usage(const Client& c) {
+  const std::size_t qbuf = c.transport ? c.transport->query_buffer_bytes() : 0;
+  const std::size_t qbuf_free = c.transport ? c.transport->query_buffer_free() : 0;
+  return qbuf + qbuf_free + output_memory(c).list_bytes + multi_memory(c) +
+         kReplyChunkBytes;  // Redis' static reply buffer, always there
+}
+
 std::string client_info_string(const Client& c, std::uint64_t now_ms) {
   const std::size_t qbuf = c.transport ? c.transport->query_buffer_bytes() : 0;
   const std::size_t qbuf_free = c.transport ? c.transport->query_buffer_free() : 0;
   const OutputMemory out = output_memory(c);
-  std::size_t multi_mem = 0;
-  for (const auto& q : c.queued)
-    for (const auto& a : q) multi_mem += a.size();
+  const std::size_t multi_mem = multi_memory(c);
   return fmt::format(
       "id={} addr={} laddr={} fd={} name={} age={} idle={} flags={} db={} sub={} psub={} ssub={} "
       "multi={} qbuf={} qbuf-free={} argv-mem=0 multi-mem={} rbs={} rbp=0 obl={} oll={} "
@@ -42,9 +58,8 @@ std::string client_info_string(const Client& c, std::uint64_t now_ms) {
       (now_ms - c.last_interaction_ms) / 1000, client_flags(c), c.db, c.pubsub.channels.size(),
       c.pubsub.patterns.size(), c.pubsub.shard_channels.size(),
       c.in_multi ? static_cast<long long>(c.queued.size()) : -1LL, qbuf, qbuf_free, multi_mem,
-      kReplyChunkBytes, out.buffer_bytes, out.blocks, out.list_bytes,
-      qbuf + qbuf_free + out.list_bytes + multi_mem + 16384, c.last_command,
-      c.user ? std::string_view(c.user->name()) : std::string_view("(superuser)"),
+      kReplyChunkBytes, out.buffer_bytes, out.blocks, out.list_bytes, client_memory_usage(c),
+      c.last_command, c.user ? std::string_view(c.user->name()) : std::string_view("(superuser)"),
       c.tracking.on ? static_cast<long long>(c.tracking.redirect) : -1LL, static_cast<int>(c.resp),
       c.lib_name, c.lib_ver);
 }

@@ -201,6 +201,9 @@ void Executor::execute(Client& c, std::span<const std::string_view> argv) {
   Client* const outer_executing = executing_client_;  // a busy script's hook nests requests
   executing_client_ = &c;
   base::ScopeExit restore_executing([&] { executing_client_ = outer_executing; });
+  // Redis processCommand: clients past maxmemory-clients go first; one that evicted itself runs
+  // nothing (the transport closes it at the end of the turn).
+  if (client_evictor_.before_command(c)) return;
   // Redis processCommand: evict first; -OOM for denyoom commands only if that could not help.
   // Never from inside a busy script (its DELs would land in the middle of its effects).
   const std::size_t maxmemory = config_.settings().maxmemory;
@@ -411,6 +414,7 @@ std::vector<Client*> Executor::cron(std::uint64_t now_ms) {
         std::find(to_close.begin(), to_close.end(), &c) == to_close.end())
       to_close.push_back(&c);
   });
+  client_evictor_.cron_check(to_close);
   const long long idle_limit_s = config_.settings().timeout;
   if (idle_limit_s <= 0) return to_close;
   for (Client* c : clients_.idle_clients(now_ms, static_cast<std::uint64_t>(idle_limit_s) * 1000))
@@ -560,6 +564,7 @@ void Executor::reset_stats() {
   scripting_->stats().reset();
   output_buffer_guard_.reset_stats();
   evictor_.reset_stats();
+  client_evictor_.reset_stats();
   persistence_->reset_stats();
   const auto keep_start = stats_.start_ms;
   const auto keep_unix = stats_.start_unix_ms;

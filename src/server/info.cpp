@@ -164,7 +164,7 @@ void section_stats(Executor& exec, std::string& out) {
       fmt::format("expired_time_cap_reached_count:{}\r\n", s.expire_cycle.time_cap_reached_count);
   out += fmt::format("expire_cycle_cpu_milliseconds:{}\r\n", s.expire_cycle.cpu_milliseconds());
   out += fmt::format("evicted_keys:{}\r\n", exec.evictor().evicted_keys());
-  out += "evicted_clients:0\r\n";  // listd never evicts clients (maxmemory-clients is 0 only)
+  out += fmt::format("evicted_clients:{}\r\n", exec.client_evictor().evicted_clients());
   out += fmt::format("total_eviction_exceeded_time:{}\r\ncurrent_eviction_exceeded_time:{}\r\n",
                      exec.evictor().total_exceeded_ms(), exec.evictor().current_exceeded_ms());
   // Redis 7.4 has this field; 7.0 has no bound on its EVAL scripts (script-cache-max-eval).

@@ -89,6 +89,8 @@ SAMPLES = [
     ("proc-title-template", "{title} {bogus}"), ("proc-title-template", "{title"),
     ("masteruser", "replicator"), ("replica-announce-ip", ""),
     ("maxmemory-clients", "abc"), ("maxmemory-clients", "101%"), ("maxmemory-clients", "0"),
+    ("maxmemory-clients", "10%"), ("maxmemory-clients", "2mb"), ("maxmemory-clients", "-1%"),
+    ("maxmemory-clients", "0"),
     ("oom-score-adj-values", "0 100 900"), ("oom-score-adj-values", "1 2"),
     ("oom-score-adj-values", "0 0 3000"),
     ("latency-tracking-info-percentiles", "99.99 50"),

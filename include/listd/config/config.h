@@ -138,7 +138,9 @@ struct ServerSettings {
   int hz = 10;                              // clamped to 1..500 like Redis
   unsigned long long maxmemory = 0;
   MaxmemoryPolicy maxmemory_policy = MaxmemoryPolicy::kNoeviction;
-  int maxmemory_samples = 5;             // keys sampled per db for each eviction (1..INT_MAX)
+  int maxmemory_samples = 5;  // keys sampled per db for each eviction (1..INT_MAX)
+  // maxmemory-clients: bytes, or -N for N% of maxmemory (Redis keeps the percentage negative).
+  long long maxmemory_clients = 0;
   int maxmemory_eviction_tenacity = 10;  // 0..100: how long one command may evict (evict.c)
   int lfu_log_factor = 10;               // the LFU counter's logarithm base
   int lfu_decay_time = 1;                // minutes per decrement of an idle LFU counter; 0: none

@@ -134,6 +134,8 @@ struct Client {
   ReplyMode reply_mode = ReplyMode::kOn;
   bool no_evict = false;
   bool no_touch = false;
+  /// Its last measure in client eviction's running total (client_eviction.h); 0 when uncounted.
+  std::size_t eviction_measure = 0;
 
   // MULTI/EXEC
   bool in_multi = false;

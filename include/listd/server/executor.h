@@ -26,6 +26,7 @@
 #include "listd/config/config.h"
 #include "listd/server/blocking_service.h"
 #include "listd/server/client.h"
+#include "listd/server/client_eviction.h"
 #include "listd/server/client_pause.h"
 #include "listd/server/client_registry.h"
 #include "listd/server/clock.h"
@@ -217,6 +218,8 @@ class Executor {
   bool pre_command_oom() const noexcept { return pre_command_oom_; }
   /// Eviction past maxmemory (eviction.h), run before each command and from tick().
   Evictor& evictor() noexcept { return evictor_; }
+  /// Client eviction past maxmemory-clients (client_eviction.h), before each command and in cron.
+  ClientEvictor& client_evictor() noexcept { return client_evictor_; }
   const InstantaneousMetrics& instantaneous() const noexcept { return instantaneous_; }
   /// Per-key pushes, pops and hand-offs of the last minute (queue_stats.h, the queue view).
   QueueStats& queue_stats() noexcept { return queue_stats_; }
@@ -380,6 +383,7 @@ class Executor {
   EventLoopYield* yield_ = nullptr;
   bool pre_command_oom_ = false;
   Evictor evictor_{*this};
+  ClientEvictor client_evictor_{config_, clock_, clients_};
   InstantaneousMetrics instantaneous_;
   QueueStats queue_stats_;
   MemoryUsage memory_;  // last: its start-up figure includes everything the executor built

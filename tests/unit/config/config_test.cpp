@@ -431,6 +431,28 @@ TEST(ConfigTest, ReplicaofTakesHostAndPortOrNoOne) {
 
 // ---- CONFIG SET rules -------------------------------------------------------------------------
 
+TEST(ConfigTest, MaxmemoryClientsIsBytesOrAPercentageAsRedis) {
+  Config cfg;
+  using List = std::vector<std::pair<std::string, std::string>>;
+  EXPECT_EQ(cfg.get("maxmemory-clients"), (List{{"maxmemory-clients", "0"}}));
+  EXPECT_EQ(cfg.set("maxmemory-clients", "abc"),
+            set_failed("maxmemory-clients", "argument must be a memory or percent value"));
+  EXPECT_EQ(cfg.set("maxmemory-clients", "101%"),
+            set_failed("maxmemory-clients", "percentage argument must be less or equal to 100"));
+  EXPECT_EQ(cfg.set("maxmemory-clients", "-1%"),
+            set_failed("maxmemory-clients", "argument must be a memory or percent value"));
+  EXPECT_EQ(cfg.set("maxmemory-clients", "10%"), std::nullopt);
+  EXPECT_EQ(cfg.settings().maxmemory_clients, -10);
+  EXPECT_EQ(cfg.get("maxmemory-clients"), (List{{"maxmemory-clients", "10%"}}));
+  EXPECT_EQ(
+      rewrite_config_content("maxmemory-clients 1mb\n", cfg).rfind("maxmemory-clients 10%\n", 0),
+      0u);
+  EXPECT_EQ(cfg.set("maxmemory-clients", "2mb"), std::nullopt);
+  EXPECT_EQ(cfg.get("maxmemory-clients"), (List{{"maxmemory-clients", "2097152"}}));
+  EXPECT_EQ(cfg.set("maxmemory-clients", "0%"), std::nullopt);
+  EXPECT_EQ(cfg.get("maxmemory-clients"), (List{{"maxmemory-clients", "0"}}));
+}
+
 TEST(ConfigTest, ImmutableOptionIsRefusedWithTheTypedName) {
   Config cfg;
   EXPECT_EQ(cfg.set("Databases", "1"), set_failed("Databases", "can't set immutable config"));

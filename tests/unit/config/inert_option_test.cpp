@@ -108,7 +108,7 @@ TEST(InertOptionTest, ParseErrorsAreRedisTexts) {
   EXPECT_TRUE(cfg.settings().inert.non_default.empty());
 }
 
-TEST(InertOptionTest, OctalAndPercentOptionsParseAsRedis) {
+TEST(InertOptionTest, OctalOptionsParseAsRedis) {
   Config cfg;
   const std::vector<std::string> perm = {"unixsocketperm", "0"};
   EXPECT_EQ(cfg.apply_directive(perm), std::nullopt);
@@ -116,12 +116,6 @@ TEST(InertOptionTest, OctalAndPercentOptionsParseAsRedis) {
             "argument couldn't be parsed as an octal number");
   EXPECT_EQ(cfg.apply_directive(std::vector<std::string>{"unixsocketperm", "1000"}),
             "argument must be between 0 and 777 inclusive");
-  EXPECT_EQ(cfg.set("maxmemory-clients", "abc"),
-            set_failed("maxmemory-clients", "argument must be a memory or percent value"));
-  EXPECT_EQ(cfg.set("maxmemory-clients", "101%"),
-            set_failed("maxmemory-clients", "percentage argument must be less or equal to 100"));
-  EXPECT_EQ(cfg.set("maxmemory-clients", "0%"), std::nullopt);
-  EXPECT_EQ(value_of(cfg, "maxmemory-clients"), "0");
 }
 
 // A value that would claim a protection or a mode listd does not have is refused, with the
@@ -131,7 +125,6 @@ TEST(InertOptionTest, ValuesListdWouldHaveToActOnAreRefused) {
   using Argv = std::vector<std::string>;
   const std::pair<Argv, Argv> cases[] = {
       {{"cluster-enabled", "no"}, {"cluster-enabled", "yes"}},
-      {{"maxmemory-clients", "0"}, {"maxmemory-clients", "10%"}},
       {{"syslog-enabled", "no"}, {"syslog-enabled", "yes"}},
       {{"unixsocketperm", "0"}, {"unixsocketperm", "700"}},
       {{"unixsocket", ""}, {"unixsocket", "/run/listd.sock"}},
@@ -157,10 +150,6 @@ TEST(InertOptionTest, ValuesListdWouldHaveToActOnAreRefused) {
                 "cluster-enabled yes\nsyslog-enabled yes\ncluster-enabled no\nsyslog-enabled no\n",
                 overridden),
             std::nullopt);
-  // CONFIG SET refuses at once.
-  EXPECT_EQ(cfg.set("maxmemory-clients", "10%"),
-            set_failed("maxmemory-clients",
-                       "listd does not evict clients (maxmemory-clients must be 0)"));
   EXPECT_EQ(cfg.apply_directive(std::vector<std::string>{"replicaof", "host", "70000"}),
             "Invalid master port");
   EXPECT_TRUE(cfg.settings().inert.non_default.empty());
