@@ -170,6 +170,14 @@ int main(int argc, char** argv) {
   }
   const std::string pidfile = app::create_pidfile(settings);
   log_start(server, config);
+  // A shutdown tells systemd STOPPING=1 (and the final save's STATUS) as it starts, as Redis'
+  // prepareForShutdown; an exit that did not go through it says STOPPING=1 at the end.
+  bool stopping_notified = false;
+  executor.persistence().set_supervisor_notify(
+      [&stopping_notified, supervised](std::string_view message) {
+        if (message == "STOPPING=1\n") stopping_notified = true;
+        if (supervised == config::SupervisedMode::kSystemd) app::communicate_systemd(message);
+      });
 
   // SIGTERM/SIGINT: as Redis, a final snapshot when save points are configured; if it fails,
   // listd keeps running (the next signal tries again).
@@ -207,7 +215,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   ignore_stop_signals(signals);
-  app::notify_stopping(supervised);
+  if (!stopping_notified) app::notify_stopping(supervised);
   executor.persistence().shutdown();  // write + fsync what is pending, stop children
   app::remove_pidfile(pidfile);
   spdlog::info("listd is now ready to exit, bye bye...");

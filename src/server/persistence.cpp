@@ -160,7 +160,9 @@ void Persistence::shutdown() {
   }
 }
 
-bool Persistence::save_before_exit(bool save, bool nosave) {
+bool Persistence::save_before_exit(bool save, bool nosave, bool force) {
+  log_.warning("User requested shutdown...");
+  notify_supervisor("STOPPING=1\n");
   if (nosave || (!save && settings_.save.empty())) return true;
   // A transfer to replicas is no snapshot to wait for: Redis kills it. (Its end may start the
   // next one for replicas that waited: each goes the same way, dropping its replicas.)
@@ -174,8 +176,14 @@ bool Persistence::save_before_exit(bool save, bool nosave) {
   }
   wait_for_child();  // a BGSAVE or rewrite in flight finishes first; then the final snapshot
   log_.notice("Saving the final RDB snapshot before exiting.");
+  notify_supervisor("STATUS=Saving the final RDB snapshot\n");
   if (!this->save()) {
+    if (force) {
+      log_.warning("Error trying to save the DB. Exit anyway.");
+      return true;
+    }
     log_.warning("Error trying to save the DB, can't exit.");
+    notify_supervisor("STATUS=Error trying to save the DB, can't exit.\n");
     return false;
   }
   return true;

@@ -58,9 +58,9 @@ def pid_alive(pid):
         return False
 
 
-def shutdown(port):
+def shutdown(port, nosave=True):
     try:
-        redis.Redis(port=port, socket_timeout=10).shutdown(nosave=True)
+        redis.Redis(port=port, socket_timeout=10).shutdown(nosave=nosave)
     except redis.exceptions.ConnectionError:
         pass  # the server closed the connection as it exited
 
@@ -114,8 +114,9 @@ class FakeNotifySocket:
         self.sock.close()
 
 
-def supervised_run(tmp_path, args):
-    """The messages of one supervised run, start to shutdown; the process never forks."""
+def supervised_run(tmp_path, args, final_save=False):
+    """The messages of one supervised run, start to shutdown (with `final_save`, a SHUTDOWN
+    that saves: two messages after it); the process never forks."""
     notify = FakeNotifySocket(tmp_path / "notify.sock")
     env = dict(os.environ, NOTIFY_SOCKET=notify.path)
     env.pop("UPSTART_JOB", None)
@@ -126,10 +127,10 @@ def supervised_run(tmp_path, args):
         started = [notify.next_message() for _ in range(3)]
         assert proc.poll() is None  # not daemonized: the supervisor owns this process
         assert wait_until(pidfile.exists) and pidfile.read_text() == f"{proc.pid}\n"
-        shutdown(port)
-        stopping = notify.next_message()
+        shutdown(port, nosave=not final_save)
+        stopping = [notify.next_message() for _ in range(2 if final_save else 1)]
         assert proc.wait(timeout=scaled(10)) == 0
-        return started + [stopping]
+        return started + stopping
     finally:
         if proc is not None and proc.poll() is None:
             proc.kill()
@@ -147,3 +148,10 @@ def test_supervised_systemd_notifies_readiness_and_stopping(tmp_path):
 
 def test_supervised_auto_detects_notify_socket(tmp_path):
     assert supervised_run(tmp_path, ["--supervised", "auto"]) == EXPECTED_MESSAGES
+
+
+def test_a_final_save_is_the_supervisors_status(tmp_path):
+    """Redis prepareForShutdown: STOPPING=1 first, then the final snapshot's STATUS."""
+    messages = supervised_run(tmp_path, ["--supervised", "systemd", "--save", "3600 1"], True)
+    assert messages == EXPECTED_MESSAGES + ["STATUS=Saving the final RDB snapshot\n"]
+    assert (tmp_path / "dump.rdb").exists()

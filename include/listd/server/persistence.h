@@ -83,10 +83,15 @@ class Persistence final : public EffectConsumer {
   bool reap_child();
   /// Writes and fsyncs what is pending, stops the fsync thread, kills children.
   void shutdown();
-  /// Before exiting (SHUTDOWN, SIGTERM), as Redis: a synchronous dump.rdb when save points are
-  /// configured (unless `nosave`) or `save` asks for it, after any running child finished.
-  /// False when that snapshot failed: the caller then stays up unless forced.
-  bool save_before_exit(bool save, bool nosave);
+  /// Before exiting (SHUTDOWN, SIGTERM), as Redis prepareForShutdown: tells the supervisor
+  /// STOPPING=1, then a synchronous dump.rdb when save points are configured (unless `nosave`)
+  /// or `save` asks for it, after any running child finished, with Redis' STATUS messages.
+  /// False when that snapshot failed and `force` is off: the caller then stays up.
+  bool save_before_exit(bool save, bool nosave, bool force = false);
+  /// Where the sd_notify messages of a shutdown go (main, under supervised systemd).
+  void set_supervisor_notify(std::function<void(std::string_view)> notify) {
+    supervisor_notify_ = std::move(notify);
+  }
 
   // ---- commands (the error texts are the replies, "ERR ...") -----------------------------
   /// SAVE.
@@ -128,6 +133,9 @@ class Persistence final : public EffectConsumer {
   }
 
  private:
+  void notify_supervisor(std::string_view message) const {
+    if (supervisor_notify_) supervisor_notify_(message);
+  }
   void aof_info(std::string& out) const;             // the aof_* fields shown while the AOF is on
   void child_progress_info(std::string& out) const;  // current_cow_*, current_save_keys_*
   using ChildKind = persistence::BackgroundChild::Kind;
@@ -168,6 +176,7 @@ class Persistence final : public EffectConsumer {
   std::function<void(bool ok)> rdb_done_hook_;
   bool rdb_to_sockets_ = false;  // the running kRdb child is a diskless transfer
   std::shared_ptr<bool> alive_;  // the config observer checks it (config::Config outlives us)
+  std::function<void(std::string_view)> supervisor_notify_;
 };
 
 }  // namespace listd::server

@@ -146,7 +146,7 @@ void cmd_shutdown(CommandContext& ctx) {
     scripting.kill_for_shutdown();
   }
   // Save points (or SAVE) mean a final snapshot; if it fails Redis stays up unless FORCE.
-  if (!ctx.exec().persistence().save_before_exit(save, nosave) && !force) {
+  if (!ctx.exec().persistence().save_before_exit(save, nosave, force)) {
     ctx.reply().error("ERR Errors trying to SHUTDOWN. Check logs.");
     return;
   }
