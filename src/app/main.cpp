@@ -131,6 +131,17 @@ bool load_and_serve(server::Executor& executor, net::Server& server,
   return true;
 }
 
+// A shutdown tells systemd STOPPING=1 (and the final save's STATUS) as it starts, as Redis'
+// prepareForShutdown; an exit that did not go through it says STOPPING=1 at the end.
+void route_shutdown_notices(server::Executor& executor, config::SupervisedMode supervised,
+                            bool& stopping_notified) {
+  executor.persistence().set_supervisor_notify(
+      [&stopping_notified, supervised](std::string_view message) {
+        if (message == "STOPPING=1\n") stopping_notified = true;
+        if (supervised == config::SupervisedMode::kSystemd) app::communicate_systemd(message);
+      });
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -170,14 +181,8 @@ int main(int argc, char** argv) {
   }
   const std::string pidfile = app::create_pidfile(settings);
   log_start(server, config);
-  // A shutdown tells systemd STOPPING=1 (and the final save's STATUS) as it starts, as Redis'
-  // prepareForShutdown; an exit that did not go through it says STOPPING=1 at the end.
   bool stopping_notified = false;
-  executor.persistence().set_supervisor_notify(
-      [&stopping_notified, supervised](std::string_view message) {
-        if (message == "STOPPING=1\n") stopping_notified = true;
-        if (supervised == config::SupervisedMode::kSystemd) app::communicate_systemd(message);
-      });
+  route_shutdown_notices(executor, supervised, stopping_notified);
 
   // SIGTERM/SIGINT: as Redis, a final snapshot when save points are configured; if it fails,
   // listd keeps running (the next signal tries again).
