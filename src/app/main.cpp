@@ -133,13 +133,10 @@ bool load_and_serve(server::Executor& executor, net::Server& server,
 
 // A shutdown tells systemd STOPPING=1 (and the final save's STATUS) as it starts, as Redis'
 // prepareForShutdown; an exit that did not go through it says STOPPING=1 at the end.
-void route_shutdown_notices(server::Executor& executor, config::SupervisedMode supervised,
-                            bool& stopping_notified) {
+void route_shutdown_notices(server::Executor& executor, config::SupervisedMode supervised) {
+  if (supervised != config::SupervisedMode::kSystemd) return;
   executor.persistence().set_supervisor_notify(
-      [&stopping_notified, supervised](std::string_view message) {
-        if (message == "STOPPING=1\n") stopping_notified = true;
-        if (supervised == config::SupervisedMode::kSystemd) app::communicate_systemd(message);
-      });
+      [](std::string_view message) { app::communicate_systemd(message); });
 }
 
 }  // namespace
@@ -181,13 +178,11 @@ int main(int argc, char** argv) {
   }
   const std::string pidfile = app::create_pidfile(settings);
   log_start(server, config);
-  bool stopping_notified = false;
-  route_shutdown_notices(executor, supervised, stopping_notified);
+  route_shutdown_notices(executor, supervised);
 
   // SIGTERM/SIGINT: as Redis, a final snapshot when save points are configured; if it fails,
-  // listd keeps running (the next signal tries again).
-  // During a busy script the shutdown waits for the script to end, as Redis' shutdown_asap
-  // does: a snapshot now would hold half of the script. SCRIPT KILL or SHUTDOWN NOSAVE end it.
+  // listd keeps running (the next signal tries again). A busy script is waited for, as Redis'
+  // shutdown_asap (a snapshot now would hold half of it); SCRIPT KILL or SHUTDOWN NOSAVE end it.
   asio::signal_set signals(io, SIGINT, SIGTERM);
   asio::steady_timer after_busy_script(io);
   bool shutdown_deferred = false;
@@ -220,7 +215,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   ignore_stop_signals(signals);
-  if (!stopping_notified) app::notify_stopping(supervised);
+  if (!executor.persistence().stopping_announced()) app::notify_stopping(supervised);
   executor.persistence().shutdown();  // write + fsync what is pending, stop children
   app::remove_pidfile(pidfile);
   spdlog::info("listd is now ready to exit, bye bye...");

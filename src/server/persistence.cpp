@@ -163,6 +163,7 @@ void Persistence::shutdown() {
 bool Persistence::save_before_exit(bool save, bool nosave, bool force) {
   log_.warning("User requested shutdown...");
   notify_supervisor("STOPPING=1\n");
+  stopping_announced_ = true;
   if (nosave || (!save && settings_.save.empty())) return true;
   // A transfer to replicas is no snapshot to wait for: Redis kills it. (Its end may start the
   // next one for replicas that waited: each goes the same way, dropping its replicas.)

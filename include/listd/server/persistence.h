@@ -92,6 +92,8 @@ class Persistence final : public EffectConsumer {
   void set_supervisor_notify(std::function<void(std::string_view)> notify) {
     supervisor_notify_ = std::move(notify);
   }
+  /// A shutdown has started (save_before_exit ran): the supervisor heard STOPPING=1.
+  bool stopping_announced() const noexcept { return stopping_announced_; }
 
   // ---- commands (the error texts are the replies, "ERR ...") -----------------------------
   /// SAVE.
@@ -177,6 +179,7 @@ class Persistence final : public EffectConsumer {
   bool rdb_to_sockets_ = false;  // the running kRdb child is a diskless transfer
   std::shared_ptr<bool> alive_;  // the config observer checks it (config::Config outlives us)
   std::function<void(std::string_view)> supervisor_notify_;
+  bool stopping_announced_ = false;
 };
 
 }  // namespace listd::server
