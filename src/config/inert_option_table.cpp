@@ -194,7 +194,6 @@ void append_booleans(std::vector<OptionSpec>& t) {
   add(flag("crash-memcheck-enabled", kNone, true));
   add(flag("disable-thp", kImm, true));
   add(flag("cluster-allow-replica-migration", kNone, true));
-  add(flag("replica-announced", kNone, true));
   add(flag("aof-disable-auto-gc", kNone, false));
   add(flag("replica-ignore-disk-write-errors", kNone, false));
   add(flag("tls-cluster", kNone, false));

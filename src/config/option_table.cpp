@@ -323,6 +323,7 @@ void add_replication_options(std::vector<OptionSpec>& t) {
       aliased(boolean("replica-serve-stale-data", kNone, &S::replica_serve_stale_data, true),
               "slave-serve-stale-data"),
       integer<&S::replica_priority>("replica-priority", kNone, 0, INT_MAX, 100, "slave-priority"),
+      boolean("replica-announced", kNone, &S::replica_announced, true),
       aliased(str_option("replica-announce-ip", kNone, &S::replica_announce_ip, "", true),
               "slave-announce-ip"),
       integer<&S::replica_announce_port>("replica-announce-port", kNone, 0, 65535, 0,

@@ -620,8 +620,8 @@ void ReplicationReplica::info(std::string& out) const {
   if (!link_up())
     out += fmt::format("master_link_down_since_seconds:{}\r\n",
                        down_since_s_ ? now - down_since_s_ : -1);
-  out += fmt::format("slave_priority:{}\r\nslave_read_only:{}\r\nreplica_announced:1\r\n",
-                     s.replica_priority, s.replica_read_only ? 1 : 0);
+  out += fmt::format("slave_priority:{}\r\nslave_read_only:{}\r\nreplica_announced:{}\r\n",
+                     s.replica_priority, s.replica_read_only ? 1 : 0, s.replica_announced ? 1 : 0);
 }
 
 void ReplicationReplica::role(protocol::ReplyWriter& reply) const {

@@ -81,6 +81,19 @@ def test_replica_of_redis_master(redis_master):
         blocked.connection_pool.disconnect()
 
 
+def test_priority_and_announced_are_in_info_for_sentinel(redis_master):
+    """Sentinel reads slave_priority and replica_announced from the replica's INFO (7.0: an
+    unannounced replica is left out of SENTINEL REPLICAS)."""
+    master, _ = redis_master
+    args = replica_args(master.port) + ["--replica-priority", "7", "--replica-announced", "no"]
+    with running(ListdServer(args)) as (_, rep):
+        info = rep.info("replication")
+        assert (info["slave_priority"], info["replica_announced"]) == (7, 0)
+        assert rep.config_set("replica-announced", "yes")
+        assert rep.info("replication")["replica_announced"] == 1
+        assert rep.config_get("replica-announced") == {"replica-announced": "yes"}
+
+
 def test_masterauth_opens_a_password_protected_master():
     protected = redis_master_server(["--requirepass", "s3cret"])
     with running(protected, password="s3cret") as (master, m):

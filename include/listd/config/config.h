@@ -190,6 +190,7 @@ struct ServerSettings {
   bool replica_read_only = true;         // writes get -READONLY on a replica; "no" is refused
   bool replica_serve_stale_data = true;  // no: -MASTERDOWN while the master link is down
   int replica_priority = 100;            // INFO slave_priority (Sentinel's choice)
+  bool replica_announced = true;         // INFO replica_announced: no hides us in SENTINEL REPLICAS
   std::string replica_announce_ip;       // REPLCONF ip-address
   int replica_announce_port = 0;         // REPLCONF listening-port (0: our port)
   // -NOREPLICAS for writes while fewer than this many replicas acked within the lag (0: off)
