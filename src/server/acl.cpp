@@ -1,6 +1,7 @@
 #include "listd/server/acl.h"
 
 #include "listd/server/command_table.h"
+#include "listd/server/text.h"
 
 namespace listd::server {
 namespace {
@@ -36,7 +37,8 @@ std::string Acl::set_user(std::string_view name, std::span<const std::string_vie
       existing ? *existing : AclUser(catalog_, std::string(name), all_channels_default_);
   for (std::string_view rule : rules) {
     if (AclRuleError e = staged.apply(rule); e != AclRuleError::kNone)
-      return "Error in ACL SETUSER modifier '" + std::string(rule) +
+      // The rule as Redis' %s prints it: up to a NUL byte.
+      return "Error in ACL SETUSER modifier '" + std::string(until_nul(rule)) +
              "': " + std::string(acl_rule_error_text(e));
   }
   if (existing) {

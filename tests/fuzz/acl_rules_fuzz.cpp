@@ -78,6 +78,9 @@ void check_setuser(std::string_view input) {
   }
   const std::string described = acl.find("fuzz")->describe();
   if (selector_pattern_ends_in_parenthesis(merged)) return;
+  // A NUL byte in a selector's rule: Redis 7.0.15 describes the selector only up to it (its
+  // patterns are printed as C strings), so that description does not read back there either.
+  if (input.find('\0') != std::string_view::npos) return;
   Acl fresh(table());
   std::string again_error;
   const std::vector<std::string> again_merged =

@@ -252,3 +252,15 @@ TEST(AclRules, PatternEndingInParenthesisIsDescribedAsRedisDoes) {
             "-ERR Error in ACL SETUSER modifier '+set)': Unknown command or category name in "
             "ACL\r\n");
 }
+
+// A fuzzer finding (corpus/acl/setuser_nul_in_selector). Redis 7.0.15 prints a selector's key
+// pattern as a C string, so a NUL byte ends the description there ("+get" and the rest of the
+// pattern vanish from ACL LIST, as they do in Redis), and an error names the rule up to the NUL.
+TEST(AclRules, ANulByteEndsWhatRedisPrintsOfARule) {
+  TestServer t;
+  using namespace std::string_literals;
+  EXPECT_EQ(describe(t, {"(~a\0b &c\0d +get)"s}),
+            "user u off resetchannels -@all (~a resetchannels -@all)");
+  EXPECT_EQ(setuser_error(t, {"on", "~a\0b"s}),
+            "-ERR Error in ACL SETUSER modifier '~a': Syntax error\r\n");
+}
