@@ -303,8 +303,8 @@ std::size_t Connection::release_idle_buffers(std::uint64_t now_ms) {
   std::size_t freed = 0;
   if (in_.size() - (in_end_ - in_begin_) > kReleaseWaste) {
     // Keep only what is buffered (a partial request), at the front.
-    std::vector<char> kept(in_.begin() + static_cast<std::ptrdiff_t>(in_begin_),
-                           in_.begin() + static_cast<std::ptrdiff_t>(in_end_));
+    ReadBuffer kept(in_.begin() + static_cast<std::ptrdiff_t>(in_begin_),
+                    in_.begin() + static_cast<std::ptrdiff_t>(in_end_));
     freed += in_.capacity() - kept.capacity();
     in_.swap(kept);
     in_end_ -= in_begin_;
