@@ -317,7 +317,7 @@ std::size_t Connection::release_idle_buffers(std::uint64_t now_ms) {
   }
   if (tls_in_.capacity() > kReleaseWaste) {  // ciphertext is decrypted as it arrives
     freed += tls_in_.capacity();
-    std::vector<char>().swap(tls_in_);
+    ReadBuffer().swap(tls_in_);
   }
   if (client_->out.empty() && client_->out.capacity() > kReleaseWaste) {
     freed += client_->out.capacity();

@@ -149,8 +149,8 @@ class Connection final : public server::ClientTransport, public IoHandler, publi
   std::size_t written_ = 0;  // of writing_
   bool reading_ = true;      // the loop reports readability
   std::unique_ptr<TlsSession> tls_;
-  std::vector<char> tls_in_;  // ciphertext read from the socket (readiness backend)
-  std::string tls_out_;       // ciphertext to send (handshake, replies, alerts)
+  ReadBuffer tls_in_;    // ciphertext read from the socket (readiness backend)
+  std::string tls_out_;  // ciphertext to send (handshake, replies, alerts)
   bool closed_ = false;
   bool eof_ = false;
   // While this client's script is busy: readability was reported but not read, a close was asked
