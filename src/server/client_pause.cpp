@@ -19,16 +19,16 @@ void ClientPause::pause(PausePurpose purpose, PauseMode mode, std::uint64_t end_
     if (expired) return;
     p.mode = mode;
     p.end_ms = end_ms;
-    return;
+  } else {
+    p.mode = std::max(p.mode, mode);
+    if (!expired) p.end_ms = std::max(p.end_ms, end_ms);
   }
-  p.mode = std::max(p.mode, mode);
-  if (!expired) p.end_ms = std::max(p.end_ms, end_ms);
+  refresh_mode();
 }
 
-PauseMode ClientPause::mode() const noexcept {
-  PauseMode m = PauseMode::kOff;
-  for (const Slot& p : slots_) m = std::max(m, p.mode);
-  return m;
+void ClientPause::refresh_mode() noexcept {
+  mode_ = PauseMode::kOff;
+  for (const Slot& p : slots_) mode_ = std::max(mode_, p.mode);
 }
 
 std::uint64_t ClientPause::end_ms() const noexcept {
@@ -50,6 +50,7 @@ std::vector<Client*> ClientPause::expire(std::uint64_t now_ms) {
 }
 
 std::vector<Client*> ClientPause::release_if_over() {
+  refresh_mode();
   std::vector<Client*> resumed;
   if (active()) return resumed;
   resumed.swap(postponed_);

@@ -37,8 +37,9 @@ class ClientPause {
 
   bool active() const noexcept { return mode() != PauseMode::kOff; }
   bool active(PausePurpose purpose) const noexcept { return slot(purpose).mode != PauseMode::kOff; }
-  /// The strictest mode of the purposes paused.
-  PauseMode mode() const noexcept;
+  /// The strictest mode of the purposes paused (kept up to date by pause / end / expire: it is
+  /// asked on every command).
+  PauseMode mode() const noexcept { return mode_; }
   /// Monotonic ms at which the next purpose's pause ends (meaningful while active()).
   std::uint64_t end_ms() const noexcept;
 
@@ -62,8 +63,11 @@ class ClientPause {
   Slot& slot(PausePurpose p) noexcept { return slots_[static_cast<std::size_t>(p)]; }
   /// The postponed clients, released once no purpose is paused.
   std::vector<Client*> release_if_over();
+  /// Recomputes mode_ from the slots.
+  void refresh_mode() noexcept;
 
   Slot slots_[kPurposes];
+  PauseMode mode_ = PauseMode::kOff;
   std::vector<Client*> postponed_;
 };
 
