@@ -21,11 +21,9 @@ const char* Failover::state_name() const noexcept {
 }
 
 void Failover::start(std::string host, int port, std::int64_t end_unix_ms, bool force) {
-  ReplicationReplica& log = exec_.replica_side();
-  if (host.empty())
-    log.log_notice("FAILOVER requested to any replica.");
-  else
-    log.log_notice(fmt::format("FAILOVER requested to {}:{}.", host, port));
+  exec_.replica_side().log_notice(host.empty()
+                                      ? std::string("FAILOVER requested to any replica.")
+                                      : fmt::format("FAILOVER requested to {}:{}.", host, port));
   host_ = std::move(host);
   port_ = port;
   end_unix_ms_ = end_unix_ms;
