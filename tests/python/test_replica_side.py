@@ -174,3 +174,29 @@ def test_chain_partial_resync_and_promotion():
                 node.rpush("q", "4")
         c.execute_command("SELECT", 3)
         assert c.get("in3") == "x"
+
+
+def test_a_diverged_old_master_resyncs_in_full_and_loses_its_own_writes():
+    """After a promotion, the old master wrote on alone (a split brain). Made a replica of the
+    new master, it asks PSYNC with its own history, which the new master only knows up to the
+    promotion (replid2 / second_repl_offset): a full resync, and what it wrote alone is gone,
+    so both hold the new master's data exactly."""
+    with running(ListdServer(TARGET_ARGS)) as (a_srv, a), \
+            running(ListdServer(replica_args(a_srv.port))) as (b_srv, b):
+        write_every_type(a, "shared")
+        assert wait_until(lambda: in_sync(a, b), timeout=20), b.info("replication")
+        old_replid = a.info("replication")["master_replid"]
+        assert b.execute_command("REPLICAOF", "NO", "ONE") == "OK"
+        promoted = b.info("replication")
+        assert promoted["master_replid2"] == old_replid
+        a.rpush("only-on-a", "lost")  # the old master's own history from here
+        a.set("str:shared", "a-alone")
+        b.rpush("only-on-b", "kept")  # and the new master's
+        full_before = b.info("stats")["sync_full"]
+        assert a.execute_command("REPLICAOF", "127.0.0.1", b_srv.port) == "OK"
+        assert wait_until(lambda: in_sync(b, a), timeout=20), a.info("replication")
+        assert b.info("stats")["sync_full"] == full_before + 1
+        assert a.info("replication")["master_replid"] == b.info("replication")["master_replid"]
+        assert snapshot(a) == snapshot(b)
+        assert a.exists("only-on-a") == 0 and a.lrange("only-on-b", 0, -1) == ["kept"]
+        assert a.get("str:shared") == "v"
