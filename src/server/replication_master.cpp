@@ -354,7 +354,7 @@ void ReplicationMaster::disk_transfer_done(bool ok) {
       continue;
     }
     out += r->pending;
-    r->pending = std::string();
+    std::string().swap(r->pending);
     r->state = State::kOnline;
     r->ack_unix_s = unix_s();
     exec_.clients().queue_flush(*r->client);
@@ -371,7 +371,7 @@ std::string ReplicationMaster::name_of(const Replica& r) const {
 void ReplicationMaster::finish_rdb_only(Replica& r) {
   log_.notice(fmt::format(
       "RDB transfer completed, rdb only replica ({}) should be disconnected asap", name_of(r)));
-  r.pending = std::string();
+  std::string().swap(r.pending);  // freed: an assigned empty string keeps its buffer
   exec_.clients().queue_flush(*r.client);
   exec_.clients().request_kill(*r.client);  // closed once its output is written
 }

@@ -198,7 +198,7 @@ void ReplicationReplica::drop_master_client() {
   deferred_.clear();
   parser_.reset();
   awaiting_.clear();
-  if (!loading_) payload_ = std::string();  // the loader reads it: freed once it returns
+  if (!loading_) std::string().swap(payload_);  // the loader reads it: freed once it returns
 }
 
 void ReplicationReplica::on_bytes(std::string_view bytes) {
@@ -414,7 +414,9 @@ void ReplicationReplica::load_payload() {
   const persistence::RdbLoadResult loaded = exec_.persistence().loader().load_sync_payload(
       payload_, fresh, std::move(options), [this] { send_loading_newline(); });
   loading_ = false;
-  payload_ = std::string();
+  // Freed, not emptied: assigning an empty string keeps the buffer (libstdc++ copies a short
+  // string into it), and this one is the size of the whole data set.
+  std::string().swap(payload_);
   // The clients served meanwhile may have ended this session (the link lost, REPLICAOF).
   if (session != session_) {
     log_.warning("MASTER <-> REPLICA sync: the link went while loading, the payload is dropped");

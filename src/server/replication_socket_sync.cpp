@@ -115,7 +115,7 @@ void ReplicationMaster::socket_transfer_done(bool ok) {
 void ReplicationMaster::start_stream(Replica& r) {
   r.stream_on_ack = false;
   r.client->out += r.pending;
-  r.pending = std::string();
+  std::string().swap(r.pending);  // freed: an assigned empty string keeps its buffer
   exec_.clients().queue_flush(*r.client);
 }
 

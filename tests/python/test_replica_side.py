@@ -200,3 +200,18 @@ def test_a_diverged_old_master_resyncs_in_full_and_loses_its_own_writes():
         assert snapshot(a) == snapshot(b)
         assert a.exists("only-on-a") == 0 and a.lrange("only-on-b", 0, -1) == ["kept"]
         assert a.get("str:shared") == "v"
+
+
+def test_the_replica_holds_no_copy_of_the_payload_after_a_full_sync():
+    """The payload (here about 3 MB) is freed once loaded: the replica's used_memory is about
+    the master's (both keep a 1 MB backlog), not the master's plus the payload."""
+    with running(ListdServer(TARGET_ARGS)) as (a_srv, a):
+        pipe = a.pipeline(transaction=False)
+        for i in range(100):
+            pipe.rpush(f"jobs:{i}", *(f"job-{i}-{j:06d}" for j in range(2000)))
+        pipe.execute()
+        with running(ListdServer(replica_args(a_srv.port))) as (_, b):
+            assert wait_until(lambda: in_sync(a, b), timeout=20), b.info("replication")
+            master_used = a.info("memory")["used_memory"]
+            replica_used = b.info("memory")["used_memory"]
+            assert replica_used < master_used + 1024 * 1024, (replica_used, master_used)
