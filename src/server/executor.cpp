@@ -425,7 +425,12 @@ std::vector<Client*> Executor::cron(std::uint64_t now_ms) {
 // Redis' databasesCron: 1 ms of keyspace rehash per tick, on the first db with work to do, and
 // none while a fork child shares our pages (BGSAVE's copy-on-write).
 void Executor::rehash_step() {
-  if (!config_.settings().activerehashing || persistence_->child_running()) return;
+  if (!config_.settings().activerehashing || persistence_->child_running()) {
+    // No relinking now, but a finished rehash's old array still goes back, a step a tick.
+    for (int i = 0; i < keyspace_.database_count(); ++i)
+      if (keyspace_.db(i).release_old_table()) return;
+    return;
+  }
   for (int i = 0; i < keyspace_.database_count(); ++i) {
     if (keyspace_.db(rehash_db_cursor_).incrementally_rehash(1000)) return;
     rehash_db_cursor_ = (rehash_db_cursor_ + 1) % keyspace_.database_count();

@@ -95,7 +95,8 @@ bool Dict::rehash_steps_impl(std::size_t n) const noexcept {
     from.slots[rehash_idx_++] = nullptr;
   }
   if (from.used != 0) return true;
-  std::free(from.slots);
+  // A large old array is dropped over the next cron ticks (retired_block.h), not in this step.
+  retired_.retire(from.slots, from.buckets() * sizeof(Entry*));
   from = std::exchange(to, Table{});
   rehash_idx_ = -1;
   return false;
@@ -107,8 +108,10 @@ bool Dict::rehash_steps(std::size_t buckets) noexcept {
 }
 
 std::size_t Dict::rehash_for_us(std::uint64_t budget_us) noexcept {
+  // A finished rehash's old array: a few MiB of its pages per tick (about 0.3 ms).
+  const bool released = release_old_table();
   if (!rehashing()) maybe_shrink();
-  if (!may_step()) return 0;
+  if (!may_step()) return released ? 1 : 0;
   const auto start = std::chrono::steady_clock::now();
   const auto budget = std::chrono::microseconds(budget_us);
   std::size_t moved = 0;
@@ -228,6 +231,7 @@ void Dict::clear() noexcept {
     std::free(t.slots);
     t = Table{};
   }
+  retired_.free_now();
   rehash_idx_ = -1;
   size_ = 0;
 }

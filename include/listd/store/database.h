@@ -81,6 +81,9 @@ class Database {
   bool incrementally_rehash(std::uint64_t budget_us) noexcept {
     return dict_.rehash_for_us(budget_us) > 0;
   }
+  /// A step of giving back a finished rehash's old array (when no rehash may run); false when
+  /// there was none.
+  bool release_old_table() noexcept { return dict_.release_old_table(); }
   void set_expired_hook(ExpiredHook hook) { expired_hook_ = std::move(hook); }
 
  private:

@@ -16,6 +16,7 @@
 #include <span>
 #include <string_view>
 
+#include "listd/store/retired_block.h"
 #include "listd/store/value.h"
 
 namespace listd::store {
@@ -90,8 +91,15 @@ class Dict {
   /// ones, Redis' dictRehash); returns whether a rehash is still in progress.
   bool rehash_steps(std::size_t buckets) noexcept;
   /// Redis' dictRehashMilliseconds: 100-bucket steps until `budget_us` has passed; returns the
-  /// buckets moved (0: nothing to do). Also starts a shrink that detach() left for later.
+  /// buckets moved (0: nothing to do). Also starts a shrink that detach() left for later, and
+  /// drops kReleasePerTickBytes of a finished rehash's old array (retired_block.h).
   std::size_t rehash_for_us(std::uint64_t budget_us) noexcept;
+  static constexpr std::size_t kReleasePerTickBytes = 4 << 20;
+  /// One step of giving back a finished rehash's old array (also when no rehash may run: it
+  /// is garbage); false when there was none.
+  bool release_old_table() noexcept { return retired_.release_some(kReleasePerTickBytes); }
+  /// A finished rehash's old array not given back yet (tests).
+  bool old_table_pending() const noexcept { return retired_.pending(); }
 
   /// Redis' dict_can_resize: while a fork child runs, no table is resized and no rehash step
   /// is taken (pages stay shared copy-on-write) unless the load factor passes kForceRatio.
@@ -147,6 +155,7 @@ class Dict {
   // The tables and the rehash index change in const find() (a rehash step moves links only).
   mutable Table t_[2];
   mutable std::ptrdiff_t rehash_idx_ = -1;  ///< next t_[0] bucket to move; -1: not rehashing
+  mutable RetiredBlock retired_;            ///< the last finished rehash's old array, while dropped
   mutable unsigned paused_ = 0;
   std::size_t size_ = 0;
   static inline bool resize_avoided_ = false;

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <map>
 #include <random>
 #include <set>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "listd/store/database.h"
+#include "listd/store/retired_block.h"
 
 using namespace listd::store;
 
@@ -358,4 +360,44 @@ TEST(DictRehash, RandomizedAgainstUnorderedMap) {
     }
   }
   EXPECT_TRUE(saw_rehash);
+}
+
+// The old array a large rehash leaves behind is not freed in the step that finishes the rehash
+// (a 64 MiB free stalls that command for milliseconds): the cron drops it kReleasePerTickBytes
+// at a time, then frees it. A small one is freed at once.
+TEST(DictRehash, ALargeOldArrayIsGivenBackOverTicks) {
+  Dict d;
+  // 300,000 keys: the growth to 524,288 buckets leaves a 262,144-bucket (2 MiB) array behind.
+  fill_until_rehashing(d, 300000);
+  while (d.rehash_steps(100000)) {
+  }
+  EXPECT_TRUE(d.old_table_pending());
+  int ticks = 0;
+  while (d.old_table_pending() && ticks < 100) {
+    EXPECT_GT(d.rehash_for_us(1000), 0u);  // counts as the cron's work
+    ++ticks;
+  }
+  EXPECT_FALSE(d.old_table_pending());
+  EXPECT_EQ(ticks, 1);  // 2 MiB: one step of 4 MiB drops it all and frees it
+  for (int i = 0; i < 300000; i += 997) ASSERT_NE(d.find(rk(i)), nullptr) << i;
+  Dict small;
+  fill_until_rehashing(small, 5000);
+  while (small.rehash_steps(1000)) {
+  }
+  EXPECT_FALSE(small.old_table_pending());  // 32 KiB: freed in the step
+}
+
+TEST(RetiredBlock, DropsPagesInStepsThenFrees) {
+  RetiredBlock b;
+  void* tiny = std::malloc(4096);
+  b.retire(tiny, 4096);  // under kInlineFreeBytes: freed at once (ASan would report a leak)
+  EXPECT_FALSE(b.pending());
+  const std::size_t bytes = 8 << 20;
+  auto* big = static_cast<char*>(std::calloc(bytes, 1));
+  for (std::size_t i = 0; i < bytes; i += 4096) big[i] = 1;
+  b.retire(big, bytes);
+  int steps = 0;
+  while (b.release_some(1 << 20)) ++steps;
+  EXPECT_FALSE(b.pending());
+  EXPECT_EQ(steps, 8);  // eight 1 MiB steps of pages, the last one also frees it
 }
