@@ -91,7 +91,7 @@ EvictResult Evictor::evict_to_limit() {
   const std::uint64_t limit_us = time_limit_us(s.maxmemory_eviction_tenacity);
   const std::uint64_t start_us = monotonic_us();
   // Redis' "eviction-cycle" latency event: the cycle from here on, whatever its result.
-  const std::uint64_t cycle_start_us = latency_timed() ? latency_clock_us() : 0;
+  const std::uint64_t cycle_start_us = exec_.latency_monitoring() ? latency_clock_us() : 0;
   long long freed = 0;
   std::uint64_t keys_freed = 0;
   bool cut_short = false;
@@ -109,20 +109,12 @@ EvictResult Evictor::evict_to_limit() {
     if (cut_short) background_ = true;
     result = background_ ? EvictResult::kRunning : EvictResult::kOk;
   }
-  if (latency_timed()) add_latency("eviction-cycle", latency_clock_us() - cycle_start_us);
+  if (exec_.latency_monitoring())
+    exec_.add_latency_sample("eviction-cycle", (latency_clock_us() - cycle_start_us) / 1000);
   return result;
 }
 
-bool Evictor::latency_timed() const noexcept {
-  return exec_.config().settings().latency_monitor_threshold != 0;
-}
-
 std::uint64_t Evictor::latency_clock_us() const { return exec_.clock().read().mono_us; }
-
-void Evictor::add_latency(std::string_view event, std::uint64_t us) {
-  exec_.latency_monitor().add_if_needed(event, exec_.config().settings().latency_monitor_threshold,
-                                        us / 1000, exec_.clock().unix_ms() / 1000);
-}
 
 void Evictor::background_step() {
   if (exec_.config().settings().maxmemory == 0 || perform() != EvictResult::kRunning)
@@ -221,9 +213,10 @@ long long Evictor::evict(const Candidate& victim) {
   if (const store::Entry* e = db.dict().find(victim.key);
       e && e->value.is(store::ValueType::kStream))
     exec_.blocking().signal_ready(victim.db, victim.key);
-  const std::uint64_t del_start_us = latency_timed() ? latency_clock_us() : 0;
+  const std::uint64_t del_start_us = exec_.latency_monitoring() ? latency_clock_us() : 0;
   db.remove(victim.key);
-  if (latency_timed()) add_latency("eviction-del", latency_clock_us() - del_start_us);
+  if (exec_.latency_monitoring())
+    exec_.add_latency_sample("eviction-del", (latency_clock_us() - del_start_us) / 1000);
   const long long delta = before - static_cast<long long>(base::used_memory());
   ++evicted_keys_;
   exec_.touch_key(victim.db, victim.key);

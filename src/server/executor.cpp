@@ -422,6 +422,15 @@ std::vector<Client*> Executor::cron(std::uint64_t now_ms) {
   return to_close;
 }
 
+bool Executor::latency_monitoring() const noexcept {
+  return config_.settings().latency_monitor_threshold != 0;
+}
+
+void Executor::add_latency_sample(std::string_view event, std::uint64_t ms) {
+  latency_monitor_.add_if_needed(event, config_.settings().latency_monitor_threshold, ms,
+                                 clock_.unix_ms() / 1000);
+}
+
 // Redis' databasesCron: 1 ms of keyspace rehash per tick, on the first db with work to do, and
 // none while a fork child shares our pages (BGSAVE's copy-on-write).
 void Executor::rehash_step() {

@@ -42,13 +42,10 @@ Persistence::Persistence(Executor& exec)
   // Read at each base's write (the fork's body runs in the child, on its copy).
   rewrite_.set_function_source([&exec] { return exec.scripting().functions().codes(); });
   // Redis redisFork: every fork is a "fork" latency sample (BGSAVE, rewrite, full sync).
-  child_.set_fork_hook([&exec](std::uint64_t usec) {
-    exec.latency_monitor().add_if_needed("fork", exec.config().settings().latency_monitor_threshold,
-                                         usec / 1000, exec.clock().unix_ms() / 1000);
-  });
+  child_.set_fork_hook(
+      [&exec](std::uint64_t usec) { exec.add_latency_sample("fork", usec / 1000); });
   writer_.set_latency_hook(exec.clock(), [&exec](std::string_view event, std::uint64_t ms) {
-    exec.latency_monitor().add_if_needed(event, exec.config().settings().latency_monitor_threshold,
-                                         ms, exec.clock().unix_ms() / 1000);
+    exec.add_latency_sample(event, ms);
   });
   auto alive = std::make_shared<bool>(true);
   exec_.config().on_change([this, weak = std::weak_ptr<bool>(alive)](std::string_view name) {

@@ -79,10 +79,8 @@ class Evictor {
   void track_exceeded(EvictResult r) noexcept;
   /// The current spell's length so far in µs, 0 when under the limit.
   std::uint64_t current_spell_us() const noexcept;
-  // The "eviction-cycle" and "eviction-del" latency events, on the executor's clock.
-  bool latency_timed() const noexcept;
+  /// The executor's clock, for the "eviction-cycle" and "eviction-del" latency events.
   std::uint64_t latency_clock_us() const;
-  void add_latency(std::string_view event, std::uint64_t us);
 
   Executor& exec_;
   std::array<PoolEntry, 16> pool_{};  // ascending idle; Redis EVPOOL_SIZE

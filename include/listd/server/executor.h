@@ -203,6 +203,11 @@ class Executor {
   ErrorStats& error_stats() noexcept { return error_stats_; }
   /// The latency monitor's events (LATENCY; fed when latency-monitor-threshold is set).
   LatencyMonitor& latency_monitor() noexcept { return latency_monitor_; }
+  /// latency-monitor-threshold is set: the parts that time themselves for the monitor do.
+  bool latency_monitoring() const noexcept;
+  /// One measurement of `event` for the monitor (kept when at or over the threshold), at the
+  /// clock's current second.
+  void add_latency_sample(std::string_view event, std::uint64_t ms);
   /// Per-command latency histograms by CommandSpec::slot (INFO latencystats, LATENCY
   /// HISTOGRAM), fed while latency-tracking is on.
   std::vector<LatencyHistogram>& latency_histograms() noexcept { return latency_histograms_; }
