@@ -332,6 +332,8 @@ void add_replication_options(std::vector<OptionSpec>& t) {
                                          "min-slaves-to-write"),
       integer<&S::min_replicas_max_lag>("min-replicas-max-lag", kNone, 0, INT_MAX, 10,
                                         "min-slaves-max-lag"),
+      integer<&S::sync_replicas>("sync-replicas", kNone, 0, INT_MAX, 0),
+      integer<&S::sync_replicas_timeout>("sync-replicas-timeout", kNone, 1, LLONG_MAX, 2000),
   };
   t.insert(t.end(), options.begin(), options.end());
 }

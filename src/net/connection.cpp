@@ -224,6 +224,7 @@ void Connection::flush() {
   }
   if (tls_) encrypt_output();
   std::string& pending = tls_ ? tls_out_ : client_->out;
+  if (!tls_ && written_ == writing_.size()) release_output();
   if (written_ == writing_.size() && !pending.empty()) {
     const long n = send_bytes(pending);
     if (n < 0) return;
@@ -238,8 +239,13 @@ void Connection::flush() {
     }
   }
   if (client_->close_after_reply && written_ == writing_.size() && pending.empty() &&
-      client_->out.empty())
+      client_->out.empty() && !client_->held)
     close();
+}
+
+void Connection::release_output() {
+  // Only here, where Client::out is consumed whole: output sync-replicas holds stays behind.
+  server_.executor().sync_replication().before_send(*client_);
 }
 
 void Connection::continue_write() {
@@ -262,6 +268,7 @@ void Connection::flush_for_shutdown() {
     return;
   }
   if (tls_) encrypt_output();
+  release_output();  // unacknowledged replies are not sent, even at shutdown
   ::fcntl(fd_, F_SETFL, ::fcntl(fd_, F_GETFL) & ~O_NONBLOCK);
   for (std::string_view rest : {std::string_view(writing_).substr(written_),
                                 std::string_view(tls_ ? tls_out_ : client_->out)}) {

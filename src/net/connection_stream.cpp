@@ -84,9 +84,10 @@ void Connection::on_sent(long result, bool done) {
 void Connection::flush_stream() {
   if (tls_) encrypt_output();  // while a send is in flight the records wait in tls_out_
   std::string& pending = tls_ ? tls_out_ : client_->out;
+  if (!tls_ && !streams_->sending(fd_)) release_output();
   if (!streams_->sending(fd_) && !pending.empty()) streams_->send(fd_, pending);
   if (client_->close_after_reply && !streams_->sending(fd_) && pending.empty() &&
-      client_->out.empty())
+      client_->out.empty() && !client_->held)
     close();
 }
 

@@ -56,6 +56,7 @@ bool Connection::decrypt_input(const char* data, std::size_t n) {
 }
 
 void Connection::encrypt_output() {
+  release_output();
   if (client_->out.empty()) return;
   count_output(client_->out.size());  // the plaintext, as Redis
   tls_->write(client_->out);

@@ -50,7 +50,8 @@ Client* ClientRegistry::find(std::uint64_t id) noexcept {
   return it == clients_.end() ? nullptr : it->second.get();
 }
 
-void ClientRegistry::queue_flush(Client& c) {
+void ClientRegistry::queue_flush(Client& c, bool shows_data) {
+  if (shows_data) c.out_needs_ack = true;
   if (guard_ && guard_->check_after_output(c)) schedule_close_asap(c);
   if (c.queued_for_flush) return;
   c.queued_for_flush = true;

@@ -24,6 +24,14 @@
 namespace listd::server {
 namespace {
 
+// sync-replicas holds a reply that may show data: of a command that reads or writes keys, of
+// EXEC and of a script; PING, INFO, CLIENT, CONFIG, PUBLISH ... (neither flag) show none.
+bool reply_may_show_data(const CommandSpec& spec) {
+  const CommandSpec& top = spec.parent ? *spec.parent : spec;
+  return (spec.flags & (kWrite | kReadonly | kExecCommand)) || top.name.starts_with("eval") ||
+         top.name.starts_with("fcall");
+}
+
 // Active expiry: keys examined per tick and how often to tick while keys have deadlines.
 constexpr std::size_t kExpireBudgetPerTick = 1000;
 constexpr std::uint64_t kExpireTickMs = 100;
@@ -120,6 +128,7 @@ void Executor::destroy_client(Client& c) {
   pubsub_.leave_all(c);
   tracking_.disable(c);
   replication_->forget(c);
+  sync_replication_.forget(c);
   clients_.destroy(c);
 }
 
@@ -164,7 +173,8 @@ std::string Executor::rejection(const Client& c, std::span<const std::string_vie
            ((spec->flags & kExecCommand) && (c.queued_flags & kWrite));
   };
   const config::ServerSettings& settings = config_.settings();
-  if (settings.min_replicas_to_write != 0 && !replication_->enough_good_replicas() && is_write())
+  if ((settings.min_replicas_to_write != 0 || settings.sync_replicas != 0) &&
+      !replication_->enough_good_replicas() && is_write())
     return std::string(kNoReplicasErr);
   // A master (the common case) pays one test for both replica checks below.
   const bool replica = replica_side_->active();
@@ -224,7 +234,9 @@ void Executor::execute(Client& c, std::span<const std::string_view> argv) {
   const CommandSpec* spec =
       last_found_ && base::iequals(argv[0], last_found_->name) ? last_found_ : table_.find(argv[0]);
   if (spec) last_found_ = spec;
+  bool shows_data = true;  // a refusal or QUEUED shows none (sync-replicas need not hold it)
   if (std::string error = rejection(c, argv, spec); !error.empty()) {
+    shows_data = false;
     ++stats_.total_error_replies;
     error_stats_.count(error);
     if (spec) ++command_stats_[spec->slot].rejected;
@@ -241,7 +253,9 @@ void Executor::execute(Client& c, std::span<const std::string_view> argv) {
     transactions_.queue(c, argv);
     c.queued_flags |= scripting_->command_flags(*spec, argv);
     c.reply().simple("QUEUED");
+    shows_data = false;
   } else {
+    shows_data = reply_may_show_data(*spec);
     if (clients_.has_monitors()) feed_monitors(c, argv);
     // One execution unit: the command (EXEC with its queued commands), then each served waiter.
     effects_.begin_unit(!(spec->flags & kTouchesArbitraryKeys));
@@ -256,7 +270,7 @@ void Executor::execute(Client& c, std::span<const std::string_view> argv) {
   if (c.tracking.caching && !c.in_multi &&
       !(spec && (spec->parent ? spec->parent->name : spec->name) == "client"))
     c.tracking.caching = false;
-  if (!c.out.empty()) clients_.queue_flush(c);
+  if (!c.out.empty()) clients_.queue_flush(c, shows_data);
 }
 
 void Executor::dispatch(Client& c, const CommandSpec& spec, std::span<const std::string_view> argv,
@@ -372,6 +386,7 @@ void Executor::tick() {
   if (scripting_->running()) return;  // no timeouts, expiry or serving inside a script
   blocking_.fire_timeouts(clock_.monotonic_ms());
   replication_->fire_wait_timeouts(clock_.monotonic_ms());
+  sync_replication_.expire(clock_.monotonic_ms());
   if (client_pause_.active() && clock_.monotonic_ms() >= client_pause_.end_ms())
     resume_postponed(client_pause_.expire(clock_.monotonic_ms()));
   if (!client_pause_.active()) {  // paused: no key expires or is evicted
@@ -398,6 +413,7 @@ std::vector<Client*> Executor::cron(std::uint64_t now_ms) {
   // Never from inside a script: a BGSAVE forked now would snapshot half of it.
   if (scripting_->running()) return {};
   persistence_->cron();  // BGSAVE / rewrite children, save points, automatic AOF rewrite
+  sync_replication_.expire(now_ms);  // also lets held output go once sync-replicas is 0
   rehash_step();
   std::vector<Client*> to_close = replication_->cron();        // replicas past repl-timeout
   if (failover_.active()) failover_.update(clock_.unix_ms());  // Redis replicationCron's first step
@@ -505,6 +521,8 @@ std::optional<std::uint64_t> Executor::next_wakeup_ms() const {
   std::optional<std::uint64_t> next = blocking_.next_deadline();
   if (const auto wait = replication_->next_wait_deadline(); wait && (!next || *wait < *next))
     next = wait;
+  if (const auto held = sync_replication_.next_deadline(); held && (!next || *held < *next))
+    next = held;
   // Paused, the end of the pause is the only other wakeup: nothing expires or is evicted.
   if (client_pause_.active())
     return next && *next < client_pause_.end_ms() ? *next : client_pause_.end_ms();

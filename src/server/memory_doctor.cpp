@@ -78,7 +78,7 @@ void cmd_memory_doctor(CommandContext& ctx) {
   f.peak = exec.memory().peak();
   f.rss = resident_memory_bytes();
   exec.clients().for_each([&](Client& c) {
-    std::uint64_t bytes = c.out.size();
+    std::uint64_t bytes = c.out.size() + c.held_bytes();
     if (c.transport) bytes += c.transport->pending_output_bytes();
     if (c.replica) {
       ++f.replicas;

@@ -23,7 +23,7 @@ std::size_t string_heap_bytes(const std::string& s) {
 // What a client holds: its structure, its output string, the transport's query buffer (used and
 // free) and the output the socket has not taken yet.
 std::size_t client_memory_bytes(const Client& c) {
-  std::size_t bytes = sizeof(Client) + string_heap_bytes(c.out);
+  std::size_t bytes = sizeof(Client) + string_heap_bytes(c.out) + c.held_bytes();
   if (c.transport)
     bytes += c.transport->query_buffer_bytes() + c.transport->query_buffer_free() +
              c.transport->pending_output_bytes();

@@ -14,7 +14,7 @@ config::ClientClass client_class(const Client& c) noexcept {
 
 OutputMemory output_memory(const Client& c) noexcept {
   const std::size_t pending =
-      c.out.size() + (c.transport ? c.transport->pending_output_bytes() : 0);
+      c.out.size() + c.held_bytes() + (c.transport ? c.transport->pending_output_bytes() : 0);
   OutputMemory m;
   m.buffer_bytes = std::min(pending, kReplyChunkBytes);
   m.list_bytes = pending - m.buffer_bytes;

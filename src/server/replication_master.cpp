@@ -76,6 +76,21 @@ void ReplicationMaster::on_effect(int db, std::span<const std::string_view> argv
   encoder_.append(db, argv);
   feed(encoder_.buffer());
   encoder_.clear();
+  last_effect_offset_ = master_repl_offset_;  // pings and GETACKs change no data: not here
+}
+
+void ReplicationMaster::set_following(bool following, const Client* upstream) {
+  if (following && !following_) exec_.sync_replication().demoted();
+  // Promoted: what we applied as a replica is unacknowledged until our replicas ack it.
+  if (!following && following_) last_effect_offset_ = master_repl_offset_;
+  following_ = following;
+  upstream_ = upstream;
+}
+
+void ReplicationMaster::request_acks() {
+  // Redis replicationRequestAckFromSlaves; replicas answer with the offset before it.
+  static constexpr std::string_view kGetack = "*3\r\n$8\r\nREPLCONF\r\n$6\r\nGETACK\r\n$1\r\n*\r\n";
+  feed(kGetack);
 }
 
 void ReplicationMaster::feed(std::string_view bytes) {
@@ -409,10 +424,26 @@ int ReplicationMaster::good_replicas() const {
   return n;
 }
 
+bool ReplicationMaster::acks_stream(const Replica& r) noexcept {
+  return r.state == State::kOnline && !r.legacy_sync && !r.hs.rdb_only && !r.client->close_asap;
+}
+
+long long ReplicationMaster::nth_acked_offset(int n) const {
+  std::vector<long long> acks;
+  for (const Replica& r : replicas_)
+    if (acks_stream(r)) acks.push_back(r.ack_offset);
+  if (n <= 0 || acks.size() < static_cast<std::size_t>(n)) return 0;
+  std::nth_element(acks.begin(), acks.begin() + (n - 1), acks.end(), std::greater<>());
+  return acks[static_cast<std::size_t>(n - 1)];
+}
+
 bool ReplicationMaster::enough_good_replicas() const {
   const config::ServerSettings& s = exec_.config().settings();
-  if (s.min_replicas_to_write == 0 || s.min_replicas_max_lag == 0) return true;
   if (exec_.replica_side().active()) return true;
+  if (s.sync_replicas != 0 &&
+      std::count_if(replicas_.begin(), replicas_.end(), acks_stream) < s.sync_replicas)
+    return false;
+  if (s.min_replicas_to_write == 0 || s.min_replicas_max_lag == 0) return true;
   return good_replicas() >= s.min_replicas_to_write;
 }
 
@@ -426,9 +457,7 @@ void ReplicationMaster::wait(Client& c, long long offset, long long needed, long
   w.needed = needed;
   if (timeout_ms > 0) w.deadline_ms = exec_.clock().monotonic_ms() + timeout_ms;
   waiting_.push_back(w);
-  // Redis replicationRequestAckFromSlaves (Redis sends one per loop turn for all WAITs).
-  static constexpr std::string_view kGetack = "*3\r\n$8\r\nREPLCONF\r\n$6\r\nGETACK\r\n$1\r\n*\r\n";
-  feed(kGetack);
+  request_acks();  // Redis sends one per loop turn for all WAITs
 }
 
 void ReplicationMaster::release_waiting(std::uint64_t now_ms) {
@@ -477,6 +506,7 @@ void ReplicationMaster::ack(Client& c, long long offset) {
   if (r->state == State::kWaitBgsaveEnd && r->socket_target) r->acked_in_transfer = true;
   if (r->state == State::kOnline && r->stream_on_ack) start_stream(*r);
   if (!waiting_.empty()) release_waiting(exec_.clock().monotonic_ms());
+  exec_.sync_replication().replicas_changed();
 }
 
 std::vector<Client*> ReplicationMaster::cron() {
@@ -559,6 +589,7 @@ void ReplicationMaster::info_history(std::string& out) const {
   const config::ServerSettings& s = exec_.config().settings();
   if (s.min_replicas_to_write != 0 && s.min_replicas_max_lag != 0)
     out += fmt::format("min_slaves_good_slaves:{}\r\n", good_replicas());
+  if (s.sync_replicas != 0) exec_.sync_replication().info(out);  // listd's own fields
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const ReplicaRow& r = rows[i];
     out += fmt::format("slave{}:ip={},port={},state={},offset={},lag={}\r\n", i, r.ip, r.port,

@@ -196,6 +196,10 @@ struct ServerSettings {
   // -NOREPLICAS for writes while fewer than this many replicas acked within the lag (0: off)
   int min_replicas_to_write = 0;
   int min_replicas_max_lag = 10;  // s since a replica's last ACK for it to count (0: off)
+  // listd's synchronous replication (server/sync_replication.h): no reply leaves before this
+  // many replicas acknowledged the writes it may show (0: off, Redis' asynchronous behaviour)
+  int sync_replicas = 0;
+  long long sync_replicas_timeout = 2000;  // ms a reply is held before its client is closed
 
   // ACL users (server/acl.h)
   bool acl_pubsub_default_all = false;  // acl-pubsub-default: allchannels (true) | resetchannels

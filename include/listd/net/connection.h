@@ -118,6 +118,8 @@ class Connection final : public server::ClientTransport, public IoHandler, publi
   bool run_input();
   void process_input();
   void continue_write();
+  /// Just before Client::out is consumed: sync-replicas' held output (sync_replication.h).
+  void release_output();
   /// One send of `bytes`; returns how many the socket took, or -1 after closing on an error.
   long send_bytes(std::string_view bytes);
   /// INFO's output counters: a replica's bytes are the replication stream's (Redis counts apart).

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -89,6 +90,19 @@ struct TrackingMode {
   std::uint64_t redirect = 0;    ///< 0: none
 };
 
+/// Output withheld until enough replicas acknowledged the writes it may show (sync-replicas,
+/// sync_replication.h): the bytes in the order they were produced, cut into pieces, each
+/// tagged with the stream offset that must be acknowledged before it may leave.
+struct HeldReplies {
+  struct Piece {
+    std::size_t end = 0;         ///< of `bytes`, exclusive
+    long long offset = 0;        ///< non-decreasing from piece to piece
+    std::uint64_t since_ms = 0;  ///< monotonic, when it was held (sync-replicas-timeout)
+  };
+  std::string bytes;
+  std::vector<Piece> pieces;
+};
+
 struct Client {
   explicit Client(std::uint64_t client_id) : id(client_id), waiter(this) {}
   Client(const Client&) = delete;
@@ -160,6 +174,13 @@ struct Client {
   // Output produced by commands, flushed by the transport.
   std::string out;
   bool queued_for_flush = false;
+  /// Some output queued since `out` was last consumed may show data (anything but the reply
+  /// of a command that reads and writes no key: ClientRegistry::queue_flush): with
+  /// sync-replicas it waits for the replicas' acknowledgement.
+  bool out_needs_ack = false;
+  /// Output waiting for replicas' acknowledgement (sync-replicas); null while none waits.
+  std::unique_ptr<HeldReplies> held;
+  std::size_t held_bytes() const noexcept { return held ? held->bytes.size() : 0; }
 
   // Stats for CLIENT LIST / INFO.
   std::uint64_t created_ms = 0;

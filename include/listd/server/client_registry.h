@@ -48,7 +48,9 @@ class ClientRegistry {
   void set_output_guard(OutputBufferGuard* guard) noexcept { guard_ = guard; }
   /// Marks output for flushing; handlers writing to *another* client must call it. A client
   /// that this output puts over its output-buffer limit goes to the close-ASAP list instead.
-  void queue_flush(Client& client);
+  /// `shows_data` false: the output can show no key or value (the reply of PING, INFO, CLIENT
+  /// ...), so sync-replicas need not hold it (Client::out_needs_ack).
+  void queue_flush(Client& client, bool shows_data = true);
   /// Clients that received output since the last call (each listed once).
   std::vector<Client*> take_flush_list();
   /// `client`'s blocking command completed: the transport runs its buffered commands next.

@@ -46,6 +46,7 @@
 #include "listd/server/pubsub.h"
 #include "listd/server/queue_stats.h"
 #include "listd/server/slowlog.h"
+#include "listd/server/sync_replication.h"
 #include "listd/server/tracking.h"
 #include "listd/server/transaction.h"
 #include "listd/store/database.h"
@@ -199,6 +200,9 @@ class Executor {
     if (failover_.active()) failover_.update(clock_.unix_ms());
   }
   const Failover& failover() const noexcept { return failover_; }
+  /// sync-replicas: replies held until replicas acknowledged them (sync_replication.h).
+  SyncReplication& sync_replication() noexcept { return sync_replication_; }
+  const SyncReplication& sync_replication() const noexcept { return sync_replication_; }
   /// INFO errorstats: every error reply counted by its code.
   ErrorStats& error_stats() noexcept { return error_stats_; }
   /// The latency monitor's events (LATENCY; fed when latency-monitor-threshold is set).
@@ -359,6 +363,7 @@ class Executor {
   SlowLog slowlog_;
   MigrateSockets migrate_sockets_;
   Failover failover_{*this};
+  SyncReplication sync_replication_{*this};
   ErrorStats error_stats_;
   LatencyMonitor latency_monitor_;
   std::vector<LatencyHistogram> latency_histograms_;  // by CommandSpec::slot

@@ -18,6 +18,7 @@
 // of what it read, so nothing may follow the mark before it answers).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -101,10 +102,8 @@ class ReplicationMaster final : public EffectConsumer {
   /// While following a master, our own effects are not streamed: the master's exact bytes are
   /// (feed_upstream), so a chain shares one replid and one offset space. `upstream` is the
   /// master client once the link is up (its db is a sub-replica's repl-stream-db), or null.
-  void set_following(bool following, const Client* upstream) noexcept {
-    following_ = following;
-    upstream_ = upstream;
-  }
+  /// Becoming a replica closes the clients sync-replicas holds (SyncReplication::demoted).
+  void set_following(bool following, const Client* upstream);
   /// The master's bytes of one applied command (a whole MULTI ... EXEC at its EXEC).
   void feed_upstream(std::string_view bytes) { feed(bytes); }
   /// After a full sync from a master: its history (replid at offset), a new backlog, and our
@@ -128,6 +127,16 @@ class ReplicationMaster final : public EffectConsumer {
     if (backlog_) record_write_offset(c);  // no replicas ever: nothing to wait for
   }
   long long write_offset(const Client& c) const;
+  /// Appends `REPLCONF GETACK *` to the stream: every replica answers with its offset.
+  void request_acks();
+  /// The offset the `n`-th most advanced replica acknowledged (replicas that stream and ack
+  /// only); 0 when fewer than `n` do (sync-replicas).
+  long long nth_acked_offset(int n) const;
+  /// The stream offset after the last effect (a data change or PUBLISH; pings and GETACKs move
+  /// master_repl_offset but change nothing a reply could show).
+  long long last_effect_offset() const noexcept {
+    return std::min(last_effect_offset_, master_repl_offset_);
+  }
   /// Online replicas whose acknowledged offset reached `offset` (replicationCountAcksByOffset).
   long long count_acks(long long offset) const;
   /// Online replicas whose last ACK is at most min-replicas-max-lag seconds old (Redis'
@@ -206,6 +215,8 @@ class ReplicationMaster final : public EffectConsumer {
   void finish_rdb_only(Replica& r);
   void record_write_offset(const Client& c);
 
+  /// Online, streaming and sending ACKs (not SYNC's, not rdb-only, not being closed).
+  static bool acks_stream(const Replica& r) noexcept;
   Replica* find(const Client& c) noexcept;
   const Replica* find(const Client& c) const noexcept;
   Handshake take_handshake(const Client& c);
@@ -244,6 +255,7 @@ class ReplicationMaster final : public EffectConsumer {
   std::string replid2_ = std::string(40, '0');
   long long second_replid_offset_ = -1;
   long long master_repl_offset_ = 0;
+  long long last_effect_offset_ = 0;  // master_repl_offset_ after the last on_effect
   std::unique_ptr<ReplicationBacklog> backlog_;
   std::int64_t no_replicas_since_s_ = 0;  // for repl-backlog-ttl
   persistence::AofEncoder encoder_;       // SELECT bookkeeping; its buffer is one effect
