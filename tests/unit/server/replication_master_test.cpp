@@ -235,4 +235,153 @@ TEST_F(ReplicationMasterTest, MinReplicasToWriteRefusesWritesWithoutGoodReplicas
   EXPECT_EQ(info_replication().find("min_slaves_good_slaves"), std::string::npos);
 }
 
+// ---- sync-replicas (sync_replication.h): the transport's consumption of Client::out is
+// SyncReplication::before_send, called here where net::Connection calls it.
+
+class SyncReplicasTest : public ReplicationMasterTest {
+ protected:
+  /// Runs `argv` for `c`, then hands over what the transport may send now.
+  std::string send(listd::server::Client& c, std::initializer_list<std::string_view> argv) {
+    std::vector<std::string_view> v(argv);
+    t_.exec().execute(c, v);
+    return sendable(c);
+  }
+  std::string sendable(listd::server::Client& c) {
+    t_.exec().sync_replication().before_send(c);
+    return t_.take_output(c);
+  }
+  long long offset() { return t_.exec().replication().master_repl_offset(); }
+  void ack(listd::server::Client& r, long long at) {
+    t_.take_output(r);  // the stream so far
+    EXPECT_EQ(t_.run(r, {"REPLCONF", "ACK", std::to_string(at)}), "");
+  }
+  /// An online replica that acked everything so far.
+  listd::server::Client& synced_replica() {
+    auto& r = t_.client();
+    full_sync(r);
+    ack(r, offset());
+    t_.take_output(r);
+    return r;
+  }
+};
+
+const std::string kGetack = "*3\r\n$8\r\nREPLCONF\r\n$6\r\nGETACK\r\n$1\r\n*\r\n";
+const std::string kNoReplicas = "-NOREPLICAS Not enough good replicas to write.\r\n";
+
+TEST_F(SyncReplicasTest, WritesAreRefusedWithFewerStreamingReplicas) {
+  auto& c = t_.client();
+  EXPECT_EQ(t_.run(c, {"CONFIG", "SET", "sync-replicas", "1"}), "+OK\r\n");
+  EXPECT_EQ(send(c, {"LPUSH", "q", "a"}), kNoReplicas);  // a refusal is sent at once
+  EXPECT_EQ(send(c, {"BRPOP", "q", "0"}), kNoReplicas);
+  EXPECT_EQ(send(c, {"LLEN", "q"}), ":0\r\n");  // reads of acknowledged data are not held
+  EXPECT_EQ(send(c, {"PING"}), "+PONG\r\n");
+  auto& r = t_.client();
+  full_sync(r);  // online: it counts once it streams, before its first ACK
+  EXPECT_EQ(t_.run(c, {"CONFIG", "SET", "sync-replicas", "2"}), "+OK\r\n");
+  EXPECT_EQ(send(c, {"LPUSH", "q", "a"}), kNoReplicas);
+  EXPECT_NE(info_replication().find("sync_replicas:2\r\nsync_replicas_acked_offset:0\r\n"
+                                    "sync_replicas_held_clients:0\r\nsync_replicas_timeouts:0\r\n"),
+            std::string::npos);
+  EXPECT_EQ(t_.run(c, {"CONFIG", "SET", "sync-replicas", "0"}), "+OK\r\n");
+  EXPECT_EQ(info_replication().find("sync_replicas"), std::string::npos);  // off: Redis' fields
+}
+
+TEST_F(SyncReplicasTest, AWriteIsAnsweredOnceTheReplicaAckedItsOffset) {
+  auto& c = t_.client();
+  auto& r = synced_replica();
+  EXPECT_EQ(t_.run(c, {"CONFIG", "SET", "sync-replicas", "1"}), "+OK\r\n");
+  EXPECT_EQ(send(c, {"RPUSH", "q", "x"}), "");  // held
+  EXPECT_EQ(c.held_bytes(), 4u);
+  const long long after_push = offset();
+  // The turn's end asks once, whatever the turn wrote; a turn without writes asks nothing.
+  t_.exec().sync_replication().end_turn();
+  EXPECT_EQ(t_.take_output(r), kSelect0 + kPushQ + kGetack);
+  t_.exec().sync_replication().end_turn();
+  EXPECT_EQ(t_.take_output(r), "");
+  ack(r, after_push - 1);  // not yet the push's end
+  EXPECT_EQ(sendable(c), "");
+  ack(r, after_push);  // replicas answer GETACK with the offset before it
+  EXPECT_EQ(sendable(c), ":1\r\n");
+  EXPECT_EQ(c.held, nullptr);
+  EXPECT_EQ(send(c, {"RPUSH", "q", "b"}), "");
+  EXPECT_EQ(send(c, {"RPUSH", "q", "c"}), "");
+  t_.exec().sync_replication().end_turn();  // one GETACK for both
+  const std::string stream = t_.take_output(r);
+  EXPECT_EQ(stream.find(kGetack), stream.size() - kGetack.size()) << stream;
+  ack(r, offset() - static_cast<long long>(kGetack.size()));
+  EXPECT_EQ(sendable(c), ":2\r\n:3\r\n");
+}
+
+TEST_F(SyncReplicasTest, HeldOutputLeavesInOrderAndOnlyWhatShowsDataWaits) {
+  auto& c = t_.client();
+  auto& other = t_.client();
+  auto& r = synced_replica();
+  EXPECT_EQ(t_.run(c, {"CONFIG", "SET", "sync-replicas", "1"}), "+OK\r\n");
+  EXPECT_EQ(send(c, {"RPUSH", "q", "a"}), "");
+  const long long first = offset();
+  // Another client: its read may show the unacknowledged push, its PING and INFO cannot.
+  EXPECT_EQ(send(other, {"LRANGE", "q", "0", "-1"}), "");
+  EXPECT_EQ(send(other, {"ECHO", "x"}), "");  // behind its held read: order is kept
+  auto& admin = t_.client();
+  EXPECT_EQ(send(admin, {"PING"}), "+PONG\r\n");
+  EXPECT_EQ(send(admin, {"CLIENT", "SETNAME", "a"}), "+OK\r\n");
+  EXPECT_EQ(send(c, {"RPUSH", "q", "b"}), "");
+  ack(r, first);
+  EXPECT_EQ(sendable(c), ":1\r\n");  // the second push waits for its own offset
+  EXPECT_EQ(sendable(other), "*1\r\n$1\r\na\r\n$1\r\nx\r\n");
+  ack(r, offset());
+  EXPECT_EQ(sendable(c), ":2\r\n");
+}
+
+TEST_F(SyncReplicasTest, AServedBlockingPopIsHeldUntilThePopIsAcked) {
+  auto& worker = t_.client();
+  auto& producer = t_.client();
+  auto& r = synced_replica();
+  EXPECT_EQ(t_.run(worker, {"CONFIG", "SET", "sync-replicas", "1"}), "+OK\r\n");
+  EXPECT_EQ(send(worker, {"BRPOP", "q", "0"}), "");  // blocked
+  EXPECT_EQ(send(producer, {"LPUSH", "q", "job"}), "");
+  EXPECT_NE(t_.take_output(r).find("RPOP"), std::string::npos);  // the served pop streamed
+  ack(r, offset());
+  EXPECT_EQ(sendable(worker), "*2\r\n$1\r\nq\r\n$3\r\njob\r\n");
+  EXPECT_EQ(sendable(producer), ":1\r\n");
+}
+
+TEST_F(SyncReplicasTest, HeldPastTheTimeoutTheClientIsClosedWithoutIt) {
+  auto& c = t_.client();
+  synced_replica();
+  EXPECT_EQ(t_.run(c, {"CONFIG", "SET", "sync-replicas", "1"}), "+OK\r\n");
+  EXPECT_EQ(t_.run(c, {"CONFIG", "SET", "sync-replicas-timeout", "500"}), "+OK\r\n");
+  EXPECT_EQ(send(c, {"RPUSH", "q", "a"}), "");
+  ASSERT_TRUE(t_.exec().next_wakeup_ms().has_value());
+  t_.advance_ms(499);
+  t_.exec().tick();
+  EXPECT_FALSE(c.close_asap);
+  t_.advance_ms(1);
+  t_.exec().tick();
+  EXPECT_TRUE(c.close_asap);  // closed at the turn's end, its held reply never written
+  EXPECT_EQ(c.held, nullptr);
+  EXPECT_NE(info_replication().find("sync_replicas_held_clients:0\r\nsync_replicas_timeouts:1\r\n"),
+            std::string::npos);
+}
+
+TEST_F(SyncReplicasTest, SwitchedOffHeldOutputLeaves) {
+  auto& c = t_.client();
+  synced_replica();
+  EXPECT_EQ(t_.run(c, {"CONFIG", "SET", "sync-replicas", "1"}), "+OK\r\n");
+  EXPECT_EQ(send(c, {"RPUSH", "q", "a"}), "");
+  // Off: everything held leaves at once, before the reply that switched it off.
+  EXPECT_EQ(send(c, {"CONFIG", "SET", "sync-replicas", "0"}), ":1\r\n+OK\r\n");
+}
+
+TEST_F(SyncReplicasTest, ADemotionClosesTheHeldClients) {
+  auto& c = t_.client();
+  synced_replica();
+  EXPECT_EQ(t_.run(c, {"CONFIG", "SET", "sync-replicas", "1"}), "+OK\r\n");
+  EXPECT_EQ(send(c, {"RPUSH", "q", "a"}), "");
+  t_.exec().replication().set_following(true, nullptr);
+  EXPECT_TRUE(c.close_asap);
+  EXPECT_EQ(c.held, nullptr);
+  t_.exec().replication().set_following(false, nullptr);
+}
+
 }  // namespace
