@@ -89,10 +89,11 @@ check_skips "$PWD/build/test/junit.xml" || status=1
 # cannot take at once and bursts (IoLayer), blocked waiters with half-closed and dead peers
 # (Blocking), disconnects and shutdown (Session, Shutdown), busy scripts (BusyScript), pub/sub,
 # the output-buffer limits on slow readers, TLS, the listeners CONFIG SET port / tls-port
-# moves, and INFO's per-event read/write counts. The optimized build only.
+# moves, INFO's per-event read/write counts, and sync-replicas' held replies. The optimized
+# build only.
 phase "tests, optimized build, epoll backend"
 LISTD_IO_BACKEND=epoll ctest --test-dir build/test --output-on-failure -j2 --timeout 600 \
-  -R '^integration\.(IoLayer(Test|Idle)|ProtocolTest|QueryBufferLimitTest|BlockingTest|SessionTest|ShutdownTest|BusyScript|PubSubTest)\.|^python\.(tls|tls_io|output_buffer_limits|pubsub|listener_ports|info_stats|client_eviction)$' \
+  -R '^integration\.(IoLayer(Test|Idle)|ProtocolTest|QueryBufferLimitTest|BlockingTest|SessionTest|ShutdownTest|BusyScript|PubSubTest)\.|^python\.(tls|tls_io|output_buffer_limits|pubsub|listener_ports|info_stats|client_eviction|sync_replicas)$' \
   --output-junit "$PWD/build/test/junit-epoll.xml" || status=1
 check_skips "$PWD/build/test/junit-epoll.xml" || status=1
 phase "done"
