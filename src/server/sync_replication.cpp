@@ -77,7 +77,8 @@ void SyncReplication::replicas_changed() {
   const long long acked = acked_offset();
   for (std::uint64_t id : held_) {
     Client* c = exec_.clients().find(id);
-    if (c && c->held && c->held->pieces.front().offset <= acked) exec_.clients().queue_flush(*c);
+    if (c && c->held && c->held->pieces.front().offset <= acked)
+      exec_.clients().queue_flush(*c, false);  // no new output: only what was held leaves
   }
 }
 
@@ -96,7 +97,7 @@ void SyncReplication::expire(std::uint64_t now_ms) {
     Client* c = exec_.clients().find(id);
     if (!c || !c->held) continue;
     if (!on) {  // switched off: what was held leaves now
-      exec_.clients().queue_flush(*c);
+      exec_.clients().queue_flush(*c, false);
     } else if (now_ms - c->held->pieces.front().since_ms >=
                static_cast<std::uint64_t>(settings_.sync_replicas_timeout)) {
       ++timeouts_;
@@ -122,11 +123,22 @@ std::optional<std::uint64_t> SyncReplication::next_deadline() const {
 }
 
 void SyncReplication::demoted() {
+  // Still a master here: what N replicas acknowledged may go (a FAILOVER's target acked all);
+  // a client with anything else held is closed.
+  const long long acked = settings_.sync_replicas != 0 ? acked_offset() : 0;
   std::vector<std::uint64_t> ids;
   ids.swap(held_);
-  for (std::uint64_t id : ids)
-    if (Client* c = exec_.clients().find(id); c && c->held)
+  for (std::uint64_t id : ids) {
+    Client* c = exec_.clients().find(id);
+    if (!c || !c->held) continue;
+    if (c->held->pieces.back().offset <= acked) {
+      c->out.insert(0, c->held->bytes);
+      c->held.reset();
+      exec_.clients().queue_flush(*c, false);  // acknowledged: not to be held again
+    } else {
       close_held(*c, "it had replies no replica acknowledged when this master became a replica");
+    }
+  }
   asked_offset_ = 0;
 }
 

@@ -52,8 +52,9 @@ class SyncReplication {
   void expire(std::uint64_t now_ms);
   /// Monotonic ms at which the oldest held output times out, or nullopt.
   std::optional<std::uint64_t> next_deadline() const;
-  /// We became a replica: every held client is closed (its writes were never acknowledged and
-  /// the resync from the new master may discard them).
+  /// We are becoming a replica: a held client whose output N replicas all acknowledged gets it
+  /// now; any other is closed (its writes were never acknowledged and the resync from the new
+  /// master may discard them).
   void demoted();
   /// A client is being destroyed.
   void forget(const Client& c);

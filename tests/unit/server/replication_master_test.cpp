@@ -373,14 +373,20 @@ TEST_F(SyncReplicasTest, SwitchedOffHeldOutputLeaves) {
   EXPECT_EQ(send(c, {"CONFIG", "SET", "sync-replicas", "0"}), ":1\r\n+OK\r\n");
 }
 
-TEST_F(SyncReplicasTest, ADemotionClosesTheHeldClients) {
+TEST_F(SyncReplicasTest, ADemotionClosesTheHeldClientsWithUnacknowledgedOutput) {
   auto& c = t_.client();
-  synced_replica();
+  auto& acked = t_.client();
+  auto& r = synced_replica();
   EXPECT_EQ(t_.run(c, {"CONFIG", "SET", "sync-replicas", "1"}), "+OK\r\n");
-  EXPECT_EQ(send(c, {"RPUSH", "q", "a"}), "");
+  EXPECT_EQ(send(acked, {"RPUSH", "q", "a"}), "");
+  // Acknowledged, but not yet written when the role changes (a FAILOVER in the same turn).
+  ack(r, offset());
+  EXPECT_EQ(send(c, {"RPUSH", "q", "b"}), "");
   t_.exec().replication().set_following(true, nullptr);
   EXPECT_TRUE(c.close_asap);
   EXPECT_EQ(c.held, nullptr);
+  EXPECT_FALSE(acked.close_asap);
+  EXPECT_EQ(sendable(acked), ":1\r\n");
   t_.exec().replication().set_following(false, nullptr);
 }
 
