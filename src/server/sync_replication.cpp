@@ -31,7 +31,7 @@ void SyncReplication::hold_or_release(Client& c) {
       // Behind held output, or possibly showing an unacknowledged write: wait with it.
       if (!c.held) {
         c.held = std::make_unique<HeldReplies>();
-        held_.push_back(c.id);
+        held_.insert(c.id);
       }
       HeldReplies& h = *c.held;
       h.bytes += c.out;
@@ -56,7 +56,7 @@ void SyncReplication::hold_or_release(Client& c) {
   c.out.insert(0, h.bytes, 0, released);
   if (first_waiting == h.pieces.end()) {
     c.held.reset();
-    std::erase(held_, c.id);
+    held_.erase(c.id);
     return;
   }
   h.bytes.erase(0, released);
@@ -77,7 +77,7 @@ void SyncReplication::replicas_changed() {
   const long long acked = acked_offset();
   for (std::uint64_t id : held_) {
     Client* c = exec_.clients().find(id);
-    if (c && c->held && c->held->pieces.front().offset <= acked)
+    if (c->held->pieces.front().offset <= acked)
       exec_.clients().queue_flush(*c, false);  // no new output: only what was held leaves
   }
 }
@@ -85,28 +85,28 @@ void SyncReplication::replicas_changed() {
 void SyncReplication::close_held(Client& c, std::string_view why) {
   spdlog::warn("Closing client {} (id={}): {}", c.addr, c.id, why);
   c.held.reset();  // never written: the client sees a lost connection, not a success
+  held_.erase(c.id);
   exec_.clients().schedule_close_asap(c);
 }
 
 void SyncReplication::expire(std::uint64_t now_ms) {
   if (held_.empty()) return;
   const bool on = settings_.sync_replicas != 0 && !exec_.replica_side().active();
-  std::vector<std::uint64_t> ids;
-  ids.swap(held_);
-  for (std::uint64_t id : ids) {
+  std::vector<Client*> late;
+  for (std::uint64_t id : held_) {
     Client* c = exec_.clients().find(id);
-    if (!c || !c->held) continue;
     if (!on) {  // switched off: what was held leaves now
       exec_.clients().queue_flush(*c, false);
     } else if (now_ms - c->held->pieces.front().since_ms >=
                static_cast<std::uint64_t>(settings_.sync_replicas_timeout)) {
-      ++timeouts_;
-      close_held(*c, fmt::format("its replies were not acknowledged by {} replica(s) within "
-                                 "sync-replicas-timeout ({} ms)",
-                                 settings_.sync_replicas, settings_.sync_replicas_timeout));
-      continue;
+      late.push_back(c);
     }
-    held_.push_back(id);
+  }
+  for (Client* c : late) {
+    ++timeouts_;
+    close_held(*c, fmt::format("its replies were not acknowledged by {} replica(s) within "
+                               "sync-replicas-timeout ({} ms)",
+                               settings_.sync_replicas, settings_.sync_replicas_timeout));
   }
 }
 
@@ -114,7 +114,6 @@ std::optional<std::uint64_t> SyncReplication::next_deadline() const {
   std::optional<std::uint64_t> next;
   for (std::uint64_t id : held_) {
     const Client* c = exec_.clients().find(id);
-    if (!c || !c->held) continue;
     const std::uint64_t at = c->held->pieces.front().since_ms +
                              static_cast<std::uint64_t>(settings_.sync_replicas_timeout);
     if (!next || at < *next) next = at;
@@ -126,11 +125,10 @@ void SyncReplication::demoted() {
   // Still a master here: what N replicas acknowledged may go (a FAILOVER's target acked all);
   // a client with anything else held is closed.
   const long long acked = settings_.sync_replicas != 0 ? acked_offset() : 0;
-  std::vector<std::uint64_t> ids;
-  ids.swap(held_);
+  const std::vector<std::uint64_t> ids(held_.begin(), held_.end());
+  held_.clear();
   for (std::uint64_t id : ids) {
     Client* c = exec_.clients().find(id);
-    if (!c || !c->held) continue;
     if (c->held->pieces.back().offset <= acked) {
       c->out.insert(0, c->held->bytes);
       c->held.reset();
@@ -143,7 +141,7 @@ void SyncReplication::demoted() {
 }
 
 void SyncReplication::forget(const Client& c) {
-  if (c.held) std::erase(held_, c.id);
+  if (c.held) held_.erase(c.id);
 }
 
 void SyncReplication::info(std::string& out) const {

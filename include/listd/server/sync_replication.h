@@ -22,7 +22,8 @@
 
 #include <cstdint>
 #include <optional>
-#include <vector>
+#include <string>
+#include <unordered_set>
 
 #include "listd/config/config.h"
 #include "listd/server/client.h"
@@ -71,7 +72,7 @@ class SyncReplication {
 
   Executor& exec_;
   const config::ServerSettings& settings_;
-  std::vector<std::uint64_t> held_;  // ids of the clients with held output
+  std::unordered_set<std::uint64_t> held_;  // ids of the clients with held output
   long long asked_offset_ = 0;       // the last effect offset a GETACK was sent for
   std::uint64_t timeouts_ = 0;       // clients closed by sync-replicas-timeout
 };
