@@ -168,7 +168,6 @@ void append_booleans(std::vector<OptionSpec>& t) {
   add(flag("rdbchecksum", kImm, true));
   add(flag("io-threads-do-reads", kImm, false));
   add(flag("always-show-logo", kImm, false));
-  add(flag("rdbcompression", kNone, true));
   add(flag("rdb-del-sync-files", kNone, false));
   add(flag("set-proc-title", kImm, true));
   add(flag("dynamic-hz", kNone, true));

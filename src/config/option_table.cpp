@@ -409,6 +409,7 @@ std::vector<OptionSpec> base_options() {
       boolean("no-appendfsync-on-rewrite", kNone, &S::no_appendfsync_on_rewrite, false),
       boolean("aof-use-rdb-preamble", kNone, &S::aof_use_rdb_preamble, true, &rdb_preamble_only),
       boolean("stop-writes-on-bgsave-error", kNone, &S::stop_writes_on_bgsave_error, true),
+      boolean("rdbcompression", kNone, &S::rdbcompression, true),
       integer<&S::hz>("hz", kNone, 0, INT_MAX, 10),
       memory<&S::maxmemory>("maxmemory", kNone, 0, static_cast<long long>(ULLONG_MAX), 0, true),
       enumeration<&S::maxmemory_policy>("maxmemory-policy", kNone, kMaxmemoryPolicies,

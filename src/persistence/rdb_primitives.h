@@ -1,8 +1,8 @@
 // RDB's primitive encodings, shared by the RDB file code (rdb_reader.cpp, rdb_writer.cpp) and
 // the value codec (value_codec.cpp, value_decoder.cpp): the type and opcode numbers of Redis 7.0
-// rdb.h, rdbSaveLen's lengths, and `Reader`, the bounds-checked cursor over untrusted bytes
-// (every malformed input throws ParseError, never reads past the end).
-// Private to src/persistence.
+// rdb.h, rdbSaveLen's lengths, rdbSaveRawString's strings (raw or LZF), and `Reader`, the
+// bounds-checked cursor over untrusted bytes (every malformed input throws ParseError, never reads
+// past the end). Private to src/persistence.
 #pragma once
 
 #include <cmath>
@@ -47,6 +47,11 @@ enum : unsigned {
 
 /// Redis rdbSaveLen: 6-bit, 14-bit, 32-bit or 64-bit big-endian lengths.
 void append_len(std::string& buf, std::uint64_t n);
+/// Redis rdbSaveRawString without its integer form: with `compress` (rdbcompression yes), a
+/// string of more than 20 bytes is written LZF-encoded (RDB_ENC_LZF: 0xC3, the compressed and
+/// the original length, the LZF bytes) when that is at most its length - 4 bytes; else as
+/// append_len then the bytes.
+void append_string(std::string& buf, std::string_view s, bool compress);
 /// lzf_decompress of exactly `out_len` bytes; throws ParseError on malformed input.
 std::string lzf_decompress(std::string_view in, std::size_t out_len);
 

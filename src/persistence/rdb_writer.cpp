@@ -19,7 +19,8 @@ constexpr std::size_t kFlushAt = 64 * 1024;
 // Buffers output, keeps the running CRC, hands full chunks to `flush_`.
 class Out {
  public:
-  explicit Out(std::function<bool(std::string_view)> flush) : flush_(std::move(flush)) {}
+  Out(std::function<bool(std::string_view)> flush, bool compress)
+      : flush_(std::move(flush)), compress_(compress) {}
 
   void byte(unsigned char b) {
     buf_.push_back(static_cast<char>(b));
@@ -34,8 +35,8 @@ class Out {
     maybe_flush();
   }
   void str(std::string_view s) {
-    len(s.size());
-    raw(s);
+    rdb::append_string(buf_, s, compress_);
+    maybe_flush();
   }
   void le64(std::uint64_t v) {
     for (int i = 0; i < 8; ++i) buf_.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
@@ -43,7 +44,7 @@ class Out {
   }
   // The value's object, flushed as it grows (a large list is not copied whole first).
   void value(const store::Value& v) {
-    encode_value_body(v, buf_, [this] { maybe_flush(); });
+    encode_value_body(v, buf_, compress_, [this] { maybe_flush(); });
     maybe_flush();
   }
   void aux(std::string_view k, std::string_view v) {
@@ -62,6 +63,7 @@ class Out {
   }
 
   std::function<bool(std::string_view)> flush_;
+  bool compress_;
   std::string buf_;
   std::string pending_eof_;
   std::uint64_t crc_ = 0;
@@ -164,13 +166,13 @@ std::size_t key_count(const store::Keyspace& keyspace) noexcept {
 
 bool write_rdb(int fd, const store::Keyspace& keyspace, const RdbSaveOptions& options,
                std::string& err) {
-  Out out([&](std::string_view chunk) { return write_all(fd, chunk, err); });
+  Out out([&](std::string_view chunk) { return write_all(fd, chunk, err); }, options.compress);
   return write_all_parts(out, keyspace, options);
 }
 
 bool stream_rdb(const RdbSink& sink, const store::Keyspace& keyspace,
                 const RdbSaveOptions& options) {
-  Out out(sink);
+  Out out(sink, options.compress);
   return write_all_parts(out, keyspace, options);
 }
 
@@ -201,12 +203,11 @@ bool save_rdb_file(const std::string& path, const store::Keyspace& keyspace,
                        err);
 }
 
-std::string encode_function_payload(const std::vector<std::string>& codes) {
+std::string encode_function_payload(const std::vector<std::string>& codes, bool compress) {
   std::string s;
   for (const std::string& code : codes) {
     s.push_back(static_cast<char>(rdb::kOpFunction2));
-    rdb::append_len(s, code.size());
-    s.append(code);
+    rdb::append_string(s, code, compress);
   }
   append_dump_footer(s);
   return s;
@@ -214,10 +215,12 @@ std::string encode_function_payload(const std::vector<std::string>& codes) {
 
 std::string rdb_to_string(const store::Keyspace& keyspace, const RdbSaveOptions& options) {
   std::string s;
-  Out out([&](std::string_view chunk) {
-    s.append(chunk);
-    return true;
-  });
+  Out out(
+      [&](std::string_view chunk) {
+        s.append(chunk);
+        return true;
+      },
+      options.compress);
   write_all_parts(out, keyspace, options);
   return s;
 }

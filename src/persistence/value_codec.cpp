@@ -20,12 +20,12 @@ constexpr std::size_t kValueSpillAt = 64 * 1024;
 // Appends RDB primitives to `out`, handing it to `spill` between elements once it is large.
 class ValueBodyOut {
  public:
-  ValueBodyOut(std::string& out, const std::function<void()>& spill) : out_(out), spill_(spill) {}
+  ValueBodyOut(std::string& out, bool compress, const std::function<void()>& spill)
+      : out_(out), spill_(spill), compress_(compress) {}
 
   void len(std::uint64_t n) { rdb::append_len(out_, n); }
   void str(std::string_view s) {
-    rdb::append_len(out_, s.size());
-    out_.append(s);
+    rdb::append_string(out_, s, compress_);
     maybe_spill();
   }
   void raw(std::string_view s) { out_.append(s); }
@@ -39,6 +39,7 @@ class ValueBodyOut {
  private:
   std::string& out_;
   const std::function<void()>& spill_;
+  bool compress_;
 };
 
 // A stream id as Redis' rax keys it: ms then seq, each big-endian.
@@ -166,9 +167,9 @@ unsigned char rdb_value_type(const store::Value& v) noexcept {
   return rdb::kTypeString;
 }
 
-void encode_value_body(const store::Value& v, std::string& buf,
+void encode_value_body(const store::Value& v, std::string& buf, bool compress,
                        const std::function<void()>& spill) {
-  ValueBodyOut out(buf, spill);
+  ValueBodyOut out(buf, compress, spill);
   switch (v.type()) {
     case store::ValueType::kString: out.str(v.as_string().view()); return;
     case store::ValueType::kList: {
@@ -214,9 +215,9 @@ void append_dump_footer(std::string& payload) {
   for (int i = 0; i < 8; ++i) payload.push_back(static_cast<char>((crc >> (8 * i)) & 0xff));
 }
 
-std::string encode_dump_payload(const store::Value& v) {
+std::string encode_dump_payload(const store::Value& v, bool compress) {
   std::string payload(1, static_cast<char>(rdb_value_type(v)));
-  encode_value_body(v, payload);
+  encode_value_body(v, payload, compress);
   append_dump_footer(payload);
   return payload;
 }

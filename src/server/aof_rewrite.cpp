@@ -14,9 +14,10 @@ namespace {
 
 namespace ps = listd::persistence;
 
-ps::RdbSaveOptions base_options(const Clock& clock,
+ps::RdbSaveOptions base_options(const config::ServerSettings& settings, const Clock& clock,
                                 const std::function<std::vector<std::string>()>& functions) {
   ps::RdbSaveOptions o;
+  o.compress = settings.rdbcompression;
   if (functions) o.functions = functions();
   o.redis_ver = std::string(kRedisCompatVersion);
   o.now_ms = clock.unix_ms();
@@ -90,7 +91,8 @@ Status AofRewrite::create_fresh(const ps::AofManifest& on_disk) {
   const std::string& base_name = next.base->name;
   const std::string& incr_name = next.incrs.back().name;
   const std::string base_path = ps::join_path(dir_, base_name);
-  if (!ps::save_rdb_file(base_path, keyspace_, base_options(clock_, function_source_), err))
+  if (!ps::save_rdb_file(base_path, keyspace_, base_options(settings_, clock_, function_source_),
+                         err))
     return Status::error(fmt::format("Can't write the AOF base file {}: {}", base_name, err));
   if (!ps::touch_file(ps::join_path(dir_, incr_name), err))
     return Status::error(fmt::format("Can't open the append-only file {}: {}", incr_name, err));
@@ -257,7 +259,7 @@ Status AofRewrite::fork_child() {
   // In the child: one file, then _exit. No destructors, no sockets, no logging.
   const auto body = [this](const std::string& temp) {
     std::string err;
-    ps::RdbSaveOptions options = base_options(clock_, function_source_);
+    ps::RdbSaveOptions options = base_options(settings_, clock_, function_source_);
     options.progress = &ps::ChildReports::send_progress;
     return ps::write_rdb_file(temp, keyspace_, options, err);
   };

@@ -27,6 +27,7 @@ ps::RdbSaveOptions snapshot_options(Executor& exec) {
   o.functions = exec.scripting().functions().codes();
   o.redis_ver = std::string(kRedisCompatVersion);
   o.now_ms = clock.unix_ms();
+  o.compress = exec.config().settings().rdbcompression;  // read at each save, as Redis does
   record_access(o, exec.config().settings(), o.now_ms);
   return o;
 }

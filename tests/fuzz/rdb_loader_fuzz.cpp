@@ -3,8 +3,9 @@
 //
 // Invariants checked for every input:
 //  - loading never crashes or reads out of bounds; a refusal carries an error text;
-//  - what loads is written again (rdb_to_string) and that file loads, with the same key count
-//    per database: whatever listd accepts it can save and read back.
+//  - what loads is written again (rdb_to_string), with and without rdbcompression's LZF strings,
+//    and each file loads, with the same key count per database: whatever listd accepts it can
+//    save and read back.
 // Seeds: RDB files written by redis-server 7.0.15 (tests/fuzz/corpus/rdb/).
 //
 // Built as a libFuzzer target with clang; with LISTD_FUZZ_REPLAY it gets a main() (fuzz_replay.h)
@@ -41,15 +42,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (loaded.error.empty()) die("a refusal without an error", "");
     return 0;
   }
-  persistence::RdbSaveOptions save;
-  save.functions = loaded.functions;
-  const std::string again = persistence::rdb_to_string(keyspace, save);
-  store::Keyspace reloaded(kDatabases);
-  const persistence::RdbLoadResult second = persistence::load_rdb(again, reloaded, options);
-  if (!second.ok) die("listd's own RDB does not load", second.error);
-  for (int db = 0; db < kDatabases; ++db) {
-    if (keyspace.db(db).size() != reloaded.db(db).size())
-      die("the reloaded RDB has another key count", std::to_string(db));
+  for (const bool compress : {true, false}) {
+    persistence::RdbSaveOptions save;
+    save.functions = loaded.functions;
+    save.compress = compress;
+    const std::string again = persistence::rdb_to_string(keyspace, save);
+    store::Keyspace reloaded(kDatabases);
+    const persistence::RdbLoadResult second = persistence::load_rdb(again, reloaded, options);
+    if (!second.ok) die("listd's own RDB does not load", second.error);
+    for (int db = 0; db < kDatabases; ++db) {
+      if (keyspace.db(db).size() != reloaded.db(db).size())
+        die("the reloaded RDB has another key count", std::to_string(db));
+    }
   }
   return 0;
 }

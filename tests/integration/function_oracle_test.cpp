@@ -4,9 +4,9 @@
 // redis.register_function error, the load-time sandbox, FCALL / FCALL_RO and their errors,
 // LIST / DELETE / FLUSH / RESTORE / STATS / KILL / HELP, and INFO's function fields.
 // FUNCTION LIST shows at most one library with one function where order matters: Redis lists
-// from a dict whose order changes with its per-process hash seed. The DUMP payloads differ in
-// bytes (Redis compresses the code with LZF, listd does not), so dumps are exchanged instead:
-// each server's dump restores into the other.
+// from a dict whose order changes with its per-process hash seed. The DUMP payloads may differ
+// in bytes (both compress the code with LZF, each with its own encoder), so dumps are exchanged
+// instead: each server's dump restores into the other.
 #include <gtest/gtest.h>
 
 #include <string>

@@ -8,12 +8,17 @@ server under test is Redis too). For each kind of value:
     own DUMP is deterministic (everything but its hash tables, ordered by a per-process seed)
     Redis dumps the round-tripped value byte for byte as it dumped the original;
   - the server under test's DUMP of the same value built there restores into Redis.
+Under rdbcompression yes (the default) the server under test LZF-compresses strings of more
+than 20 bytes in its payloads and its dump.rdb, as Redis' rdbSaveRawString does: both restore
+and load into Redis with the same contents, and with rdbcompression no nothing is compressed.
 """
+
+import os
 
 import pytest
 import redis
 
-from listd_testing import RedisServer
+from listd_testing import ListdServer, RedisServer
 
 
 @pytest.fixture(scope="module")
@@ -248,9 +253,10 @@ def build_stream_nodes(c, k):
 
 @pytest.mark.parametrize("max_entries", [100, 7, 0])
 def test_stream_nodes_are_redis_own_byte_for_byte(max_entries, ora, tgt):
-    """listd's payload is not LZF-compressed as Redis' is, so the payloads differ; Redis keeps a
-    restored stream's listpacks as they came, so Redis' DUMP of what listd wrote equals its DUMP
-    of the stream it built only if every node, counter and group is byte for byte its own."""
+    """With rdbcompression yes both compress the nodes, each with its own LZF encoder, so the
+    payloads may differ; Redis keeps a restored stream's listpacks as they came, so Redis' DUMP
+    of what listd wrote equals its DUMP of the stream it built only if every node, counter and
+    group is byte for byte its own. With rdbcompression no the payloads themselves are equal."""
     for c in (ora, tgt):
         c.config_set("stream-node-max-entries", max_entries)
     try:
@@ -263,6 +269,91 @@ def test_stream_nodes_are_redis_own_byte_for_byte(max_entries, ora, tgt):
         assert tgt.restore("back", 0, want)
         assert ora.restore("back", 0, tgt.dump("back"))
         assert ora.dump("back") == want
+        for c in (ora, tgt):
+            c.config_set("rdbcompression", "no")
+        raw = ora.dump("k")
+        assert len(raw) > len(want)  # the nodes were compressed
+        assert tgt.dump("k") == raw
     finally:
         for c in (ora, tgt):
             c.config_set("stream-node-max-entries", 100)
+            c.config_set("rdbcompression", "yes")
+
+
+def build_compressible(c):
+    """Keys of every type whose strings are over 20 bytes and repetitive, beside short ones."""
+    pipe = c.pipeline(transaction=False)
+    for i in range(200):
+        pipe.set(f"string:{i}:" + "k" * 30, f"value {i} " + "payload " * 20)
+        pipe.rpush(f"list:{i}", *[f"task-{i}-{j}-" + "x" * (j % 50) for j in range(100)])
+    pipe.set("short", "hello")
+    pipe.set("number", "123456")
+    pipe.set("noise", os.urandom(500))
+    pipe.hset("hash_listpack", mapping={f"field-{j}": "v" * 60 + str(j) for j in range(50)})
+    pipe.hset("hash_table", mapping={f"field-{j}": "w" * 100 + str(j) for j in range(600)})
+    pipe.sadd("set", *[f"member-{j}-" + "m" * 30 for j in range(300)])
+    pipe.zadd("zset_listpack", {f"member-{j}-" + "z" * 20: j * 0.5 for j in range(40)})
+    pipe.zadd("zset_skiplist", {f"member-{j}-" + "z" * 40: j for j in range(300)})
+    pipe.execute()
+    build_stream(c, "stream")
+
+
+def all_contents(c):
+    return {k: contents(c, k) for k in sorted(c.keys("*"))}
+
+
+def saved_rdb(c, workdir, compression):
+    c.config_set("rdbcompression", compression)
+    assert c.execute_command("SAVE")
+    with open(os.path.join(workdir, "dump.rdb"), "rb") as f:
+        return f.read()
+
+
+def test_compressed_dump_rdb_loads_into_redis():
+    """The server under test's dump.rdb, saved with rdbcompression yes and no, loads into a
+    redis-server 7.0 with every key as it was; compression makes it smaller."""
+    src = ListdServer(["--save", ""]).start()
+    try:
+        c = redis.Redis(host="127.0.0.1", port=src.port, socket_timeout=60)
+        build_compressible(c)
+        want = all_contents(c)
+        files = {mode: saved_rdb(c, src.workdir, mode) for mode in ("no", "yes")}
+        c.connection_pool.disconnect()
+    finally:
+        src.stop()
+        src.close()
+    assert len(files["yes"]) * 3 < len(files["no"]) * 2, {k: len(v) for k, v in files.items()}
+    for mode, data in files.items():
+        dst = RedisServer()
+        with open(os.path.join(dst.workdir, "dump.rdb"), "wb") as f:
+            f.write(data)
+        dst.start()
+        try:
+            r = redis.Redis(host="127.0.0.1", port=dst.port, socket_timeout=60)
+            assert r.dbsize() == len(want), mode
+            assert all_contents(r) == want, mode
+            r.connection_pool.disconnect()
+        finally:
+            dst.stop()
+            dst.close()
+
+
+def test_compressed_payloads_restore_into_redis(ora, tgt):
+    """DUMP follows rdbcompression as dump.rdb does (Redis createDumpPayload)."""
+    build_compressible(tgt)
+    try:
+        for key in ("string:7:" + "k" * 30, "list:3", "hash_listpack", "hash_table", "set",
+                    "zset_listpack", "zset_skiplist", "stream", "short", "noise"):
+            tgt.config_set("rdbcompression", "no")
+            raw = tgt.dump(key)
+            tgt.config_set("rdbcompression", "yes")
+            packed = tgt.dump(key)
+            if key in ("short", "noise"):
+                assert packed == raw, key  # 20 bytes or less; incompressible
+            else:
+                assert len(packed) < len(raw), key
+            for n, payload in enumerate((raw, packed)):
+                assert ora.restore(f"{key}:{n}", 0, payload), key
+                assert contents(ora, f"{key}:{n}") == contents(tgt, key), key
+    finally:
+        tgt.config_set("rdbcompression", "yes")

@@ -135,7 +135,8 @@ struct ServerSettings {
   bool no_appendfsync_on_rewrite = false;   // no fsync while a child saves (Redis' trade-off)
   bool aof_use_rdb_preamble = true;         // listd's base is always an RDB; "no" is refused
   bool stop_writes_on_bgsave_error = true;  // MISCONF after a failed BGSAVE, with save points
-  int hz = 10;                              // clamped to 1..500 like Redis
+  bool rdbcompression = true;  // LZF for RDB strings of more than 20 bytes (files, DUMP payloads)
+  int hz = 10;                 // clamped to 1..500 like Redis
   unsigned long long maxmemory = 0;
   MaxmemoryPolicy maxmemory_policy = MaxmemoryPolicy::kNoeviction;
   int maxmemory_samples = 5;  // keys sampled per db for each eviction (1..INT_MAX)

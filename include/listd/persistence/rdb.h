@@ -2,6 +2,8 @@
 // (string 0, list 1 "a length then that many strings", set 2, hash 4, sorted set 5 with binary
 // doubles), AUX fields, SELECTDB + RESIZEDB per non-empty database, EXPIRETIME_MS for keys with
 // a deadline, EOF and the CRC-64/Jones trailer (little-endian), as rdb.c writes and checks it.
+// Every string (key, value, AUX field, FUNCTION code) follows rdbSaveRawString's LZF rule under
+// rdbcompression (RdbSaveOptions::compress, value_codec.h).
 // FUNCTION libraries go after the AUX fields, one RDB_OPCODE_FUNCTION2 (245) and the library's
 // code each, as Redis 7.0 writes them; FUNCTION DUMP's payload is the same records, the RDB
 // version (10) and the CRC-64 (encode/decode_function_payload).
@@ -36,9 +38,12 @@ struct RdbReplInfo {
 };
 
 struct RdbSaveOptions {
-  std::string redis_ver = "7.0.15";    ///< AUX "redis-ver"
-  std::int64_t now_ms = 0;             ///< AUX "ctime" and the expiry cut-off
-  bool aof_base = false;               ///< AUX "aof-base" 1: this RDB is an AOF base file
+  std::string redis_ver = "7.0.15";  ///< AUX "redis-ver"
+  std::int64_t now_ms = 0;           ///< AUX "ctime" and the expiry cut-off
+  bool aof_base = false;             ///< AUX "aof-base" 1: this RDB is an AOF base file
+  /// rdbcompression: every string (keys, values, AUX fields, FUNCTION code) of more than 20
+  /// bytes is LZF-encoded when that saves at least 4 bytes (Redis rdbSaveRawString).
+  bool compress = true;
   std::optional<RdbReplInfo> repl;     ///< the repl-* AUX fields (a replica's full sync)
   std::vector<std::string> functions;  ///< each FUNCTION library's code
   /// Redis rdbSaveKeyValuePair's access record before each key: IDLE (248, the idle seconds)
@@ -122,8 +127,9 @@ struct RdbLoadResult {
 RdbLoadResult load_rdb(std::string_view data, store::Keyspace& keyspace,
                        const RdbLoadOptions& options);
 
-/// FUNCTION DUMP: a FUNCTION2 record per code, RDB version 10 and the CRC-64, little-endian.
-std::string encode_function_payload(const std::vector<std::string>& codes);
+/// FUNCTION DUMP: a FUNCTION2 record per code (LZF-compressed as a file's under `compress`, the
+/// rdbcompression setting), RDB version 10 and the CRC-64, little-endian.
+std::string encode_function_payload(const std::vector<std::string>& codes, bool compress = true);
 /// FUNCTION RESTORE's reading of a payload (Redis verifyDumpPayload, then the records): ""
 /// with the codes, or the error reply text.
 std::string decode_function_payload(std::string_view payload, std::vector<std::string>& codes);

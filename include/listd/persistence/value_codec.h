@@ -11,6 +11,10 @@
 // count alone decides whether a listpack stays one, so a reload keeps what Redis' keeps), and
 // streams as type 19; Redis 7.0 reads all of them (a 6.x reads neither 16, 17 nor 19); it reads
 // those and Redis 7.0's other compact encodings.
+// Strings (elements, fields, listpack blobs, stream nodes, group and consumer names) are written
+// by Redis rdbSaveRawString's rule: with `compress` (rdbcompression yes, Redis' default) one of
+// more than 20 bytes is LZF-encoded when that saves at least 4 bytes; listd's LZF bytes may
+// differ from liblzf's, the string they decode to does not.
 // Decoding never trusts a length: a malformed payload is an error, never a crash.
 #pragma once
 
@@ -28,13 +32,15 @@ inline constexpr unsigned kDumpRdbVersion = 10;
 
 /// The RDB type byte listd writes `v` under.
 unsigned char rdb_value_type(const store::Value& v) noexcept;
-/// Appends `v`'s object (without its type byte) to `out`. When `spill` is given it is called
-/// whenever `out` holds 64 KB or more, so a file writer can flush it (it may clear `out`).
-void encode_value_body(const store::Value& v, std::string& out,
+/// Appends `v`'s object (without its type byte) to `out`, its strings LZF-compressed when
+/// `compress` allows. When `spill` is given it is called whenever `out` holds 64 KB or more, so
+/// a file writer can flush it (it may clear `out`).
+void encode_value_body(const store::Value& v, std::string& out, bool compress,
                        const std::function<void()>& spill = {});
 
-/// DUMP's reply for `v`: type byte, object, RDB version, CRC-64.
-std::string encode_dump_payload(const store::Value& v);
+/// DUMP's reply for `v`: type byte, object, RDB version, CRC-64 (Redis createDumpPayload, whose
+/// strings follow rdbcompression as a file's do: pass the setting as `compress`).
+std::string encode_dump_payload(const store::Value& v, bool compress = true);
 
 enum class DumpPayloadError {
   kNone,

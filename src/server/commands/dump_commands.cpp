@@ -23,7 +23,9 @@ void cmd_dump(CommandContext& ctx) {
     ctx.reply().null();
     return;
   }
-  ctx.reply().bulk(persistence::encode_dump_payload(e->value));
+  // Redis createDumpPayload writes strings as rdbSaveObject does: LZF under rdbcompression.
+  ctx.reply().bulk(
+      persistence::encode_dump_payload(e->value, ctx.exec().config().settings().rdbcompression));
 }
 
 // RESTORE's options, in Redis' parse order; -1 when not given.

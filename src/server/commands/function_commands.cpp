@@ -157,8 +157,8 @@ void cmd_function_list(CommandContext& ctx) {
 
 // FUNCTION DUMP: RDB_OPCODE_FUNCTION2 + code per library, RDB version, CRC-64 (Redis' DUMP).
 void cmd_function_dump(CommandContext& ctx) {
-  ctx.reply().bulk(
-      persistence::encode_function_payload(ctx.exec().scripting().functions().codes()));
+  ctx.reply().bulk(persistence::encode_function_payload(
+      ctx.exec().scripting().functions().codes(), ctx.exec().config().settings().rdbcompression));
 }
 
 // FUNCTION RESTORE serialized-value [FLUSH|APPEND|REPLACE]

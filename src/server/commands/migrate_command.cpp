@@ -108,7 +108,8 @@ std::vector<Outgoing> collect_keys(CommandContext& ctx, const MigrateArgs& a) {
       if (k.ttl_ms < 0) continue;
       if (k.ttl_ms < 1) k.ttl_ms = 1;
     }
-    k.payload = persistence::encode_dump_payload(e->value);
+    k.payload =
+        persistence::encode_dump_payload(e->value, ctx.exec().config().settings().rdbcompression);
     out.push_back(std::move(k));
   }
   return out;

@@ -85,6 +85,7 @@ TEST(ConfigTest, EveryOptionHasItsDefault) {
       {"no-appendfsync-on-rewrite", "no"},
       {"aof-use-rdb-preamble", "yes"},
       {"stop-writes-on-bgsave-error", "yes"},
+      {"rdbcompression", "yes"},
       {"stream-node-max-bytes", "4096"},
       {"stream-node-max-entries", "100"},
       {"hz", "10"},
@@ -284,6 +285,10 @@ TEST(ConfigTest, BoolsAcceptOnlyYesOrNoInAnyCase) {
   EXPECT_EQ(cfg.value("appendonly"), "yes");
   EXPECT_EQ(cfg.set("appendonly", "No"), std::nullopt);
   EXPECT_FALSE(cfg.settings().appendonly);
+  EXPECT_TRUE(cfg.settings().rdbcompression);  // read by every RDB save and DUMP
+  EXPECT_EQ(cfg.set("rdbcompression", "no"), std::nullopt);
+  EXPECT_FALSE(cfg.settings().rdbcompression);
+  EXPECT_EQ(cfg.value("rdbcompression"), "no");
   for (const char* bad : {"true", "1", "on", "", "yes "}) {
     EXPECT_EQ(cfg.set("protected-mode", bad),
               set_failed("protected-mode", "argument must be 'yes' or 'no'"))

@@ -44,13 +44,13 @@ TEST(InertOptionTest, DefaultsAreRedisAndNothingIsHeld) {
 
 TEST(InertOptionTest, ValuesRoundTripInTheirCanonicalText) {
   Config cfg;
-  EXPECT_EQ(cfg.set("rdbcompression", "NO"), std::nullopt);
+  EXPECT_EQ(cfg.set("dynamic-hz", "NO"), std::nullopt);
   EXPECT_EQ(cfg.set("cluster-link-sendbuf-limit", "1kb"), std::nullopt);
   EXPECT_EQ(cfg.set("oom-score-adj", "relative"), std::nullopt);
   EXPECT_EQ(cfg.set("active-expire-effort", "7"), std::nullopt);
   EXPECT_EQ(cfg.set("oom-score-adj-values", "0 100 +900"), std::nullopt);
   EXPECT_EQ(cfg.set("latency-tracking-info-percentiles", "99.990 50"), std::nullopt);
-  EXPECT_EQ(value_of(cfg, "rdbcompression"), "no");
+  EXPECT_EQ(value_of(cfg, "dynamic-hz"), "no");
   EXPECT_EQ(value_of(cfg, "cluster-link-sendbuf-limit"), "1024");
   EXPECT_EQ(value_of(cfg, "oom-score-adj"), "yes");  // Redis prints the value's first name
   EXPECT_EQ(value_of(cfg, "active-expire-effort"), "7");

@@ -123,6 +123,56 @@ TEST(Rdb, RoundTripsEveryTypeWithExpiries) {
   EXPECT_EQ(*back.db(15).peek("z")->value.as_zset().score("b"), -2.0);
 }
 
+// Redis rdbSaveRawString under rdbcompression: every string of more than 20 bytes that LZF
+// shortens by 4 bytes or more (keys, values, elements, AUX fields, FUNCTION code) is written
+// RDB_ENC_LZF; without it every string is raw. Both load back the same data.
+TEST(Rdb, CompressionWritesLongStringsLzfAndTheFileLoadsBack) {
+  store::Keyspace ks(16);
+  const std::string long_key(30, 'k');
+  std::string ab;
+  for (int i = 0; i < 100; ++i) ab += "ab";
+  ks.db(0).add(long_key, store::Value::make_string(ab));
+  store::Entry* l = ks.db(3).add("q", store::Value::make_list());
+  for (int i = 0; i < 50; ++i) l->value.as_list().push_back("element-" + std::string(40, 'e'));
+  l->value.as_list().push_back("short");
+  const std::string code = "#!lua name=lib\n-- " + std::string(200, '-');
+  std::string files[2];
+  for (const bool compress : {true, false}) {
+    SCOPED_TRACE(compress);
+    RdbSaveOptions o = save_opts();
+    o.compress = compress;
+    o.functions = {code};
+    const std::string rdb = rdb_to_string(ks, o);
+    files[compress ? 0 : 1] = rdb;
+    EXPECT_EQ(rdb.find(long_key) != std::string::npos, !compress);
+    EXPECT_EQ(rdb.find(ab) != std::string::npos, !compress);
+    EXPECT_EQ(rdb.find(code) != std::string::npos, !compress);
+    EXPECT_EQ(rdb.find(std::string(40, 'e')) != std::string::npos, !compress);
+    EXPECT_NE(rdb.find("\x05short"), std::string::npos);  // 20 bytes or less: raw either way
+    store::Keyspace back(16);
+    RdbLoadOptions lo;
+    lo.now_ms = o.now_ms;
+    const RdbLoadResult r = load_rdb(rdb, back, lo);
+    ASSERT_TRUE(r.ok) << r.error;
+    EXPECT_TRUE(r.checksum_checked);
+    EXPECT_EQ(back.db(0).peek(long_key)->value.as_string().view(), ab);
+    EXPECT_EQ(list_items(back.db(3).peek("q")->value), list_items(l->value));
+    EXPECT_EQ(r.functions, std::vector<std::string>{code});
+  }
+  EXPECT_LT(files[0].size() * 3, files[1].size());
+}
+
+TEST(Rdb, FunctionPayloadCompressesItsCodeUnderCompression) {
+  const std::string code = "#!lua name=lib\n" + std::string(300, ' ') + "return 1";
+  for (const bool compress : {true, false}) {
+    const std::string payload = encode_function_payload({code}, compress);
+    EXPECT_EQ(payload.find(code) == std::string::npos, compress);
+    std::vector<std::string> codes;
+    EXPECT_EQ(decode_function_payload(payload, codes), "");
+    EXPECT_EQ(codes, std::vector<std::string>{code});
+  }
+}
+
 TEST(Rdb, AFlippedByteIsACrcError) {
   store::Keyspace ks = sample();
   std::string rdb = rdb_to_string(ks, save_opts());
@@ -266,7 +316,9 @@ TEST(Rdb, LoadReportsProgressEveryIntervalAndStopsWhenAsked) {
   store::Keyspace ks(16);
   for (int i = 0; i < 500; ++i)
     ks.db(0).add("key:" + std::to_string(i), store::Value::make_string(std::string(100, 'v')));
-  const std::string rdb = rdb_to_string(ks, save_opts());
+  RdbSaveOptions raw = save_opts();
+  raw.compress = false;  // 50 KB: a dozen intervals
+  const std::string rdb = rdb_to_string(ks, raw);
   std::vector<std::size_t> points;
   std::vector<std::uint64_t> keys;
   RdbLoadOptions o;

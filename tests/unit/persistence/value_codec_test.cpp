@@ -111,15 +111,10 @@ TEST(ValueCodec, DecodesARedisStreamWithItsGroupAndPel) {
   EXPECT_EQ(g.consumers.size(), 1u);
 }
 
-TEST(ValueCodec, StringAndStreamPayloadsAreRedisOwnBytes) {
-  // Plain strings and streams have one RDB form, so listd's DUMP is byte for byte Redis'.
-  EXPECT_EQ(encode_dump_payload(store::Value::make_string("hello")), payload(0));
-  EXPECT_EQ(encode_dump_payload(decode_ok(payload(8))), payload(8));
-}
-
 // What a value holds, independent of the order a hashtable happens to visit it in: slot order
 // follows the process's random hash seed and the insertion history, so two equal hashtable sets
-// can serialize their members in different orders.
+// can serialize their members in different orders. Other values: their uncompressed payload
+// (listd's LZF bytes, like liblzf's, depend on the encoder; the content does not).
 std::string contents_of(const store::Value& v) {
   std::vector<std::string> items;
   if (v.type() == store::ValueType::kSet) {
@@ -129,12 +124,22 @@ std::string contents_of(const store::Value& v) {
       items.push_back(std::string(f) + '\0' + std::string(val));
     });
   } else {
-    return encode_dump_payload(v);  // lists, sorted sets, strings, streams: one order
+    return encode_dump_payload(v, false);  // lists, sorted sets, strings, streams: one order
   }
   std::sort(items.begin(), items.end());
   std::string out;
   for (const std::string& item : items) out += item + '\n';
   return out;
+}
+
+TEST(ValueCodec, StringAndStreamPayloadsAreRedisOwnBytes) {
+  // Plain strings and streams have one RDB form. Redis left these two raw (too short, or its
+  // LZF saved less than 4 bytes), so listd's DUMP without compression is byte for byte Redis';
+  // with it (listd's LZF may find what liblzf did not) it holds the same value.
+  EXPECT_EQ(encode_dump_payload(store::Value::make_string("hello")), payload(0));
+  const store::Value stream = decode_ok(payload(8));
+  EXPECT_EQ(encode_dump_payload(stream, false), payload(8));
+  EXPECT_EQ(contents_of(decode_ok(encode_dump_payload(stream, true))), contents_of(stream));
 }
 
 TEST(ValueCodec, ListdPayloadsDecodeToTheSameValues) {
@@ -220,9 +225,12 @@ TEST(ValueCodec, MutatedPayloadsNeverCrash) {
 }
 
 TEST(ValueCodec, ListpackZsetPayloadIsRedisOwnBytes) {
-  // An uncompressed listpack (Redis compresses blobs of more than 20 bytes, listd never does):
-  // members, integer scores as listpack integers, the others in d2string's text.
-  EXPECT_EQ(encode_dump_payload(decode_ok(payload(7))), payload(7));
+  // Redis left this 29-byte listpack raw (its LZF saved less than 4 bytes): without compression
+  // listd's bytes are Redis' (members, integer scores as listpack integers, the others in
+  // d2string's text); with it, the same sorted set.
+  const store::Value z = decode_ok(payload(7));
+  EXPECT_EQ(encode_dump_payload(z, false), payload(7));
+  EXPECT_EQ(contents_of(decode_ok(encode_dump_payload(z, true))), contents_of(z));
 }
 
 namespace {
@@ -280,4 +288,101 @@ TEST(ValueCodec, LoadFollowsRdbLoadObjectUnderTheLimits) {
   EXPECT_EQ(encoding_after_restore(skip, 128, 19, 512), "skiplist");
   const store::Value back = decode_ok(encode_dump_payload(skip));
   EXPECT_EQ(back.as_zset().score(std::string(20, 'b')), -0.5);
+}
+
+namespace {
+
+// The object of a string's DUMP payload: the type byte and the footer taken off.
+std::string string_object(const std::string& s, bool compress) {
+  const std::string p = encode_dump_payload(store::Value::make_string(s), compress);
+  EXPECT_EQ(p[0], '\0');
+  return p.substr(1, p.size() - 11);
+}
+
+// RDB_ENC_LZF (0xC3), then the compressed and the original length.
+bool is_lzf(const std::string& object) {
+  return !object.empty() && static_cast<unsigned char>(object[0]) == 0xC3;
+}
+
+std::string raw_object(const std::string& s) {
+  std::string out;
+  if (s.size() < 64) {
+    out.push_back(static_cast<char>(s.size()));
+  } else {
+    out.push_back(static_cast<char>(0x40 | (s.size() >> 8)));
+    out.push_back(static_cast<char>(s.size() & 0xff));
+  }
+  return out + s;
+}
+
+std::string ab_times(int n) {
+  std::string s;
+  for (int i = 0; i < n; ++i) s += "ab";
+  return s;
+}
+
+}  // namespace
+
+TEST(ValueCodec, ALongCompressibleStringIsWrittenLzfAndRoundTrips) {
+  const std::string ab = ab_times(200);
+  const std::string object = string_object(ab, true);
+  ASSERT_TRUE(is_lzf(object));
+  // The compressed length (one byte), then the original one (400: 14-bit) and the LZF bytes;
+  // Redis' own object is 17 bytes (payload 2, "raw LZF").
+  EXPECT_LT(object.size(), 40u);
+  EXPECT_EQ(object.substr(2, 2), "\x41\x90");
+  EXPECT_EQ(object.size(), 4 + static_cast<std::size_t>(object[1]));
+  const std::string p = encode_dump_payload(store::Value::make_string(ab), true);
+  EXPECT_EQ(decode_ok(p).as_string().view(), ab);
+  // Past the encoder's kept scratch (64 KB), and a short one after it.
+  std::string big;
+  for (int i = 0; big.size() < 300000; ++i) big += "line " + std::to_string(i % 1000) + "\n";
+  for (const std::string& s : {big, ab}) {
+    const std::string object = string_object(s, true);
+    EXPECT_TRUE(is_lzf(object));
+    EXPECT_LT(object.size(), s.size() / 2);
+    EXPECT_EQ(decode_ok(encode_dump_payload(store::Value::make_string(s), true)).as_string().view(),
+              s);
+  }
+  // Inside collections too: list elements, hash fields and values, a listpack hash's blob.
+  store::Value list = store::Value::make_list();
+  list.as_list().push_back(ab);
+  list.as_list().push_back("short");
+  store::Value hash = store::Value::make_hash();
+  hash.as_hash().set(std::string(30, 'f'), std::string(40, 'v'));
+  for (const store::Value* v : {&list, &hash}) {
+    const std::string compressed = encode_dump_payload(*v, true);
+    EXPECT_LT(compressed.size(), encode_dump_payload(*v, false).size());
+    EXPECT_EQ(contents_of(decode_ok(compressed)), contents_of(*v));
+  }
+}
+
+TEST(ValueCodec, ShortAndIncompressibleStringsStayRaw) {
+  // 20 bytes or less: never compressed, however repetitive (Redis' len > 20 rule).
+  EXPECT_EQ(string_object(std::string(20, 'a'), true), raw_object(std::string(20, 'a')));
+  EXPECT_TRUE(is_lzf(string_object(std::string(21, 'a'), true)));
+  // Random bytes: LZF cannot save 4 bytes.
+  std::mt19937 rng(7);
+  std::string noise(300, '\0');
+  for (char& c : noise) c = static_cast<char>(rng());
+  EXPECT_EQ(string_object(noise, true), raw_object(noise));
+  // The saving must be 4 bytes at least: twenty distinct letters (a 21-byte literal run) then a
+  // run of the last one (a 2-byte back reference) compress 26 bytes to 23 (kept raw) and 27 to
+  // 23 (compressed).
+  const std::string letters = "ABCDEFGHIJKLMNOPQRST";
+  EXPECT_EQ(string_object(letters + "TTTTTT", true), raw_object(letters + "TTTTTT"));
+  const std::string saves_four = string_object(letters + "TTTTTTT", true);
+  ASSERT_TRUE(is_lzf(saves_four));
+  EXPECT_EQ(saves_four.substr(0, 3), "\xC3\x17\x1B");  // 23 bytes of LZF for 27
+  EXPECT_EQ(decode_ok(encode_dump_payload(store::Value::make_string(letters + "TTTTTTT"), true))
+                .as_string()
+                .view(),
+            letters + "TTTTTTT");
+}
+
+TEST(ValueCodec, WithoutCompressionEveryStringIsRaw) {
+  const std::string ab = ab_times(200);
+  EXPECT_EQ(string_object(ab, false), raw_object(ab));
+  EXPECT_EQ(decode_ok(encode_dump_payload(store::Value::make_string(ab), false)).as_string().view(),
+            ab);
 }
