@@ -1,7 +1,6 @@
 #include "listd/server/sync_replication.h"
 
 #include <fmt/format.h>
-#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <utility>
@@ -83,7 +82,8 @@ void SyncReplication::replicas_changed() {
 }
 
 void SyncReplication::close_held(Client& c, std::string_view why) {
-  spdlog::warn("Closing client {} (id={}): {}", c.addr, c.id, why);
+  exec_.replication().log().warning(
+      fmt::format("Closing client {} (id={}): {}", c.addr, c.id, why));
   c.held.reset();  // never written: the client sees a lost connection, not a success
   held_.erase(c.id);
   exec_.clients().schedule_close_asap(c);
@@ -147,8 +147,8 @@ void SyncReplication::forget(const Client& c) {
 void SyncReplication::info(std::string& out) const {
   out += fmt::format("sync_replicas:{}\r\nsync_replicas_acked_offset:{}\r\n",
                      settings_.sync_replicas, settings_.sync_replicas ? acked_offset() : 0);
-  out += fmt::format("sync_replicas_held_clients:{}\r\nsync_replicas_timeouts:{}\r\n",
-                     held_.size(), timeouts_);
+  out += fmt::format("sync_replicas_held_clients:{}\r\nsync_replicas_timeouts:{}\r\n", held_.size(),
+                     timeouts_);
 }
 
 }  // namespace listd::server

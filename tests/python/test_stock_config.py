@@ -64,10 +64,11 @@ def test_config_get_star_lists_the_names_redis_lists(servers):
     expected = set(client(oracle).config_get("*"))
     got = set(client(tested).config_get("*"))
     assert len(expected) == 192  # Redis 7.0.15's table, aliases included
-    # listd's own options (docs/COMPATIBILITY.md "Scripting", "Queue view", "The I/O backend"):
-    # the EVAL cache's bound, the queue view's HTTP port and its statistics' key bound, and the
-    # I/O backend.
-    got -= {"script-cache-max-eval", "metrics-port", "queue-stats-max-keys", "io-backend"}
+    # listd's own options (docs/COMPATIBILITY.md "Scripting", "Queue view", "The I/O backend",
+    # "Synchronous replication"): the EVAL cache's bound, the queue view's HTTP port and its
+    # statistics' key bound, the I/O backend, and synchronous replication.
+    got -= {"script-cache-max-eval", "metrics-port", "queue-stats-max-keys", "io-backend",
+            "sync-replicas", "sync-replicas-timeout"}
     assert got == expected, (sorted(expected - got), sorted(got - expected))
 
 

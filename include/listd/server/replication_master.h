@@ -68,6 +68,8 @@ class ReplicationMaster final : public EffectConsumer {
   ReplicationMaster& operator=(const ReplicationMaster&) = delete;
 
   void set_logger(PersistenceLog::Sink sink) { log_.set_sink(std::move(sink)); }
+  /// Replication's log (SyncReplication writes there too).
+  const PersistenceLog& log() const noexcept { return log_; }
 
   // ---- the effect stream -----------------------------------------------------------------
   /// Effects are streamed once the backlog exists (the first replica created it).

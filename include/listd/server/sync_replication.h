@@ -73,8 +73,8 @@ class SyncReplication {
   Executor& exec_;
   const config::ServerSettings& settings_;
   std::unordered_set<std::uint64_t> held_;  // ids of the clients with held output
-  long long asked_offset_ = 0;       // the last effect offset a GETACK was sent for
-  std::uint64_t timeouts_ = 0;       // clients closed by sync-replicas-timeout
+  long long asked_offset_ = 0;              // the last effect offset a GETACK was sent for
+  std::uint64_t timeouts_ = 0;              // clients closed by sync-replicas-timeout
 };
 
 }  // namespace listd::server

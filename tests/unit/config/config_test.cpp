@@ -143,13 +143,15 @@ TEST(ConfigTest, EveryOptionHasItsDefault) {
       {"metrics-port", "0"},
       {"io-backend", "auto"},
       {"queue-stats-max-keys", "1024"},
+      {"sync-replicas", "0"},
+      {"sync-replicas-timeout", "2000"},
   };
   // The options listd acts on; the inert ones' defaults are in inert_option_test.cpp.
   const std::map<std::string, std::string> all = all_values(cfg);
   for (const auto& [name, value] : expected) EXPECT_EQ(all.at(name), value) << name;
   // Redis 7.0.15's CONFIG GET *, aliases included, and listd's own script-cache-max-eval,
-  // metrics-port, queue-stats-max-keys and io-backend
-  EXPECT_EQ(all.size(), 196U);
+  // metrics-port, queue-stats-max-keys, io-backend, sync-replicas and sync-replicas-timeout
+  EXPECT_EQ(all.size(), 198U);
 }
 
 TEST(ConfigTest, TypedSettingsStartAtTheTableDefaults) {
@@ -553,9 +555,10 @@ TEST(ConfigTest, GetStarReturnsEveryOptionOnceInTableOrder) {
   const auto all = cfg.get("*");
   // + 19 aliases (list-max-ziplist-size, slaveof, slave-priority, ...), - 1 hidden option
   // (loading-process-events-interval-bytes, named only exactly): Redis 7.0.15's 192, and
-  // listd's own script-cache-max-eval, metrics-port, queue-stats-max-keys and io-backend
+  // listd's own script-cache-max-eval, metrics-port, queue-stats-max-keys, io-backend,
+  // sync-replicas and sync-replicas-timeout
   EXPECT_EQ(all.size(), Config::options().size() + 19 - 1);
-  EXPECT_EQ(all.size(), 196U);
+  EXPECT_EQ(all.size(), 198U);
   EXPECT_EQ(all.front().first, "port");
 }
 
