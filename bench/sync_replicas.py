@@ -24,35 +24,15 @@ import io
 import os
 import statistics
 import subprocess
-import tempfile
 import time
 
 import redis
 
-from memory_types import free_port  # the helper of this folder
+from full_sync import start  # a fresh server on a free port, as the full-sync bench starts it
 
 TESTS = ("lpush", "rpop")
 PIPELINES = (1, 32)
 CLIENTS = 50
-
-
-def start(binary, args):
-    port = free_port()
-    workdir = tempfile.mkdtemp(prefix="sync-replicas-")
-    proc = subprocess.Popen([binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-                             "--appendonly", "no", "--dir", workdir, *args],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    client = redis.Redis(port=port, socket_timeout=60)
-    end = time.monotonic() + 10
-    while True:
-        try:
-            client.ping()
-            return proc, port, client
-        except redis.exceptions.ConnectionError:
-            if time.monotonic() > end or proc.poll() is not None:
-                proc.kill()
-                raise RuntimeError(f"{binary} did not start on {port}")
-            time.sleep(0.05)
 
 
 def cpu_seconds(pid):
