@@ -26,7 +26,6 @@ import statistics
 import subprocess
 import time
 
-
 from full_sync import start  # a fresh server on a free port, as the full-sync bench starts it
 
 TESTS = ("lpush", "rpop")
