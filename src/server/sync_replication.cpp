@@ -35,16 +35,19 @@ void SyncReplication::hold_or_release(Client& c) {
       HeldReplies& h = *c.held;
       h.bytes += c.out;
       c.out.clear();
-      if (!h.pieces.empty() && h.pieces.back().offset == needed) {
+      // Output that shows no data waits only for what is ahead of it.
+      const long long tag = shows_data || h.pieces.empty() ? needed : h.pieces.back().offset;
+      if (!h.pieces.empty() && h.pieces.back().offset == tag) {
         h.pieces.back().end = h.bytes.size();
       } else {
-        h.pieces.push_back({h.bytes.size(), needed, exec_.clock().monotonic_ms()});
+        h.pieces.push_back({h.bytes.size(), tag, exec_.clock().monotonic_ms()});
       }
     }
   }
   if (!c.held) return;
-  // The acknowledged pieces leave, oldest first (all of them once the mode is off). c.out is
-  // empty here: the transport consumes it whole, and new output joined the held bytes above.
+  // The acknowledged pieces leave, oldest first (all of them once the mode is off), ahead of
+  // c.out: the transport consumes c.out whole, so it holds only output newer than the held
+  // bytes (none while the mode is on: it joined them above).
   HeldReplies& h = *c.held;
   const auto first_waiting =
       on ? std::find_if(h.pieces.begin(), h.pieces.end(),

@@ -326,9 +326,10 @@ TEST_F(SyncReplicasTest, HeldOutputLeavesInOrderAndOnlyWhatShowsDataWaits) {
   EXPECT_EQ(send(admin, {"PING"}), "+PONG\r\n");
   EXPECT_EQ(send(admin, {"CLIENT", "SETNAME", "a"}), "+OK\r\n");
   EXPECT_EQ(send(c, {"RPUSH", "q", "b"}), "");
+  EXPECT_EQ(send(other, {"PING"}), "");  // behind the read, and waits for no more than it
   ack(r, first);
   EXPECT_EQ(sendable(c), ":1\r\n");  // the second push waits for its own offset
-  EXPECT_EQ(sendable(other), "*1\r\n$1\r\na\r\n$1\r\nx\r\n");
+  EXPECT_EQ(sendable(other), "*1\r\n$1\r\na\r\n$1\r\nx\r\n+PONG\r\n");
   ack(r, offset());
   EXPECT_EQ(sendable(c), ":2\r\n");
 }
