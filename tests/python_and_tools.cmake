@@ -34,7 +34,7 @@ foreach(module client_options list_methods transactions introspection wire_conve
                acl_key_access diskless_sync client_pause loading
                memory_stats replica_loading tls_replica tls_io
                client_tracking cluster_commands encoding_limits migrate listener_ports
-               info_stats failover list_compression client_eviction sync_replicas)
+               info_stats failover list_compression client_eviction sync_replicas failover_loss)
   listd_pytest(python.${module} python $<TARGET_FILE:listd> listd test_${module}.py)
 endforeach()
 foreach(module redis_cli redis_cli_interactive redis_benchmark redis_cli_pubsub redis_cli_sync)
@@ -63,7 +63,7 @@ set(_redis_as_listd ${_listd_pylib}/redis-server-as-listd)
 listd_pytest(python.against_redis python ${_redis_as_listd} redis
              -k "not setinfo"
              --ignore=test_queue_view.py --ignore=test_sentinel.py
-             --ignore=test_sync_replicas.py)
+             --ignore=test_sync_replicas.py --ignore=test_failover_loss.py)
 listd_pytest(tools.against_redis tools ${_redis_as_listd} redis)
 listd_pytest(frameworks.against_redis frameworks ${_redis_as_listd} redis)
 set_tests_properties(frameworks.bull frameworks.bullmq frameworks.bee_queue frameworks.against_redis PROPERTIES
