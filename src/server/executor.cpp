@@ -24,11 +24,13 @@
 namespace listd::server {
 namespace {
 
-// sync-replicas holds a reply that may show data: of a command that reads or writes keys, of
-// EXEC and of a script; PING, INFO, CLIENT, CONFIG, PUBLISH ... (neither flag) show none.
+// sync-replicas holds a reply that may show data: of a command that reads or writes keys and
+// of a script; PING, INFO, CLIENT, CONFIG, PUBLISH ... (neither flag) show none. EXEC's is
+// decided by what it queued (Client::queued_shows_data): Sentinel's MULTI ... SLAVEOF NO ONE
+// ... EXEC on a promoted replica must be answered at once.
 bool reply_may_show_data(const CommandSpec& spec) {
   const CommandSpec& top = spec.parent ? *spec.parent : spec;
-  return (spec.flags & (kWrite | kReadonly | kExecCommand)) || top.name.starts_with("eval") ||
+  return (spec.flags & (kWrite | kReadonly)) || top.name.starts_with("eval") ||
          top.name.starts_with("fcall");
 }
 
@@ -252,10 +254,11 @@ void Executor::execute(Client& c, std::span<const std::string_view> argv) {
   } else if (c.in_multi && !(spec->flags & kNotQueued)) {
     transactions_.queue(c, argv);
     c.queued_flags |= scripting_->command_flags(*spec, argv);
+    c.queued_shows_data = c.queued_shows_data || reply_may_show_data(*spec);
     c.reply().simple("QUEUED");
     shows_data = false;
   } else {
-    shows_data = reply_may_show_data(*spec);
+    shows_data = (spec->flags & kExecCommand) ? c.queued_shows_data : reply_may_show_data(*spec);
     if (clients_.has_monitors()) feed_monitors(c, argv);
     // One execution unit: the command (EXEC with its queued commands), then each served waiter.
     effects_.begin_unit(!(spec->flags & kTouchesArbitraryKeys));

@@ -81,8 +81,6 @@ void ReplicationMaster::on_effect(int db, std::span<const std::string_view> argv
 
 void ReplicationMaster::set_following(bool following, const Client* upstream) {
   if (following && !following_) exec_.sync_replication().demoted();
-  // Promoted: what we applied as a replica is unacknowledged until our replicas ack it.
-  if (!following && following_) last_effect_offset_ = master_repl_offset_;
   following_ = following;
   upstream_ = upstream;
 }

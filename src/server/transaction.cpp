@@ -29,6 +29,7 @@ void Transaction::discard(Client& c) {
   c.multi_error = false;
   c.queued.clear();
   c.queued_flags = 0;
+  c.queued_shows_data = false;
   unwatch_all(c);
 }
 

@@ -156,6 +156,7 @@ struct Client {
   bool multi_error = false;  ///< a command failed to queue: EXEC answers EXECABORT
   std::vector<std::vector<std::string>> queued;
   std::uint32_t queued_flags = 0;  ///< the queued commands' flags, OR-ed (Redis mstate.cmd_flags)
+  bool queued_shows_data = false;  ///< a queued command's reply may show data (sync-replicas)
   // WATCH
   bool watch_dirty = false;
   std::vector<store::DbKey> watched;
