@@ -124,12 +124,15 @@ bool write_all_parts(Out& out, const store::Keyspace& ks, const RdbSaveOptions& 
     out.aux("repl-offset", std::to_string(o.repl->offset));
   }
   out.aux("aof-base", o.aof_base ? "1" : "0");
-  for (const std::string& code : o.functions) {  // Redis rdbSaveFunctions
-    out.byte(rdb::kOpFunction2);
-    out.str(code);
+  if (!o.filter.exclude_functions) {
+    for (const std::string& code : o.functions) {  // Redis rdbSaveFunctions
+      out.byte(rdb::kOpFunction2);
+      out.str(code);
+    }
   }
   std::size_t keys = 0;
-  for (int i = 0; i < ks.database_count(); ++i) {
+  const int databases = o.filter.exclude_data ? 0 : ks.database_count();
+  for (int i = 0; i < databases; ++i) {
     const store::Database& db = ks.db(i);
     if (db.size() == 0) continue;
     out.byte(rdb::kOpSelectDb);

@@ -269,21 +269,24 @@ Status Persistence::bgsave_for_replication(const ps::RdbReplInfo& repl) {
   return start_bgsave(repl);
 }
 
-Status Persistence::start_rdb_transfer(const ps::RdbReplInfo& repl, TransferBody transfer) {
+Status Persistence::start_rdb_transfer(const ps::RdbReplInfo& repl, TransferBody transfer,
+                                       const ps::RdbFilter& filter) {
   if (child_.running()) return Status::error("ERR a child process is active");
   const auto no_file = [](pid_t) { return std::string(); };
   // In the child: the snapshot goes wherever `transfer` sends it, then _exit.
-  const auto body = [this, &repl, &transfer](const std::string&) {
+  const auto body = [this, &repl, &transfer, &filter](const std::string&) {
     ps::RdbSaveOptions options = snapshot_options(exec_);
     options.repl = repl;
+    options.filter = filter;
     options.progress = &ps::ChildReports::send_progress;
     return transfer(
         [&](const ps::RdbSink& sink) { return ps::stream_rdb(sink, exec_.keyspace(), options); });
   };
   std::string err;
   std::unique_lock parked = writer_.park_syncer();
-  const bool started = child_.start(ChildKind::kRdb, no_file, body, exec_.clock().monotonic_ms(),
-                                    err, ps::key_count(exec_.keyspace()));
+  const std::size_t keys = filter.exclude_data ? 0 : ps::key_count(exec_.keyspace());
+  const bool started =
+      child_.start(ChildKind::kRdb, no_file, body, exec_.clock().monotonic_ms(), err, keys);
   parked.unlock();
   if (!started) return Status::error(fmt::format("ERR Can't save in background: fork: {}", err));
   rdb_to_sockets_ = true;

@@ -184,6 +184,20 @@ void ReplicationMaster::add_capa(const Client& c, std::string_view capa) {
 
 void ReplicationMaster::set_rdb_only(const Client& c, bool on) { handshakes_[c.id].rdb_only = on; }
 
+void ReplicationMaster::set_rdb_filter(const Client& c, const persistence::RdbFilter& filter) {
+  handshakes_[c.id].filter = filter;
+}
+
+std::string_view ReplicationMaster::filtered_sync_refusal(const Client& c) const {
+  const auto it = handshakes_.find(c.id);
+  if (find(c) || it == handshakes_.end() || !it->second.filter.any()) return {};
+  if (!it->second.capa_eof) return "ERR Filtered replica requires EOF capability";
+  if (c.transport == nullptr || c.transport->raw_socket() < 0)
+    return "ERR Filtered replica requires a plain TCP connection: listd cannot send a filtered "
+           "RDB over TLS";
+  return {};
+}
+
 ReplicationMaster::Handshake ReplicationMaster::take_handshake(const Client& c) {
   Handshake hs;
   if (auto it = handshakes_.find(c.id); it != handshakes_.end()) {
@@ -267,7 +281,7 @@ void ReplicationMaster::start_full_sync(Replica& r) {
       log_.notice("Delay next BGSAVE for diskless SYNC");
       return;
     }
-    start_bgsave_for_waiting();
+    start_bgsave_for_waiting(r.hs.filter);
     return;
   }
   if (socket_child_) {  // it writes to its own replicas' sockets only
@@ -281,7 +295,8 @@ void ReplicationMaster::start_full_sync(Replica& r) {
     if (&other == &r || other.state != State::kWaitBgsaveEnd) continue;
     // An rdb-only replica buffers no stream: only another rdb-only one can share its BGSAVE.
     if (other.hs.rdb_only && !r.hs.rdb_only) continue;
-    if (other.hs.capa_eof && !r.hs.capa_eof) break;
+    // It needs at least that replica's capabilities and exactly its filter.
+    if ((other.hs.capa_eof && !r.hs.capa_eof) || other.hs.filter != r.hs.filter) break;
     r.state = State::kWaitBgsaveEnd;
     r.fork_offset = other.fork_offset;
     if (!r.hs.rdb_only) r.pending = other.pending;
@@ -292,20 +307,28 @@ void ReplicationMaster::start_full_sync(Replica& r) {
   log_.notice("Can't attach the replica to the current BGSAVE. Waiting for next BGSAVE for SYNC");
 }
 
-void ReplicationMaster::start_bgsave_for_waiting() {
+void ReplicationMaster::start_bgsave_for_waiting(const persistence::RdbFilter& filter) {
   persistence::RdbReplInfo info;
   // A replica's sub-replica continues in the db its master's stream has selected.
   info.stream_db = upstream_ ? upstream_->db : std::max(encoder_.selected_db(), 0);
   info.replid = replid_;
   info.offset = master_repl_offset_;
+  // The batch: the waiting replicas that asked for this filter (Redis' slave_req).
+  const auto in_batch = [&filter](const Replica& r) {
+    return r.state == State::kWaitBgsaveStart && r.hs.filter == filter;
+  };
   // The batch goes to sockets only if every replica in it can take the EOF form (Redis'
-  // mincapa: the capabilities they all have).
-  bool to_sockets = exec_.config().settings().repl_diskless_sync;
+  // mincapa: the capabilities they all have). A filtered RDB always does: it must never
+  // replace dump.rdb.
+  bool to_sockets = exec_.config().settings().repl_diskless_sync || filter.any();
   for (const Replica& r : replicas_)
-    if (r.state == State::kWaitBgsaveStart && !can_take_eof(r)) to_sockets = false;
+    if (in_batch(r) && !can_take_eof(r)) to_sockets = false;
+  // Filtered replicas have capa eof and a plain socket (filtered_sync_refusal): one whose
+  // transport still has output queued waits for the next cron.
+  if (filter.any() && !to_sockets) return;
   log_.notice(fmt::format("Starting BGSAVE for SYNC with target: {}",
                           to_sockets ? "replicas sockets" : "disk"));
-  if (Status s = to_sockets ? start_socket_transfer(info)
+  if (Status s = to_sockets ? start_socket_transfer(info, filter)
                             : exec_.persistence().bgsave_for_replication(info);
       !s) {
     log_.warning(fmt::format("BGSAVE for replication failed: {}", s.error()));
@@ -321,7 +344,7 @@ void ReplicationMaster::start_bgsave_for_waiting() {
   encoder_.reset_selected_db();  // the stream after the snapshot starts with a SELECT
   if (to_sockets) return;        // start_socket_transfer set its replicas up
   for (Replica& r : replicas_) {
-    if (r.state != State::kWaitBgsaveStart) continue;
+    if (!in_batch(r)) continue;
     r.state = State::kWaitBgsaveEnd;
     r.fork_offset = master_repl_offset_;
     r.pending.clear();
@@ -341,7 +364,7 @@ void ReplicationMaster::rdb_done(bool ok) {
   else
     disk_transfer_done(ok);
   // Redis replicationStartPendingFork after a child: the replicas that waited for this one.
-  if (should_start_child()) start_bgsave_for_waiting();
+  if (persistence::RdbFilter filter; should_start_child(filter)) start_bgsave_for_waiting(filter);
 }
 
 void ReplicationMaster::disk_transfer_done(bool ok) {
@@ -531,7 +554,7 @@ std::vector<Client*> ReplicationMaster::cron() {
       timed_out.push_back(r.client);
     }
   }
-  if (should_start_child()) start_bgsave_for_waiting();
+  if (persistence::RdbFilter filter; should_start_child(filter)) start_bgsave_for_waiting(filter);
   if (replicas_.empty() && backlog_ && s.repl_backlog_ttl > 0 &&
       now - no_replicas_since_s_ > s.repl_backlog_ttl) {
     // Without replicas for repl-backlog-ttl: free it; the next one starts a new history.

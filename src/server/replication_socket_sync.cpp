@@ -30,7 +30,7 @@ bool ReplicationMaster::can_take_eof(const Replica& r) const {
   return r.hs.capa_eof && t != nullptr && t->raw_socket() >= 0 && t->pending_output_bytes() == 0;
 }
 
-bool ReplicationMaster::should_start_child() const {
+bool ReplicationMaster::should_start_child(persistence::RdbFilter& filter) const {
   if (exec_.persistence().child_running()) return false;
   const config::ServerSettings& s = exec_.config().settings();
   const std::uint64_t now_ms = exec_.clock().monotonic_ms();
@@ -38,6 +38,8 @@ bool ReplicationMaster::should_start_child() const {
   std::uint64_t max_idle_s = 0;
   for (const Replica& r : replicas_) {
     if (r.state != State::kWaitBgsaveStart) continue;
+    if (waiting == 0) filter = r.hs.filter;  // the first waiting replica's batch
+    if (r.hs.filter != filter) continue;     // waits for a child of its own
     ++waiting;
     max_idle_s = std::max(max_idle_s, (now_ms - r.asked_ms) / 1000);
   }
@@ -47,14 +49,15 @@ bool ReplicationMaster::should_start_child() const {
          max_idle_s >= static_cast<std::uint64_t>(s.repl_diskless_sync_delay);
 }
 
-Status ReplicationMaster::start_socket_transfer(const persistence::RdbReplInfo& info) {
+Status ReplicationMaster::start_socket_transfer(const persistence::RdbReplInfo& info,
+                                                const persistence::RdbFilter& filter) {
   // A fresh mark per child (Redis' stays the same for a process): the replica compares bytes.
   const std::string mark = random_hex_id(exec_.rng());
   std::vector<Replica*> targets;
   std::vector<int> sockets;
   std::vector<std::string> preambles;
   for (Replica& r : replicas_) {
-    if (r.state != State::kWaitBgsaveStart) continue;
+    if (r.state != State::kWaitBgsaveStart || r.hs.filter != filter) continue;
     std::string pre = r.client->out;  // what the transport has not been given yet goes first
     if (!r.legacy_sync) pre += fmt::format("+FULLRESYNC {} {}\r\n", replid_, info.offset);
     pre += fmt::format("$EOF:{}\r\n", mark);
@@ -71,7 +74,8 @@ Status ReplicationMaster::start_socket_transfer(const persistence::RdbReplInfo& 
         write_snapshot([&fanout](std::string_view chunk) { return fanout.write_all(chunk); });
     return written && fanout.write_all(mark);
   };
-  if (Status s = exec_.persistence().start_rdb_transfer(info, std::move(body)); !s) return s;
+  if (Status s = exec_.persistence().start_rdb_transfer(info, std::move(body), filter); !s)
+    return s;
   socket_child_ = true;
   for (Replica* r : targets) {
     r->client->out.clear();  // the child sent it

@@ -2,10 +2,11 @@
 
 `redis-cli --rdb <file>` sends REPLCONF capa eof, REPLCONF rdb-only 1 and the old SYNC: the
 master sends the RDB (either form) and closes (7.0's CLIENT_REPL_RDBONLY). The file it writes
-is loaded by a redis-server, which must have the keys. `redis-cli --replica` sends SYNC and
-prints the stream in CSV. Both are run against each master and compared. (redis-cli --replica
-also sends REPLCONF rdb-filter-only "", which listd refuses: redis-cli reports the error on
-stderr and goes on with a full RDB; only the stream after "SYNC done" is compared.)
+is loaded by a redis-server, which must have the keys. `redis-cli --replica` sends REPLCONF
+rdb-filter-only "" (an RDB without keys nor functions, always diskless) and SYNC, then prints
+the stream in CSV. `redis-cli --functions-rdb <file>` adds rdb-filter-only functions to --rdb's
+handshake: the file has the FUNCTION libraries and no key. Each is run against each master and
+compared.
 """
 
 import os
@@ -17,7 +18,7 @@ import pytest
 import redis
 
 from conftest import LineReader
-from listd_testing import ListdServer, RedisServer, target, wait_until
+from listd_testing import ListdServer, RedisServer, wait_until
 
 
 def masters():
@@ -42,8 +43,24 @@ def load_in_redis(path):
         srv.close()
 
 
-def get_rdb(port, path):
-    proc = subprocess.run(["redis-cli", "-p", str(port), "--rdb", path], stdout=subprocess.PIPE,
+def load_functions_in_redis(path):
+    """The libraries and the key count a redis-server started on `path` loaded."""
+    srv = RedisServer(["--dir", os.path.dirname(path), "--dbfilename", os.path.basename(path)])
+    srv.start()
+    try:
+        c = redis.Redis(port=srv.port, decode_responses=True)
+        libs = c.execute_command("FUNCTION", "LIST")
+        names = sorted(lib[lib.index("library_name") + 1] for lib in libs)
+        return {"libraries": names, "dbsize": c.dbsize(), "fcall": c.fcall("cli_f", 0)}
+    finally:
+        srv.close()
+
+
+LIBRARY = "#!lua name=clilib\nredis.register_function('cli_f', function() return 'hi' end)"
+
+
+def get_rdb(port, path, mode="--rdb"):
+    proc = subprocess.run(["redis-cli", "-p", str(port), mode, path], stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, timeout=60)
     assert proc.returncode == 0, proc.stderr
     # The byte count is the snapshot's size, which differs between servers; the path, the run's.
@@ -90,14 +107,69 @@ def test_rdb_only_value_is_checked():
         srv.close()
 
 
+@pytest.mark.parametrize("diskless", ["yes", "no"])
+def test_functions_rdb_mode_writes_the_functions_and_no_key(diskless):
+    outputs = {}
+    for kind, server in masters().items():
+        srv = server(["--repl-diskless-sync", diskless, "--repl-diskless-sync-delay", "0"])
+        srv.start()
+        try:
+            c = redis.Redis(port=srv.port, decode_responses=True)
+            fill(c)
+            c.select(5)
+            c.rpush("other", "x")
+            assert c.function_load(LIBRARY) == "clilib"
+            with tempfile.TemporaryDirectory() as d:
+                path = os.path.join(d, "functions.rdb")
+                outputs[kind] = get_rdb(srv.port, path, "--functions-rdb")
+                assert load_functions_in_redis(path) == {"libraries": ["clilib"], "dbsize": 0,
+                                                         "fcall": "hi"}
+            # rdb-only: closed after its RDB; the master's data is untouched.
+            assert wait_until(lambda: c.info("replication")["connected_slaves"] == 0,
+                              timeout=20)
+            assert c.dbsize() == 1 and c.select(0) and c.dbsize() == 3
+        finally:
+            srv.close()
+    print(outputs["listd"])
+    assert "sending REPLCONF rdb-filter-only functions" in outputs["listd"]
+    assert "error" not in outputs["listd"].lower()
+    # Always the EOF form (a filtered RDB is sent diskless), whatever repl-diskless-sync says.
+    assert "until EOF marker" in outputs["listd"]
+    assert "Transfer finished with success" in outputs["listd"]
+    assert outputs["listd"] == outputs["redis"]
+
+
+def test_rdb_filter_only_values_are_checked():
+    srv = ListdServer().start()
+    try:
+        c = redis.Redis(port=srv.port)
+        with pytest.raises(redis.ResponseError, match="Unsupported rdb-filter-only option: keys"):
+            c.execute_command("REPLCONF", "rdb-filter-only", "functions keys")
+        with pytest.raises(redis.ResponseError, match="Missing rdb-filter-only values"):
+            c.execute_command("REPLCONF", "rdb-filter-only", '"functions')
+        # Without capa eof a filtered replica is refused and stays a normal client.
+        with pytest.raises(redis.ResponseError,
+                           match="Filtered replica requires EOF capability"):
+            c.execute_command("SYNC")
+        assert c.execute_command("REPLCONF", "rdb-filter-only", "FUNCTIONS") == b"OK"
+        assert c.execute_command("REPLCONF", "rdb-filter-only", "") == b"OK"
+        assert c.ping()
+        assert c.info("replication")["connected_slaves"] == 0
+    finally:
+        srv.close()
+
+
 def stream_lines(kind):
-    """What redis-cli --replica prints for a few writes to a fresh master of `kind`."""
+    """What redis-cli --replica prints for a few writes to a fresh master of `kind`: the
+    handshake's lines (up to "SYNC done") and the stream's."""
     srv = masters()[kind](["--repl-diskless-sync", "no", "--repl-ping-replica-period", "3600"])
     srv.start()
     reader = LineReader(["redis-cli", "-p", str(srv.port), "--replica"])
     try:
+        handshake = []
         for _ in range(10):
-            if "SYNC done" in reader.readline(timeout=30):
+            handshake.append(reader.readline(timeout=30).strip())
+            if "SYNC done" in handshake[-1]:
                 break
         c = redis.Redis(port=srv.port)
         c.rpush("l", "a")
@@ -105,20 +177,29 @@ def stream_lines(kind):
         lines = []
         while not lines or '"v"' not in lines[-1]:
             line = reader.readline(timeout=30).strip()
-            # redis-cli's own stderr: Redis sends the EOF form to a replica with an rdb filter,
-            # and redis-cli then ACKs; listd (no filters) sends `$<len>`.
+            # redis-cli's own stderr: after the EOF form it ACKs ("sending REPLCONF ACK 0").
             if not line.startswith("sending REPLCONF"):
                 lines.append(line)
-        return lines
+        return handshake, lines
     finally:
         reader.stop()
         srv.close()
 
 
 def test_replica_mode_prints_the_stream():
-    ours, redis_lines = stream_lines("listd"), stream_lines("redis")
-    # listd's stream starts with the SELECT every full sync gets; Redis' (socket target,
-    # forced by --replica's rdb filter) showed none here: the commands themselves must match.
-    if target() == "listd":
-        assert ours[0] == '"SELECT","0"'
-    assert [x for x in ours if not x.startswith('"SELECT"')] == redis_lines
+    (our_handshake, ours), (redis_handshake, redis_lines) = stream_lines("listd"), stream_lines(
+        "redis")
+    print(our_handshake)
+    # REPLCONF rdb-filter-only "" is accepted: no error, and the RDB comes in the EOF form
+    # (without keys) even with repl-diskless-sync no, as from Redis.
+    assert not [x for x in our_handshake if "error" in x.lower()]
+    assert "sending REPLCONF rdb-filter-only" in our_handshake
+    assert any("until EOF marker" in x for x in our_handshake)
+
+    def sizeless(lines):  # the RDB's size differs between servers
+        return [re.sub(r"\d+ bytes", "N bytes", x) for x in lines]
+
+    assert sizeless(our_handshake) == sizeless(redis_handshake)
+    # After the EOF form (socket target, forced by the rdb filter) redis-cli shows no SELECT
+    # first, from either master: the stream's lines are the same.
+    assert ours == redis_lines

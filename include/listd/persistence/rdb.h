@@ -37,6 +37,16 @@ struct RdbReplInfo {
   long long offset = 0;  ///< AUX "repl-offset": the stream offset at the fork
 };
 
+/// What a replica asked to leave out of its RDB (REPLCONF rdb-filter-only; Redis'
+/// SLAVE_REQ_RDB_EXCLUDE_DATA / _FUNCTIONS). The header and the AUX fields are always written.
+struct RdbFilter {
+  bool exclude_data = false;       ///< no SELECTDB, no key in any database
+  bool exclude_functions = false;  ///< no FUNCTION2 record
+  /// True when something is left out: such an RDB never goes to dump.rdb (diskless only).
+  bool any() const noexcept { return exclude_data || exclude_functions; }
+  friend bool operator==(const RdbFilter&, const RdbFilter&) = default;
+};
+
 struct RdbSaveOptions {
   std::string redis_ver = "7.0.15";  ///< AUX "redis-ver"
   std::int64_t now_ms = 0;           ///< AUX "ctime" and the expiry cut-off
@@ -46,6 +56,7 @@ struct RdbSaveOptions {
   bool compress = true;
   std::optional<RdbReplInfo> repl;     ///< the repl-* AUX fields (a replica's full sync)
   std::vector<std::string> functions;  ///< each FUNCTION library's code
+  RdbFilter filter;                    ///< the parts left out (a filtered replica's RDB)
   /// Redis rdbSaveKeyValuePair's access record before each key: IDLE (248, the idle seconds)
   /// under an LRU maxmemory-policy, FREQ (249, the LFU counter) under an LFU one, none else.
   /// `access_value` maps the key's store::Entry::lru to that number.

@@ -110,7 +110,9 @@ class Persistence final : public EffectConsumer {
   /// A BGSAVE whose RDB goes to replicas' sockets, never to disk (Redis rdbSaveToSlavesSockets):
   /// the child runs `transfer`. Refused while any child runs. Its end calls the rdb-done hook
   /// but counts as no BGSAVE (lastsave, dirty and rdb_last_bgsave_status stay as they were).
-  Status start_rdb_transfer(const persistence::RdbReplInfo& repl, TransferBody transfer);
+  /// `filter` leaves keys and/or functions out (the replicas' REPLCONF rdb-filter-only).
+  Status start_rdb_transfer(const persistence::RdbReplInfo& repl, TransferBody transfer,
+                            const persistence::RdbFilter& filter = {});
   /// Called after every BGSAVE ends (true: dump.rdb at rdb_path() is the new snapshot).
   void set_rdb_done_hook(std::function<void(bool ok)> hook) { rdb_done_hook_ = std::move(hook); }
   /// True while a BGSAVE or an AOF rewrite child runs.

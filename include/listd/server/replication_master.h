@@ -30,14 +30,11 @@
 #include <vector>
 
 #include "listd/persistence/aof_encoder.h"
+#include "listd/persistence/rdb.h"
 #include "listd/server/effect_stream.h"
 #include "listd/server/persistence_log.h"
 #include "listd/server/replication_backlog.h"
 #include "listd/server/status.h"
-
-namespace listd::persistence {
-struct RdbReplInfo;
-}
 
 namespace listd::server {
 
@@ -91,6 +88,13 @@ class ReplicationMaster final : public EffectConsumer {
   /// REPLCONF rdb-only 0|1 (7.0): the replica wants the RDB only, no stream; it is closed once
   /// the RDB is written (Redis CLIENT_REPL_RDBONLY).
   void set_rdb_only(const Client& c, bool on);
+  /// REPLCONF rdb-filter-only (7.0): what `c`'s RDB leaves out (Redis slave_req). A filtered
+  /// full sync is always diskless, and shares its child only with replicas of the same filter.
+  void set_rdb_filter(const Client& c, const persistence::RdbFilter& filter);
+  /// Why PSYNC/SYNC from `c` is refused before it becomes a replica ("" when it is not): a
+  /// filtered RDB goes to sockets only, so it needs capa eof (Redis' text) and, in listd, a
+  /// plain TCP connection (the diskless child cannot write into a TLS session).
+  std::string_view filtered_sync_refusal(const Client& c) const;
   /// PSYNC <replid> <offset> (`sync` false) or SYNC (`sync` true): makes `c` a replica and
   /// writes its first bytes (+CONTINUE and the backlog tail, or +FULLRESYNC, the RDB later).
   void sync(Client& c, std::string_view replid, long long offset, bool legacy_sync);
@@ -187,7 +191,8 @@ class ReplicationMaster final : public EffectConsumer {
     std::string ip;
     bool capa_eof = false;
     bool capa_psync2 = false;
-    bool rdb_only = false;  // REPLCONF rdb-only 1: the RDB, then closed (redis-cli --rdb)
+    bool rdb_only = false;          // REPLCONF rdb-only 1: the RDB, then closed (redis-cli --rdb)
+    persistence::RdbFilter filter;  // REPLCONF rdb-filter-only: the parts its RDB leaves out
   };
   struct Replica {
     Client* client = nullptr;
@@ -228,7 +233,9 @@ class ReplicationMaster final : public EffectConsumer {
   void feed(std::string_view bytes);
   /// Starts a BGSAVE for the replicas in kWaitBgsaveStart, or attaches `r` to the running one.
   void start_full_sync(Replica& r);
-  void start_bgsave_for_waiting();
+  /// Forks for the kWaitBgsaveStart replicas whose filter is `filter` (Redis' batch by
+  /// slave_req); the others wait for the next child.
+  void start_bgsave_for_waiting(const persistence::RdbFilter& filter);
   /// The BGSAVE that ended was a disk one: the replicas waiting for it get dump.rdb.
   void disk_transfer_done(bool ok);
   void send_fullresync(Replica& r);
@@ -236,10 +243,13 @@ class ReplicationMaster final : public EffectConsumer {
   /// capa eof and a plain socket the child can write to, with nothing queued in the transport.
   bool can_take_eof(const Replica& r) const;
   /// Redis shouldStartChildReplication: no child runs, replicas wait, and diskless sync is off,
-  /// or repl-diskless-sync-max-replicas of them wait, or one waited repl-diskless-sync-delay.
-  bool should_start_child() const;
-  /// Forks the child that writes the RDB to every kWaitBgsaveStart replica's socket.
-  Status start_socket_transfer(const persistence::RdbReplInfo& info);
+  /// or repl-diskless-sync-max-replicas of them wait, or one waited repl-diskless-sync-delay;
+  /// only the replicas with the first waiting one's filter count, and `filter` is set to it.
+  bool should_start_child(persistence::RdbFilter& filter) const;
+  /// Forks the child that writes the RDB (with `filter`) to the socket of every
+  /// kWaitBgsaveStart replica with that filter.
+  Status start_socket_transfer(const persistence::RdbReplInfo& info,
+                               const persistence::RdbFilter& filter);
   /// The diskless child ended: its replicas are online, each stream held until its ACK.
   void socket_transfer_done(bool ok);
   /// Sends what was held for `r` since the fork and streams to it from now on.

@@ -23,6 +23,30 @@ namespace {
 
 constexpr std::string_view kNotInTransactionErr = "ERR Command not allowed inside a transaction";
 
+// REPLCONF rdb-filter-only <filters>: an sdssplitargs list of what the RDB keeps (7.0 knows
+// `functions` only). The filter is set to "nothing" before the words are checked, so it stays
+// set after an unsupported word, as Redis leaves it.
+bool apply_rdb_filter(CommandContext& ctx, std::string_view value) {
+  const auto words = base::split_args(value);
+  if (!words) {
+    ctx.reply().error("ERR Missing rdb-filter-only values");
+    return false;
+  }
+  persistence::RdbFilter filter{.exclude_data = true, .exclude_functions = true};
+  ReplicationMaster& repl = ctx.exec().replication();
+  repl.set_rdb_filter(ctx.client(), filter);
+  for (const std::string& word : *words) {
+    if (!base::iequals(word, "functions")) {
+      ctx.reply().error(
+          fmt::format("ERR Unsupported rdb-filter-only option: {}", std::string(until_nul(word))));
+      return false;
+    }
+    filter.exclude_functions = false;
+  }
+  repl.set_rdb_filter(ctx.client(), filter);
+  return true;
+}
+
 // REPLCONF <option> <value> [<option> <value> ...]
 void cmd_replconf(CommandContext& ctx) {
   if (ctx.argc() % 2 == 0) {
@@ -60,6 +84,8 @@ void cmd_replconf(CommandContext& ctx) {
         return;
       }
       repl.set_rdb_only(c, n == 1);
+    } else if (base::iequals(opt, "rdb-filter-only")) {
+      if (!apply_rdb_filter(ctx, val)) return;
     } else if (base::iequals(opt, "ack")) {
       // From a replica: its processed offset. Never a reply, not even to a bad offset.
       if (base::parse_strict_integer(val, n)) repl.ack(c, n);
@@ -110,6 +136,12 @@ void sync_generic(CommandContext& ctx, bool legacy) {
   // A replica serves its own replicas only while it follows its master.
   if (ctx.exec().replica_side().active() && !ctx.exec().replica_side().link_up()) {
     ctx.reply().error(kNoMasterLinkErr);
+    return;
+  }
+  // A filtered RDB is sent diskless only (Redis syncCommand): refused, still a normal client.
+  if (const std::string_view why = ctx.exec().replication().filtered_sync_refusal(ctx.client());
+      !why.empty()) {
+    ctx.reply().error(why);
     return;
   }
   long long offset = -1;

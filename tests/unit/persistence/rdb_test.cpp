@@ -162,6 +162,42 @@ TEST(Rdb, CompressionWritesLongStringsLzfAndTheFileLoadsBack) {
   EXPECT_LT(files[0].size() * 3, files[1].size());
 }
 
+// A replica's REPLCONF rdb-filter-only (Redis rdbSaveRio under SLAVE_REQ_RDB_EXCLUDE_*): the
+// header and AUX fields stay, keys of every database and/or the FUNCTION records go.
+TEST(Rdb, AFilterLeavesOutTheKeysOfEveryDatabaseOrTheFunctions) {
+  store::Keyspace ks(16);
+  ks.db(0).add("k0", store::Value::make_string("v"));
+  ks.db(5).add("k5", store::Value::make_string("v"));
+  const std::string code = "#!lua name=lib\nreturn 1";
+  RdbSaveOptions o = save_opts();
+  o.compress = false;  // the replid is looked for in the bytes
+  o.functions = {code};
+  o.repl = RdbReplInfo{0, std::string(40, 'a'), 7};
+  for (const bool keep_functions : {false, true}) {
+    SCOPED_TRACE(keep_functions);
+    o.filter = RdbFilter{.exclude_data = true, .exclude_functions = !keep_functions};
+    const std::string rdb = rdb_to_string(ks, o);
+    store::Keyspace back(16);
+    RdbLoadOptions lo;
+    lo.now_ms = o.now_ms;
+    const RdbLoadResult r = load_rdb(rdb, back, lo);
+    ASSERT_TRUE(r.ok) << r.error;
+    EXPECT_EQ(r.keys, 0u);
+    EXPECT_EQ(r.repl_stream_db, 0);  // the AUX fields are kept
+    EXPECT_NE(rdb.find(std::string(40, 'a')), std::string::npos);
+    EXPECT_EQ(r.functions,
+              keep_functions ? std::vector<std::string>{code} : std::vector<std::string>{});
+  }
+  o.filter = RdbFilter{.exclude_data = false, .exclude_functions = true};
+  store::Keyspace back(16);
+  RdbLoadOptions lo;
+  lo.now_ms = o.now_ms;
+  const RdbLoadResult r = load_rdb(rdb_to_string(ks, o), back, lo);
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(r.keys, 2u);
+  EXPECT_TRUE(r.functions.empty());
+}
+
 TEST(Rdb, FunctionPayloadCompressesItsCodeUnderCompression) {
   const std::string code = "#!lua name=lib\n" + std::string(300, ' ') + "return 1";
   for (const bool compress : {true, false}) {

@@ -230,6 +230,86 @@ TEST_F(ReplicationDisklessTest, TheFinalSaveKillsATransferInsteadOfWaitingForIt)
             1);
 }
 
+// REPLCONF rdb-filter-only: the RDB goes to the socket even with repl-diskless-sync no (never
+// to dump.rdb), keeps its AUX fields and leaves out the keys of every database, and the
+// FUNCTION records unless `functions` was asked for (redis-cli --replica / --functions-rdb).
+TEST_F(ReplicationDisklessTest, AFilteredRdbIsSentDisklessWithoutKeysOrWithOnlyFunctions) {
+  set("repl-diskless-sync", "no");
+  set("rdbcompression", "no");  // the test looks for the names in the bytes
+  auto& c = t_.client();
+  EXPECT_EQ(t_.run(c, {"RPUSH", "somekey", "a"}), ":1\r\n");
+  EXPECT_EQ(t_.run(c, {"SELECT", "3"}), "+OK\r\n");
+  EXPECT_EQ(t_.run(c, {"RPUSH", "db3key", "a"}), ":1\r\n");
+  const std::string library =
+      "#!lua name=filterlib\nredis.register_function('f', function() return 1 end)";
+  EXPECT_EQ(t_.run(c, {"FUNCTION", "LOAD", library}), "$9\r\nfilterlib\r\n");
+  int peer1 = -1, peer2 = -1;
+  auto& nothing = socket_replica(peer1);  // redis-cli --replica
+  EXPECT_EQ(t_.run(nothing, {"REPLCONF", "rdb-filter-only", ""}), "+OK\r\n");
+  auto& functions = socket_replica(peer2);  // redis-cli --functions-rdb
+  EXPECT_EQ(t_.run(functions, {"REPLCONF", "rdb-only", "1"}), "+OK\r\n");
+  EXPECT_EQ(t_.run(functions, {"REPLCONF", "rdb-filter-only", "functions"}), "+OK\r\n");
+  EXPECT_EQ(t_.run(nothing, {"SYNC"}), "");                // a child at once: diskless is off
+  EXPECT_EQ(t_.run(functions, {"PSYNC", "?", "-1"}), "");  // another filter: the next child
+  EXPECT_EQ(count_log("Current BGSAVE has socket target. Waiting for next BGSAVE for SYNC"), 1);
+  const std::string got1 = read_transfer(peer1);
+  reap_child();  // its end starts the next child, for the functions-only replica
+  const std::string got2 = read_transfer(peer2);
+  reap_child();
+  EXPECT_EQ(count_log("Starting BGSAVE for SYNC with target: replicas sockets"), 2);
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/dump.rdb"));
+
+  ASSERT_EQ(got1.rfind("$EOF:", 0), 0u) << got1.substr(0, 60);  // SYNC: no +FULLRESYNC
+  EXPECT_NE(got1.find("REDIS0009"), std::string::npos);
+  EXPECT_NE(got1.find("repl-id"), std::string::npos);
+  EXPECT_EQ(got1.find("somekey"), std::string::npos);
+  EXPECT_EQ(got1.find("db3key"), std::string::npos);
+  EXPECT_EQ(got1.find("filterlib"), std::string::npos);
+  ASSERT_EQ(got2.rfind("+FULLRESYNC ", 0), 0u) << got2.substr(0, 60);
+  EXPECT_NE(got2.find(library), std::string::npos);
+  EXPECT_EQ(got2.find("somekey"), std::string::npos);
+  EXPECT_EQ(got2.find("db3key"), std::string::npos);
+
+  // The --replica one streams as usual once it acked; the rdb-only one is closed.
+  EXPECT_EQ(count_log("RDB transfer completed, rdb only replica (127.0.0.1:0) should be "
+                      "disconnected asap"),
+            1);
+  EXPECT_EQ(t_.run(nothing, {"REPLCONF", "ACK", "0"}), "");
+  EXPECT_EQ(t_.run(c, {"RPUSH", "after", "x"}), ":1\r\n");
+  EXPECT_EQ(t_.take_output(nothing),
+            "*2\r\n$6\r\nSELECT\r\n$1\r\n3\r\n*3\r\n$5\r\nRPUSH\r\n$5\r\nafter\r\n$1\r\nx\r\n");
+}
+
+// Replicas share a child only with the same filter (Redis' batches by slave_req): when the
+// delay ends, the first waiting replica's batch goes, the others wait for the next child.
+TEST_F(ReplicationDisklessTest, AFilteredReplicaSharesAChildOnlyWithTheSameFilter) {
+  set("repl-diskless-sync-delay", "5");
+  auto& c = t_.client();
+  EXPECT_EQ(t_.run(c, {"RPUSH", "somekey", "a"}), ":1\r\n");
+  int peer1 = -1, peer2 = -1, peer3 = -1;
+  auto& full = socket_replica(peer1);
+  auto& filtered = socket_replica(peer2);
+  EXPECT_EQ(t_.run(filtered, {"REPLCONF", "rdb-filter-only", ""}), "+OK\r\n");
+  auto& full2 = socket_replica(peer3);
+  EXPECT_EQ(t_.run(full, {"PSYNC", "?", "-1"}), "");
+  EXPECT_EQ(t_.run(filtered, {"PSYNC", "?", "-1"}), "");
+  EXPECT_EQ(t_.run(full2, {"PSYNC", "?", "-1"}), "");
+  EXPECT_EQ(count_log("Delay next BGSAVE for diskless SYNC"), 3);
+  t_.clock().advance_ms(6'000);
+  t_.exec().cron(t_.clock().monotonic_ms());
+  ASSERT_TRUE(t_.exec().persistence().child_running());
+  const std::string got1 = read_transfer(peer1);
+  const std::string got3 = read_transfer(peer3);
+  reap_child();  // the filtered replica's child starts now
+  const std::string got2 = read_transfer(peer2);
+  reap_child();
+  EXPECT_EQ(count_log("Starting BGSAVE for SYNC with target: replicas sockets"), 2);
+  EXPECT_NE(got1.find("somekey"), std::string::npos);
+  EXPECT_EQ(got1.substr(got1.find("$EOF:")), got3.substr(got3.find("$EOF:")));  // one child
+  EXPECT_EQ(got2.find("somekey"), std::string::npos);
+  EXPECT_NE(got2.find("repl-id"), std::string::npos);
+}
+
 TEST_F(ReplicationDisklessTest, ReplicasWithoutCapaEofOrASocketGetTheDiskForm) {
   // The default delay (5 s) does not apply to them: their BGSAVE starts at once.
   int peer = -1;

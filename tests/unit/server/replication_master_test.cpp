@@ -86,6 +86,47 @@ TEST_F(ReplicationMasterTest, HandshakeRepliesAreRedisOnes) {
   EXPECT_EQ(t_.run(r, {"ROLE"}), "*3\r\n$6\r\nmaster\r\n:0\r\n*0\r\n");
 }
 
+// REPLCONF rdb-filter-only: redis-server 7.0.15's replies. The value is split as sdssplitargs
+// splits; `functions` (any case) is the only filter word.
+TEST_F(ReplicationMasterTest, RdbFilterOnlyRepliesAreRedisOnes) {
+  auto& r = t_.client();
+  EXPECT_EQ(t_.run(r, {"REPLCONF", "rdb-filter-only", ""}), "+OK\r\n");
+  EXPECT_EQ(t_.run(r, {"REPLCONF", "RDB-FILTER-ONLY", "FUNCTIONS"}), "+OK\r\n");
+  EXPECT_EQ(t_.run(r, {"REPLCONF", "rdb-filter-only", " functions  \"Functions\" "}), "+OK\r\n");
+  EXPECT_EQ(t_.run(r, {"REPLCONF", "rdb-filter-only", "\"functions"}),
+            "-ERR Missing rdb-filter-only values\r\n");
+  EXPECT_EQ(t_.run(r, {"REPLCONF", "rdb-filter-only", "functions keys"}),
+            "-ERR Unsupported rdb-filter-only option: keys\r\n");
+  EXPECT_EQ(t_.run(r, {"REPLCONF", "capa", "eof", "rdb-filter-only", "'a b'"}),
+            "-ERR Unsupported rdb-filter-only option: a b\r\n");
+  EXPECT_EQ(t_.run(r, {"REPLCONF", "rdb-filter-only"}), "-ERR syntax error\r\n");
+}
+
+// A filtered RDB is only ever sent diskless: without capa eof, PSYNC and SYNC are refused with
+// Redis' text and the client stays a normal one; listd also refuses a connection its diskless
+// child cannot write to (TLS: here a transport without a plain socket).
+TEST_F(ReplicationMasterTest, AFilteredReplicaNeedsTheEofCapability) {
+  auto& r = t_.client();
+  EXPECT_EQ(t_.run(r, {"REPLCONF", "rdb-filter-only", "functions"}), "+OK\r\n");
+  const std::string refused = "-ERR Filtered replica requires EOF capability\r\n";
+  EXPECT_EQ(t_.run(r, {"PSYNC", "?", "-1"}), refused);
+  EXPECT_EQ(t_.run(r, {"SYNC"}), refused);
+  EXPECT_FALSE(t_.exec().replication().is_replica(r));
+  EXPECT_EQ(t_.run(r, {"PING"}), "+PONG\r\n");
+  EXPECT_NE(info_replication().find("connected_slaves:0\r\n"), std::string::npos);
+  EXPECT_FALSE(t_.exec().persistence().child_running());
+  EXPECT_EQ(t_.run(r, {"REPLCONF", "capa", "eof"}), "+OK\r\n");
+  EXPECT_EQ(t_.run(r, {"PSYNC", "?", "-1"}),
+            "-ERR Filtered replica requires a plain TCP connection: listd cannot send a filtered "
+            "RDB over TLS\r\n");
+  EXPECT_FALSE(t_.exec().replication().is_replica(r));
+  // An unsupported word leaves the filter set (Redis sets it before checking the words).
+  auto& u = t_.client();
+  EXPECT_EQ(t_.run(u, {"REPLCONF", "rdb-filter-only", "keys"}),
+            "-ERR Unsupported rdb-filter-only option: keys\r\n");
+  EXPECT_EQ(t_.run(u, {"SYNC"}), refused);
+}
+
 TEST_F(ReplicationMasterTest, FullSyncThenTheStreamStartingWithSelect) {
   auto& w = t_.client();
   EXPECT_EQ(t_.run(w, {"RPUSH", "before", "a"}), ":1\r\n");  // no replica: no stream yet
