@@ -14,8 +14,9 @@ first push):
 - kill: SIGKILL of A at 3 s;
 - lagkill: B stopped (SIGSTOP) from 1.5 s to 3.7 s with 16 KB values, A killed at 3.5 s: A dies
   with megabytes of stream B never received;
-- stop: SIGSTOP of A at 3 s, SIGCONT once Sentinel switched; Sentinel then converts the stalled
-  old master into a replica of B (for a while it is a master again, with its clients).
+- stop: SIGSTOP of A at 3 s, SIGCONT 1 s after every sentinel switched to B; Sentinel then
+  converts the stalled old master into a replica of B (for a while it is a master again, with
+  its clients).
 After kill and lagkill a fresh listd replica C is attached to B (the operator replacing the dead
 node): with sync-replicas 1 and no replica B refuses every write (-NOREPLICAS), so without C
 nothing could be acknowledged after the failover. After stop, the converted A is B's replica.
@@ -47,7 +48,8 @@ import redis
 import redis.sentinel
 
 from listd_testing import scaled, wait_until
-from test_sentinel import MASTER_NAME, NODE_ARGS, FileConfiguredServer, Sentinel, client, poll
+from test_sentinel import (MASTER_NAME, NODE_ARGS, FileConfiguredServer, Sentinel, client, poll,
+                           sentinel_events)
 
 QUEUE = "jobs"
 SYNC_ARGS = NODE_ARGS + ["--sync-replicas", "1"]
@@ -178,6 +180,26 @@ def replica_of(node_port, master_port):
             and info.get("master_link_status") == "up")
 
 
+def describe(sentinels, nodes):
+    """What the sentinels did and the nodes' roles, to explain a failure."""
+    roles = {}
+    for name, n in nodes.items():
+        try:
+            info = client(n.port).info("replication")
+            roles[name] = (n.port, {k: v for k, v in info.items()
+                                    if k in ("role", "master_port", "master_link_status",
+                                             "connected_slaves", "slave0", "master_repl_offset",
+                                             "sync_replicas_held_clients")})
+        except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as e:
+            roles[name] = (n.port, repr(e))
+    try:
+        named = master_by_sentinel(sentinels[0].port)
+    except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as e:
+        named = repr(e)
+    return f"nodes {roles}; Sentinel names {named}; what the sentinels did:\n" \
+           f"{sentinel_events(sentinels)}"
+
+
 def at(t0, seconds):
     time.sleep(max(0.0, t0 + seconds - time.monotonic()))
 
@@ -222,13 +244,23 @@ def test_sync_replicas_loses_no_acknowledged_push_and_repeats_no_pop(fault):
         assert before >= 50, \
             f"only {before} pushes acknowledged before the fault: {work.errors[-5:]}"
 
-        assert poll(lambda: master_by_sentinel(s_port) != a.port, 60), "no failover"
+        assert poll(lambda: master_by_sentinel(s_port) != a.port, 60), \
+            f"no failover: {describe(sentinels, {'A': a, 'B': b})}"
         t_switch = time.monotonic()
         assert master_by_sentinel(s_port) == b.port
         if fault == "stop":
+            # E4: SIGCONT 1 s after the switch, and only once every sentinel switched: a sentinel
+            # that still takes A for the master when A answers again would make the promoted B
+            # A's replica (+convert-to-slave), and the sentinels fail over back to A. The new
+            # configuration reaches them through hello messages on B, which B holds while no
+            # replica acknowledges its offset (pub/sub messages are held in this mode).
+            assert poll(lambda: all(master_by_sentinel(s.port) == b.port for s in sentinels),
+                        60), f"not every sentinel switched: {describe(sentinels, {'A': a, 'B': b})}"
+            time.sleep(1.0)  # the fault's schedule (E4), not a wait for a condition
             os.kill(a.pid, signal.SIGCONT)
             assert poll(lambda: replica_of(a.port, b.port), 90), \
-                f"Sentinel never made the stalled old master a replica: {client(a.port).info()}"
+                f"Sentinel never made the stalled old master a replica: " \
+                f"{describe(sentinels, {'A': a, 'B': b})}"
         else:
             c = FileConfiguredServer(SYNC_ARGS + ["--replicaof", "127.0.0.1", str(b.port)]).start()
             nodes.append(c)
