@@ -374,7 +374,9 @@ class Executor {
   std::unique_ptr<ReplicationReplica> replica_side_;
   std::unique_ptr<Scripting> scripting_;
   std::unique_ptr<Acl> acl_;
-  PubSub pubsub_{[this](Client& c) { clients_.queue_flush(c); }};
+  // Messages are fire-and-forget, never durable: sync-replicas does not hold them (Sentinel's
+  // hello channel must flow on a master whose writes wait for replicas).
+  PubSub pubsub_{[this](Client& c) { clients_.queue_flush(c, false); }};
   KeyspaceEvents events_{config_.settings(), pubsub_};
   const Client* running_client_ = nullptr;  // the client whose command runs (dispatch)
   Client* executing_client_ = nullptr;      // the client whose request execute() runs

@@ -371,6 +371,10 @@ TEST_F(SyncReplicasTest, HeldOutputLeavesInOrderAndOnlyWhatShowsDataWaits) {
   EXPECT_EQ(send(admin, {"CONFIG", "GET", "port"}), "+QUEUED\r\n");
   EXPECT_EQ(send(admin, {"CLIENT", "ID"}), "+QUEUED\r\n");
   EXPECT_EQ(send(admin, {"EXEC"}).rfind("*2\r\n", 0), 0u);
+  // Sentinel's hello channel flows: messages promise nothing.
+  EXPECT_EQ(send(admin, {"SUBSCRIBE", "__sentinel__:hello"}).rfind("*3\r\n", 0), 0u);
+  EXPECT_EQ(send(other, {"PUBLISH", "__sentinel__:hello", "hi"}), "");  // behind its read
+  EXPECT_EQ(sendable(admin), "*3\r\n$7\r\nmessage\r\n$18\r\n__sentinel__:hello\r\n$2\r\nhi\r\n");
   auto& reader = t_.client();
   EXPECT_EQ(send(reader, {"MULTI"}), "+OK\r\n");
   EXPECT_EQ(send(reader, {"LLEN", "q"}), "+QUEUED\r\n");
@@ -379,7 +383,7 @@ TEST_F(SyncReplicasTest, HeldOutputLeavesInOrderAndOnlyWhatShowsDataWaits) {
   EXPECT_EQ(send(other, {"PING"}), "");  // behind the read, and waits for no more than it
   ack(r, first);
   EXPECT_EQ(sendable(c), ":1\r\n");  // the second push waits for its own offset
-  EXPECT_EQ(sendable(other), "*1\r\n$1\r\na\r\n$1\r\nx\r\n+PONG\r\n");
+  EXPECT_EQ(sendable(other), "*1\r\n$1\r\na\r\n$1\r\nx\r\n:1\r\n+PONG\r\n");
   ack(r, offset());
   EXPECT_EQ(sendable(c), ":2\r\n");
   EXPECT_EQ(sendable(reader), "*1\r\n:1\r\n");
