@@ -73,10 +73,20 @@ const ReplicationMaster::Replica* ReplicationMaster::find(const Client& c) const
 // ---- the stream ---------------------------------------------------------------------------
 
 void ReplicationMaster::on_effect(int db, std::span<const std::string_view> argv) {
+  stream(db, argv);
+  // A change of data: replies that may show it wait for it (sync-replicas). Pings, GETACKs and
+  // PUBLISH change none.
+  last_effect_offset_ = master_repl_offset_;
+}
+
+void ReplicationMaster::propagate_to_replicas(int db, std::span<const std::string_view> argv) {
+  if (wants_effects()) stream(db, argv);
+}
+
+void ReplicationMaster::stream(int db, std::span<const std::string_view> argv) {
   encoder_.append(db, argv);
   feed(encoder_.buffer());
   encoder_.clear();
-  last_effect_offset_ = master_repl_offset_;  // pings and GETACKs change no data: not here
 }
 
 void ReplicationMaster::set_following(bool following, const Client* upstream) {

@@ -76,9 +76,7 @@ class ReplicationMaster final : public EffectConsumer {
   /// An effect for replicas only, never the AOF (PUBLISH: Redis forceCommandPropagation with
   /// PROPAGATE_REPL). It goes out at once, so inside MULTI or a script it precedes the unit's
   /// other effects where Redis keeps it in place.
-  void propagate_to_replicas(int db, std::span<const std::string_view> argv) {
-    if (wants_effects()) on_effect(db, argv);
-  }
+  void propagate_to_replicas(int db, std::span<const std::string_view> argv);
 
   // ---- what replicas send ----------------------------------------------------------------
   /// REPLCONF listening-port / ip-address / capa (before PSYNC).
@@ -138,7 +136,7 @@ class ReplicationMaster final : public EffectConsumer {
   /// The offset the `n`-th most advanced replica acknowledged (replicas that stream and ack
   /// only); 0 when fewer than `n` do (sync-replicas).
   long long nth_acked_offset(int n) const;
-  /// The stream offset after the last effect (a data change or PUBLISH; pings and GETACKs move
+  /// The stream offset after the last data change (pings, GETACKs and PUBLISH move
   /// master_repl_offset but change nothing a reply could show).
   long long last_effect_offset() const noexcept {
     return std::min(last_effect_offset_, master_repl_offset_);
@@ -224,6 +222,8 @@ class ReplicationMaster final : public EffectConsumer {
 
   /// Online, streaming and sending ACKs (not SYNC's, not rdb-only, not being closed).
   static bool acks_stream(const Replica& r) noexcept;
+  /// Encodes one effect (SELECT first when its db differs) into the stream.
+  void stream(int db, std::span<const std::string_view> argv);
   Replica* find(const Client& c) noexcept;
   const Replica* find(const Client& c) const noexcept;
   Handshake take_handshake(const Client& c);

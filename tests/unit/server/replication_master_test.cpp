@@ -389,6 +389,18 @@ TEST_F(SyncReplicasTest, HeldOutputLeavesInOrderAndOnlyWhatShowsDataWaits) {
   EXPECT_EQ(sendable(reader), "*1\r\n:1\r\n");
 }
 
+TEST_F(SyncReplicasTest, APublishMovesTheStreamButHoldsNoRead) {
+  auto& c = t_.client();
+  auto& r = synced_replica();
+  EXPECT_EQ(t_.run(c, {"CONFIG", "SET", "sync-replicas", "1"}), "+OK\r\n");
+  EXPECT_EQ(send(c, {"RPUSH", "q", "a"}), "");
+  ack(r, offset());
+  EXPECT_EQ(sendable(c), ":1\r\n");
+  EXPECT_EQ(send(c, {"PUBLISH", "__sentinel__:hello", "x"}), ":0\r\n");
+  EXPECT_NE(t_.take_output(r).find("PUBLISH"), std::string::npos);  // replicas get it
+  EXPECT_EQ(send(c, {"LRANGE", "q", "0", "-1"}), "*1\r\n$1\r\na\r\n");
+}
+
 TEST_F(SyncReplicasTest, AServedBlockingPopIsHeldUntilThePopIsAcked) {
   auto& worker = t_.client();
   auto& producer = t_.client();
