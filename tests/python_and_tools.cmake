@@ -34,7 +34,8 @@ foreach(module client_options list_methods transactions introspection wire_conve
                acl_key_access diskless_sync client_pause loading
                memory_stats replica_loading tls_replica tls_io
                client_tracking cluster_commands encoding_limits migrate listener_ports
-               info_stats failover list_compression client_eviction sync_replicas failover_loss)
+               info_stats failover list_compression client_eviction sync_replicas
+               master_link_end failover_loss)
   listd_pytest(python.${module} python $<TARGET_FILE:listd> listd test_${module}.py)
 endforeach()
 foreach(module redis_cli redis_cli_interactive redis_benchmark redis_cli_pubsub redis_cli_sync)

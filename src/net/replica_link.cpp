@@ -87,7 +87,7 @@ void ReplicaLink::on_tls_bytes(const std::shared_ptr<Session>& s, std::size_t n)
 }
 
 void ReplicaLink::flush_tls(const std::shared_ptr<Session>& s) {
-  if (s->tls->take_output(s->out) && s->writing.empty()) write_more(s);
+  if (s->tls->take_output(s->out) && s->writing.empty() && !s->write_failed) write_more(s);
 }
 
 void ReplicaLink::read_more(const std::shared_ptr<Session>& s) {
@@ -117,6 +117,7 @@ void ReplicaLink::send(std::string_view bytes) {
     flush_tls(s);
     return;
   }
+  if (s->write_failed) return;
   s->out.append(bytes);
   if (s->writing.empty()) write_more(s);
 }
@@ -129,7 +130,11 @@ void ReplicaLink::write_more(const std::shared_ptr<Session>& s) {
                       ++server_.executor().stats().total_writes_processed;
                       s->writing.clear();
                       if (ec) {
-                        lost(s, ec.message());
+                        // A dead master's socket: its last bytes may still wait in ours (a
+                        // replica resumed after a stall whose ACK met the closed socket). The
+                        // loss is reported when the read ends; closing now would drop them.
+                        s->write_failed = true;
+                        s->out.clear();
                         return;
                       }
                       if (!s->out.empty()) write_more(s);

@@ -47,6 +47,9 @@ class ReplicaLink final : public server::MasterLinkTransport {
     std::array<char, 16 * 1024> plain{};      // decrypted bytes for the protocol
     bool connected = false;  // the protocol was told (after the TLS handshake, if any)
     bool closed = false;
+    // A write failed (the master is gone): nothing more is written, but what the master sent
+    // before it went is still read and applied; the read's end reports the loss.
+    bool write_failed = false;
   };
 
   void on_connected(const std::shared_ptr<Session>& s, const asio::error_code& ec);
