@@ -312,7 +312,8 @@ void Server::finish_turn() {
   // The acknowledgement point: this turn's AOF bytes are written (and fsynced for
   // appendfsync always) before any reply of the turn reaches a socket (Persistence).
   exec_.persistence().flush_turn();
-  exec_.sync_replication().end_turn();  // sync-replicas: one GETACK for the turn's writes
+  exec_.sync_replication().end_turn();  // sync-replicas: an ACK for the turn's writes
+  exec_.replication().end_turn();       // one GETACK for everything that asked (WAIT too)
   close_over_limit_clients();
   close_killed_clients();
   write_replies();

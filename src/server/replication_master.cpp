@@ -95,8 +95,10 @@ void ReplicationMaster::set_following(bool following, const Client* upstream) {
   upstream_ = upstream;
 }
 
-void ReplicationMaster::request_acks() {
-  // Redis replicationRequestAckFromSlaves; replicas answer with the offset before it.
+void ReplicationMaster::end_turn() {
+  if (!acks_requested_) return;
+  acks_requested_ = false;
+  // Redis beforeSleep's GETACK; replicas answer with the offset before it.
   static constexpr std::string_view kGetack = "*3\r\n$8\r\nREPLCONF\r\n$6\r\nGETACK\r\n$1\r\n*\r\n";
   feed(kGetack);
 }
@@ -488,7 +490,7 @@ void ReplicationMaster::wait(Client& c, long long offset, long long needed, long
   w.needed = needed;
   if (timeout_ms > 0) w.deadline_ms = exec_.clock().monotonic_ms() + timeout_ms;
   waiting_.push_back(w);
-  request_acks();  // Redis sends one per loop turn for all WAITs
+  request_acks();  // one GETACK at the turn's end for all its WAITs, as Redis
 }
 
 void ReplicationMaster::release_waiting(std::uint64_t now_ms) {

@@ -131,8 +131,12 @@ class ReplicationMaster final : public EffectConsumer {
     if (backlog_) record_write_offset(c);  // no replicas ever: nothing to wait for
   }
   long long write_offset(const Client& c) const;
-  /// Appends `REPLCONF GETACK *` to the stream: every replica answers with its offset.
-  void request_acks();
+  /// Asks every replica for its offset: one `REPLCONF GETACK *` joins the stream at the end
+  /// of the turn (end_turn), however many WAITs and writes asked (Redis
+  /// replicationRequestAckFromSlaves and beforeSleep).
+  void request_acks() noexcept { acks_requested_ = true; }
+  /// Once per loop turn, before its replies (net::Server::finish_turn).
+  void end_turn();
   /// The offset the `n`-th most advanced replica acknowledged (replicas that stream and ack
   /// only); 0 when fewer than `n` do (sync-replicas).
   long long nth_acked_offset(int n) const;
@@ -268,6 +272,7 @@ class ReplicationMaster final : public EffectConsumer {
   long long second_replid_offset_ = -1;
   long long master_repl_offset_ = 0;
   long long last_effect_offset_ = 0;  // master_repl_offset_ after the last on_effect
+  bool acks_requested_ = false;       // a GETACK goes out at the turn's end
   std::unique_ptr<ReplicationBacklog> backlog_;
   std::int64_t no_replicas_since_s_ = 0;  // for repl-backlog-ttl
   persistence::AofEncoder encoder_;       // SELECT bookkeeping; its buffer is one effect

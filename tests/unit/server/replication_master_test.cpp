@@ -292,6 +292,11 @@ class SyncReplicasTest : public ReplicationMasterTest {
     return t_.take_output(c);
   }
   long long offset() { return t_.exec().replication().master_repl_offset(); }
+  /// What net::Server::finish_turn does at a turn's end for the acknowledgements.
+  void end_turn() {
+    t_.exec().sync_replication().end_turn();
+    t_.exec().replication().end_turn();
+  }
   void ack(listd::server::Client& r, long long at) {
     t_.take_output(r);  // the stream so far
     EXPECT_EQ(t_.run(r, {"REPLCONF", "ACK", std::to_string(at)}), "");
@@ -335,9 +340,9 @@ TEST_F(SyncReplicasTest, AWriteIsAnsweredOnceTheReplicaAckedItsOffset) {
   EXPECT_EQ(c.held_bytes(), 4u);
   const long long after_push = offset();
   // The turn's end asks once, whatever the turn wrote; a turn without writes asks nothing.
-  t_.exec().sync_replication().end_turn();
+  end_turn();
   EXPECT_EQ(t_.take_output(r), kSelect0 + kPushQ + kGetack);
-  t_.exec().sync_replication().end_turn();
+  end_turn();
   EXPECT_EQ(t_.take_output(r), "");
   ack(r, after_push - 1);  // not yet the push's end
   EXPECT_EQ(sendable(c), "");
@@ -346,7 +351,7 @@ TEST_F(SyncReplicasTest, AWriteIsAnsweredOnceTheReplicaAckedItsOffset) {
   EXPECT_EQ(c.held, nullptr);
   EXPECT_EQ(send(c, {"RPUSH", "q", "b"}), "");
   EXPECT_EQ(send(c, {"RPUSH", "q", "c"}), "");
-  t_.exec().sync_replication().end_turn();  // one GETACK for both
+  end_turn();  // one GETACK for both
   const std::string stream = t_.take_output(r);
   EXPECT_EQ(stream.find(kGetack), stream.size() - kGetack.size()) << stream;
   ack(r, offset() - static_cast<long long>(kGetack.size()));
